@@ -1,0 +1,45 @@
+# The two commands of the README: `make test` and `make demo`.
+# Everything installs into .venv from the project's own files.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-dev
+export PYTHONHASHSEED := 0
+export TF_CPP_MIN_LOG_LEVEL := 2
+# Run on all cores of the machine, but not more: 2 in CI.
+JOBS ?= $(shell $(PYTHON) -c "import os; print(min(os.cpu_count() or 1, 4))")
+
+.PHONY: test test-slow test-jax test-all demo lint bench-overhead clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev,jax]"
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m pytest -n $(JOBS) --dist loadgroup
+
+test-slow: $(STAMP)
+	$(PY) -m pytest -n $(JOBS) --dist loadgroup --run-slow -m slow
+
+test-all: $(STAMP)
+	$(PY) -m pytest -n $(JOBS) --dist loadgroup --run-slow
+
+# The core tests again on the JAX backend.
+test-jax: $(STAMP)
+	KERAS_BACKEND=jax $(PY) -m pytest -n $(JOBS) --dist loadgroup -m "not tf_only"
+
+demo: $(STAMP)
+	$(PY) -m zoo.demo
+
+lint: $(STAMP)
+	$(PY) -m ruff check zoo recipes tuning tests benchmarks
+	$(PY) -m ruff format --check zoo recipes tuning tests benchmarks
+
+bench-overhead: $(STAMP)
+	$(PY) benchmarks/overhead.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,58 @@
+"""stacked-rnn-zoo: stacked SimpleRNN, GRU and LSTM networks for Keras 3.
+
+Importing `zoo` registers every custom layer (for `.keras` loading with
+`safe_mode=True`) and every named model variant.
+"""
+
+from zoo import layers
+from zoo import models  # noqa: F401  (registers the variants)
+from zoo import reference
+from zoo._package import PACKAGE
+from zoo._walk import reset_states
+from zoo.builders import stacked_gru
+from zoo.builders import stacked_lstm
+from zoo.builders import stacked_rnn
+from zoo.builders import stacked_simple_rnn
+from zoo.fast_path import fast_path_report
+from zoo.layers import EmbeddingDropout
+from zoo.layers import HighwayWrapper
+from zoo.layers import ResidualWrapper
+from zoo.layers import ScalarMix
+from zoo.layers import StackedRNN
+from zoo.layers import VariationalDropout
+from zoo.layers import WeightDropGRU
+from zoo.layers import WeightDropLSTM
+from zoo.layers import WeightDropSimpleRNN
+from zoo.params import count_params
+from zoo.params import width_for_budget
+from zoo.registry import create_model
+from zoo.registry import list_models
+from zoo.registry import register_model
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PACKAGE",
+    "EmbeddingDropout",
+    "HighwayWrapper",
+    "ResidualWrapper",
+    "ScalarMix",
+    "StackedRNN",
+    "VariationalDropout",
+    "WeightDropGRU",
+    "WeightDropLSTM",
+    "WeightDropSimpleRNN",
+    "count_params",
+    "create_model",
+    "fast_path_report",
+    "layers",
+    "list_models",
+    "reference",
+    "register_model",
+    "reset_states",
+    "stacked_gru",
+    "stacked_lstm",
+    "stacked_rnn",
+    "stacked_simple_rnn",
+    "width_for_budget",
+]

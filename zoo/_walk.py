@@ -1,0 +1,69 @@
+"""Walks every layer nested in a model, a `StackedRNN` or a wrapper.
+
+Keras has no public recursive layer iterator, so this follows the public
+attributes each container exposes: `Model.layers`, `Wrapper.layer`,
+`Bidirectional.forward_layer` / `backward_layer`, and `StackedRNN.blocks`
+and `between_layers`.
+"""
+
+import keras
+
+
+def iter_layers(root):
+    """Yields `root` and every layer inside it, depth first, once each."""
+    seen = set()
+    stack = [root]
+    while stack:
+        layer = stack.pop()
+        if id(layer) in seen:
+            continue
+        seen.add(id(layer))
+        yield layer
+        stack.extend(reversed(_children(layer)))
+
+
+def _children(layer):
+    from zoo.layers.stacked_rnn import StackedRNN
+
+    if isinstance(layer, StackedRNN):
+        children = []
+        for block, between in zip(layer.blocks, layer.between_layers):
+            children.append(block)
+            children.extend(between)
+        return children
+    if isinstance(layer, keras.layers.Bidirectional):
+        return [layer.forward_layer, layer.backward_layer]
+    if isinstance(layer, keras.layers.Wrapper):
+        return [layer.layer]
+    if isinstance(layer, keras.Model):
+        return list(layer.layers)
+    return []
+
+
+def recurrent_layers(root):
+    """Every `keras.layers.RNN` (LSTM, GRU, SimpleRNN, ...) inside `root`."""
+    return [
+        layer
+        for layer in iter_layers(root)
+        if isinstance(layer, keras.layers.RNN)
+    ]
+
+
+def reset_states(model):
+    """Resets the state of every stateful recurrent layer in `model`.
+
+    Keras 3 dropped `Model.reset_states()`; this walks the model, including
+    layers nested in `zoo.layers.StackedRNN`, wrappers and `Bidirectional`.
+
+    Args:
+        model: a `keras.Model` or a layer.
+
+    Returns:
+        The number of layers reset.
+    """
+    count = 0
+    for layer in recurrent_layers(model):
+        if layer.stateful:
+            layer.reset_states()
+            count += 1
+    return count

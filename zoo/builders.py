@@ -1,0 +1,144 @@
+"""`stacked_rnn`: the one generic builder of stacked-RNN backbones."""
+
+import functools
+
+import keras
+
+from zoo import _validation as v
+from zoo.layers.embedding_dropout import EmbeddingDropout
+from zoo.layers.stacked_rnn import StackedRNN
+
+
+def stacked_rnn(
+    cell="lstm",
+    num_layers=2,
+    units=128,
+    *,
+    input_dim=None,
+    vocabulary_size=None,
+    embedding_dim=64,
+    embedding_dropout=0.0,
+    mask_zero=True,
+    mask_value=None,
+    sequence_length=None,
+    batch_size=None,
+    return_sequences=True,
+    name=None,
+    **stack_options,
+):
+    """Builds a stacked-RNN backbone as a functional `keras.Model`.
+
+    Pass exactly one of `input_dim` (float features, `(batch, timesteps,
+    input_dim)`) or `vocabulary_size` (integer token ids, `(batch,
+    timesteps)`, embedded and masked on id 0). The model's output is the
+    `zoo.layers.StackedRNN` output: by default one vector per timestep,
+    ready for a tagging head or a pooling classifier.
+
+    Args:
+        cell: `"lstm"`, `"gru"`, `"simple_rnn"` or one per layer.
+        num_layers: depth; `None` infers it from per-layer lists.
+        units: hidden size, or one per layer.
+        input_dim: feature width of float inputs.
+        vocabulary_size: size of the token vocabulary (id 0 is padding
+            when `mask_zero=True`).
+        embedding_dim: width of the token embedding.
+        embedding_dropout: fraction of word types dropped per batch
+            (`zoo.layers.EmbeddingDropout`); token inputs only.
+        mask_zero: mask token id 0 (token inputs).
+        mask_value: for float inputs, mask timesteps whose features all
+            equal this value (`keras.layers.Masking`); `None` for no mask.
+        sequence_length: fixed number of timesteps, or `None` for any.
+        batch_size: fixed batch size (needed for `stateful=True`).
+        return_sequences: whether the top layer returns every timestep.
+        name: model name; layers are named `f"{name}_layer{i}_{part}"`.
+        **stack_options: every other `zoo.layers.StackedRNN` argument:
+            `bidirectional`, `merge_mode`, `dropout`, `recurrent_dropout`
+            (leaves the fused cuDNN path), `inter_layer_dropout`,
+            `weight_drop`, `residual`, `highway`, `layer_norm`,
+            `return_state`, `output`, `stateful`, `seed`.
+
+    Returns:
+        A `keras.Model`.
+
+    Example:
+    ```python
+    encoder = zoo.stacked_rnn("lstm", 2, 128, vocabulary_size=10_000)
+    ```
+    """
+    if (input_dim is None) == (vocabulary_size is None):
+        raise ValueError(
+            "Pass exactly one of `input_dim` (float features) or "
+            "`vocabulary_size` (token ids); received "
+            f"input_dim={input_dim!r}, vocabulary_size={vocabulary_size!r}."
+        )
+    name = name or "stacked_rnn"
+    if sequence_length is not None:
+        v.check_positive_int("sequence_length", sequence_length)
+    if vocabulary_size is not None:
+        v.check_positive_int("vocabulary_size", vocabulary_size)
+        v.check_positive_int("embedding_dim", embedding_dim)
+        v.check_rate("embedding_dropout", embedding_dropout)
+        inputs = keras.Input(
+            (sequence_length,),
+            batch_size=batch_size,
+            dtype="int32",
+            name=f"{name}_token_ids",
+        )
+        embedding = keras.layers.Embedding(
+            vocabulary_size,
+            embedding_dim,
+            mask_zero=mask_zero,
+            name=f"{name}_embedding",
+        )
+        if embedding_dropout:
+            embedding = EmbeddingDropout(
+                embedding,
+                rate=embedding_dropout,
+                seed=stack_options.get("seed"),
+                name=f"{name}_embedding_dropout",
+            )
+        x = embedding(inputs)
+    else:
+        v.check_positive_int("input_dim", input_dim)
+        if embedding_dropout:
+            raise ValueError(
+                "`embedding_dropout` drops token types, so it needs "
+                f"`vocabulary_size`; received embedding_dropout="
+                f"{embedding_dropout!r} with input_dim={input_dim!r}."
+            )
+        inputs = keras.Input(
+            (sequence_length, input_dim),
+            batch_size=batch_size,
+            name=f"{name}_features",
+        )
+        x = inputs
+        if mask_value is not None:
+            x = keras.layers.Masking(mask_value, name=f"{name}_masking")(x)
+    stack = StackedRNN(
+        cell,
+        units,
+        num_layers,
+        return_sequences=return_sequences,
+        name=f"{name}_stack",
+        **stack_options,
+    )
+    return keras.Model(inputs, stack(x), name=name)
+
+
+def _variant(cell_name):
+    @functools.wraps(stacked_rnn)
+    def builder(num_layers=2, units=128, **kwargs):
+        return stacked_rnn(cell_name, num_layers, units, **kwargs)
+
+    builder.__name__ = builder.__qualname__ = f"stacked_{cell_name}"
+    builder.__doc__ = (
+        f"`zoo.stacked_rnn` with `cell={cell_name!r}`; same arguments "
+        "without `cell`.\n\n    Example:\n    ```python\n    encoder = "
+        f"zoo.stacked_{cell_name}(2, 64, input_dim=16)\n    ```\n"
+    )
+    return builder
+
+
+stacked_simple_rnn = _variant("simple_rnn")
+stacked_gru = _variant("gru")
+stacked_lstm = _variant("lstm")

@@ -1,0 +1,151 @@
+"""Which recurrent layers can use a fused (cuDNN) kernel, and why not.
+
+The rules follow Keras 3.15's own dispatch (`keras.layers.LSTM` / `GRU`
+`inner_loop` and each backend's `rnn.py`):
+
+- A fused kernel exists only on a GPU. On CPU every backend runs the
+  generic time loop around the cell, whatever the settings.
+- TensorFlow: cuDNN LSTM and GRU; masks must be right-padded.
+- JAX: cuDNN LSTM (`jax.experimental.rnn`), not with a mask. GRU has no
+  cuDNN kernel in JAX; Keras runs a `lax.scan` with the input projection
+  hoisted out of the loop, again only without a mask.
+- PyTorch: cuDNN LSTM and GRU, not with a mask.
+- All backends need `activation="tanh"`, `recurrent_activation="sigmoid"`,
+  `use_bias=True`, `unroll=False`, `use_cudnn` not False and
+  `recurrent_dropout == 0`; GRU also needs `reset_after=True`.
+- SimpleRNN never has a fused kernel.
+
+`recurrent_dropout > 0` is the only regulariser in this library that
+leaves the fused path: Keras then switches the cell to a per-gate
+implementation. Use `inter_layer_dropout` (time-locked, between layers) or
+`weight_drop` (DropConnect on the recurrent kernel) instead; both keep it.
+"""
+
+import keras
+
+from zoo._walk import iter_layers
+
+BACKENDS = ("tensorflow", "jax", "torch")
+
+
+def _reasons(layer):
+    """Reasons that rule out a fused kernel on every backend."""
+    if isinstance(layer, keras.layers.SimpleRNN):
+        return ["SimpleRNN has no fused kernel on any backend"]
+    if not isinstance(layer, (keras.layers.LSTM, keras.layers.GRU)):
+        return [f"{type(layer).__name__} is not a Keras LSTM or GRU"]
+    cell = layer.cell
+    reasons = []
+    if cell.recurrent_dropout > 0:
+        reasons.append(
+            f"recurrent_dropout={cell.recurrent_dropout} > 0 (use "
+            "inter_layer_dropout or weight_drop to stay fused)"
+        )
+    if cell.activation is not keras.activations.tanh:
+        reasons.append(f"activation={cell.activation.__name__}, not tanh")
+    if cell.recurrent_activation is not keras.activations.sigmoid:
+        reasons.append(
+            "recurrent_activation="
+            f"{cell.recurrent_activation.__name__}, not sigmoid"
+        )
+    if not cell.use_bias:
+        reasons.append("use_bias=False")
+    if layer.unroll:
+        reasons.append("unroll=True")
+    if layer.use_cudnn is False:
+        reasons.append("use_cudnn=False")
+    if isinstance(layer, keras.layers.GRU) and not cell.reset_after:
+        reasons.append("GRU reset_after=False")
+    return reasons
+
+
+def _backend_entry(layer, backend, reasons):
+    if reasons:
+        return {"fused": False, "reason": "; ".join(reasons)}
+    if backend == "jax" and isinstance(layer, keras.layers.GRU):
+        return {
+            "fused": False,
+            "reason": "JAX has no cuDNN GRU (Keras uses a lax.scan with "
+            "the input projection hoisted, if there is no mask)",
+        }
+    if backend == "tensorflow":
+        condition = "GPU only; a mask must be right-padded"
+    else:
+        condition = "GPU only; not with a mask (masked batches fall back)"
+    return {"fused": True, "reason": condition}
+
+
+class FastPathReport(list):
+    """A list of per-layer dicts that prints as a table."""
+
+    def __str__(self):
+        rows = [("layer", "cell", *BACKENDS, "why not / conditions")]
+        for entry in self:
+            why = sorted(
+                {e["reason"] for e in entry["backends"].values() if e["reason"]}
+            )
+            rows.append(
+                (
+                    entry["layer"],
+                    entry["cell"],
+                    *(
+                        "fused" if entry["backends"][b]["fused"] else "loop"
+                        for b in BACKENDS
+                    ),
+                    " | ".join(why),
+                )
+            )
+        widths = [max(len(str(row[i])) for row in rows) for i in range(5)]
+        lines = [
+            "  ".join(str(c).ljust(w) for c, w in zip(row[:5], widths))
+            + "  "
+            + row[5]
+            for row in rows
+        ]
+        return "\n".join(line.rstrip() for line in lines)
+
+
+def fast_path_report(model_or_layer):
+    """Reports, per recurrent layer, fused-kernel eligibility per backend.
+
+    Args:
+        model_or_layer: a `keras.Model` or layer (including
+            `zoo.layers.StackedRNN`, wrappers and `Bidirectional`).
+
+    Returns:
+        A `FastPathReport`: a list with one dict per recurrent layer, with
+        keys `"layer"` (name), `"cell"` (`"lstm"`, `"gru"`,
+        `"simple_rnn"` or the class name) and `"backends"` (for each of
+        `"tensorflow"`, `"jax"`, `"torch"`: `{"fused": bool, "reason":
+        str}`, the reason being why not, or the conditions that still
+        apply). `print()` it for a table.
+
+    Example:
+    ```python
+    print(zoo.fast_path_report(zoo.stacked_lstm(2, 64, input_dim=8)))
+    ```
+    """
+    cells = {
+        keras.layers.LSTM: "lstm",
+        keras.layers.GRU: "gru",
+        keras.layers.SimpleRNN: "simple_rnn",
+    }
+    report = FastPathReport()
+    for layer in iter_layers(model_or_layer):
+        if not isinstance(layer, keras.layers.RNN):
+            continue
+        cell = next(
+            (n for c, n in cells.items() if isinstance(layer, c)),
+            type(layer).__name__,
+        )
+        reasons = _reasons(layer)
+        report.append(
+            {
+                "layer": layer.name,
+                "cell": cell,
+                "backends": {
+                    b: _backend_entry(layer, b, reasons) for b in BACKENDS
+                },
+            }
+        )
+    return report

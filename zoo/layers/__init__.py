@@ -1,0 +1,23 @@
+"""Custom Keras layers of the zoo; each one is registered for saving."""
+
+from zoo.layers.embedding_dropout import EmbeddingDropout
+from zoo.layers.highway_wrapper import HighwayWrapper
+from zoo.layers.residual_wrapper import ResidualWrapper
+from zoo.layers.scalar_mix import ScalarMix
+from zoo.layers.stacked_rnn import StackedRNN
+from zoo.layers.variational_dropout import VariationalDropout
+from zoo.layers.weight_drop import WeightDropGRU
+from zoo.layers.weight_drop import WeightDropLSTM
+from zoo.layers.weight_drop import WeightDropSimpleRNN
+
+__all__ = [
+    "EmbeddingDropout",
+    "HighwayWrapper",
+    "ResidualWrapper",
+    "ScalarMix",
+    "StackedRNN",
+    "VariationalDropout",
+    "WeightDropGRU",
+    "WeightDropLSTM",
+    "WeightDropSimpleRNN",
+]

@@ -1,0 +1,363 @@
+import keras
+
+from zoo import _validation as v
+from zoo import spec as spec_lib
+from zoo._package import PACKAGE
+from zoo.layers.highway_wrapper import HighwayWrapper
+from zoo.layers.residual_wrapper import ResidualWrapper
+from zoo.layers.variational_dropout import VariationalDropout
+from zoo.layers.weight_drop import WeightDropGRU
+from zoo.layers.weight_drop import WeightDropLSTM
+from zoo.layers.weight_drop import WeightDropSimpleRNN
+from zoo.layers.weight_drop import weight_dropped
+
+RNN_CLASSES = {
+    "simple_rnn": keras.layers.SimpleRNN,
+    "gru": keras.layers.GRU,
+    "lstm": keras.layers.LSTM,
+}
+WEIGHT_DROP_CLASSES = {
+    "simple_rnn": WeightDropSimpleRNN,
+    "gru": WeightDropGRU,
+    "lstm": WeightDropLSTM,
+}
+STATES_PER_DIRECTION = {"simple_rnn": 1, "gru": 1, "lstm": 2}
+
+
+def num_states(spec):
+    """How many state tensors layer `spec` returns with `return_state`."""
+    directions = 2 if spec.bidirectional else 1
+    return STATES_PER_DIRECTION[spec.cell] * directions
+
+
+@keras.saving.register_keras_serializable(package=PACKAGE)
+class StackedRNN(keras.layers.Layer):
+    """A whole stack of recurrent layers as one Keras layer.
+
+    Layer `l` reads layer `l-1`'s output sequence at the same timestep:
+    `h_t[0] = x_t`, `h_t[l] = cell_l(h_{t-1}[l], h_t[l-1])`, and every
+    layer has its own weights and state. Every layer below the top returns
+    its full sequence; the top one returns its sequence or its last output
+    (`return_sequences`). Each recurrent layer is a plain
+    `keras.layers.LSTM` / `GRU` / `SimpleRNN` (optionally inside
+    `keras.layers.Bidirectional`), so LSTM and GRU keep Keras's fused cuDNN
+    kernel on GPU; residual, highway, layer norm and dropout between layers
+    all sit outside the recurrent kernel.
+
+    The mask is threaded explicitly: each layer receives the input mask,
+    so right-padded and unpadded sequences give the same outputs at real
+    timesteps and the same final states.
+
+    Args:
+        cell: `"lstm"`, `"gru"` or `"simple_rnn"`, or one per layer.
+        units: hidden size of each layer (one direction), or one per layer.
+        num_layers: depth. Inferred from the per-layer lists when omitted
+            (2 without any list); a list of another length is an error.
+        bidirectional: bool, or one per layer.
+        merge_mode: how bidirectional directions combine: `"concat"`
+            (width `2 * units`), `"sum"`, `"ave"` or `"mul"` (width `units`).
+        dropout: input dropout inside each recurrent layer, one mask per
+            sequence (scalar or per layer). Stays on the fused path.
+        recurrent_dropout: hidden-to-hidden dropout (Gal & Ghahramani),
+            scalar or per layer. Any value > 0 takes LSTM/GRU OFF the fused
+            cuDNN kernel (and halves CPU speed): prefer
+            `inter_layer_dropout` and `weight_drop`, which do not.
+        inter_layer_dropout: time-locked dropout between layers (one mask
+            per sequence shared by all timesteps; identity at inference).
+        weight_drop: DropConnect on each recurrent kernel, one mask per
+            batch (AWD-LSTM), scalar or per layer. Keeps the fused kernel.
+        residual: `False`, `True` (add each layer's input to its output
+            from the second layer up), `"auto"` (True when `num_layers >= 3`)
+            or a per-layer list of bools. Where widths differ, a learned
+            linear projection maps the input; a layer is never skipped.
+        highway: like `residual` but gated (`zoo.layers.HighwayWrapper`);
+            a layer takes one of the two.
+        layer_norm: `LayerNormalization` on each layer's output before the
+            next layer (not after the top layer).
+        return_sequences: whether the top layer returns its whole sequence
+            (`(batch, timesteps, width)`) or its last output
+            (`(batch, width)`). Defaults to False, as for `keras.layers.LSTM`.
+        return_state: also return the final states of every layer, bottom
+            to top; for each layer `[h]` (GRU, SimpleRNN) or `[h, c]`
+            (LSTM), forward direction then backward for bidirectional ones.
+        output: `"top"` (the top layer's output) or `"all"` (a list with
+            every layer's output sequence, before layer norm and dropout,
+            for `zoo.layers.ScalarMix`); `"all"` needs
+            `return_sequences=True`.
+        stateful: keep each layer's final state as the next batch's
+            initial state (needs a fixed batch size); reset with
+            `zoo.reset_states(model)`.
+        seed: optional integer seed for all dropout masks.
+
+    Call arguments:
+        sequences: a `(batch, timesteps, features)` tensor.
+        initial_state: optional flat list of initial states, in the
+            `return_state` order.
+        mask: optional `(batch, timesteps)` boolean mask.
+        training: whether dropout is active.
+
+    Returns:
+        The top output (or the list of layer outputs with `output="all"`);
+        with `return_state=True`, `[output, *states]`.
+
+    Example:
+    ```python
+    x = keras.Input((None, 16))
+    y = zoo.layers.StackedRNN("lstm", units=64, num_layers=3,
+                              residual=True, return_sequences=True)(x)
+    ```
+    """
+
+    def __init__(
+        self,
+        cell="lstm",
+        units=128,
+        num_layers=None,
+        *,
+        bidirectional=False,
+        merge_mode="concat",
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        inter_layer_dropout=0.0,
+        weight_drop=0.0,
+        residual=False,
+        highway=False,
+        layer_norm=False,
+        return_sequences=False,
+        return_state=False,
+        output="top",
+        stateful=False,
+        seed=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.layer_specs = spec_lib.resolve(
+            cell=cell,
+            units=units,
+            num_layers=num_layers,
+            bidirectional=bidirectional,
+            merge_mode=merge_mode,
+            dropout=dropout,
+            recurrent_dropout=recurrent_dropout,
+            weight_drop=weight_drop,
+            residual=residual,
+            highway=highway,
+            layer_norm=layer_norm,
+            inter_layer_dropout=inter_layer_dropout,
+        )
+        v.check_bool("return_sequences", return_sequences)
+        v.check_bool("return_state", return_state)
+        v.check_bool("stateful", stateful)
+        v.check_choice("output", output, spec_lib.OUTPUTS)
+        if output == "all" and not return_sequences:
+            raise ValueError(
+                "output='all' returns every layer's sequence, so it needs "
+                "return_sequences=True; received output='all', "
+                "return_sequences=False."
+            )
+        self.cell = cell
+        self.units = units
+        self.num_layers = len(self.layer_specs)
+        self.bidirectional = bidirectional
+        self.merge_mode = merge_mode
+        self.dropout = dropout
+        self.recurrent_dropout = recurrent_dropout
+        self.inter_layer_dropout = inter_layer_dropout
+        self.weight_drop = weight_drop
+        self.residual = residual
+        self.highway = highway
+        self.layer_norm = layer_norm
+        self.return_sequences = return_sequences
+        self.return_state = return_state
+        self.output_mode = output
+        self.stateful = stateful
+        self.seed = seed
+        self.supports_masking = True
+
+        self.recurrent_layers = []
+        self.blocks = []
+        self.between_layers = []
+        for spec in self.layer_specs:
+            rnn = self._recurrent_layer(spec)
+            self.recurrent_layers.append(rnn)
+            self.blocks.append(self._skip_block(spec, rnn))
+            self.between_layers.append(self._between(spec))
+
+    def _name(self, index, part):
+        return f"{self.name}_layer{index}_{part}"
+
+    def _seed(self, index, offset=0):
+        if self.seed is None:
+            return None
+        return self.seed + 1000 * index + offset
+
+    def _recurrent_layer(self, spec):
+        top = spec.index == self.num_layers - 1
+        kwargs = dict(
+            return_sequences=self.return_sequences or not top,
+            return_state=self.return_state,
+            stateful=self.stateful,
+            dropout=spec.dropout,
+            recurrent_dropout=spec.recurrent_dropout,
+            seed=self._seed(spec.index),
+            name=self._name(spec.index, spec.cell),
+        )
+        if spec.weight_drop:
+            rnn = WEIGHT_DROP_CLASSES[spec.cell](
+                spec.units,
+                weight_drop=spec.weight_drop,
+                weight_drop_seed=self._seed(spec.index, 1),
+                **kwargs,
+            )
+        else:
+            rnn = RNN_CLASSES[spec.cell](spec.units, **kwargs)
+        if spec.bidirectional:
+            rnn = keras.layers.Bidirectional(
+                rnn,
+                merge_mode=spec.merge_mode,
+                name=self._name(spec.index, "bidirectional"),
+            )
+        return rnn
+
+    def _skip_block(self, spec, rnn):
+        if spec.residual:
+            return ResidualWrapper(rnn, name=self._name(spec.index, "residual"))
+        if spec.highway:
+            return HighwayWrapper(rnn, name=self._name(spec.index, "highway"))
+        return rnn
+
+    def _between(self, spec):
+        layers = []
+        if spec.layer_norm:
+            layers.append(
+                keras.layers.LayerNormalization(
+                    name=self._name(spec.index, "layer_norm")
+                )
+            )
+        if spec.inter_layer_dropout:
+            layers.append(
+                VariationalDropout(
+                    spec.inter_layer_dropout,
+                    seed=self._seed(spec.index, 2),
+                    name=self._name(spec.index, "dropout"),
+                )
+            )
+        return layers
+
+    def _weight_drop_layers(self, index):
+        rnn = self.recurrent_layers[index]
+        if isinstance(rnn, keras.layers.Bidirectional):
+            return [rnn.forward_layer, rnn.backward_layer]
+        return [rnn]
+
+    def build(self, sequences_shape, initial_state_shape=None):
+        if len(sequences_shape) != 3:
+            raise ValueError(
+                "StackedRNN expects inputs of rank 3 (batch, timesteps, "
+                f"features); received an input of shape "
+                f"{tuple(sequences_shape)}."
+            )
+        shape = tuple(sequences_shape)
+        for block, between in zip(self.blocks, self.between_layers):
+            block.build(shape)
+            shape = block.compute_output_shape(shape)
+            if self.return_state:
+                shape = shape[0]
+            shape = tuple(shape)
+            for layer in between:
+                layer.build(shape)
+        self.built = True
+
+    def _split_initial_state(self, initial_state):
+        if initial_state is None:
+            return None
+        counts = [num_states(spec) for spec in self.layer_specs]
+        initial_state = list(initial_state)
+        if len(initial_state) != sum(counts):
+            raise ValueError(
+                f"`initial_state` must hold {sum(counts)} tensors for this "
+                f"stack ({counts} per layer, in the return_state order); "
+                f"received {len(initial_state)}."
+            )
+        per_layer, start = [], 0
+        for count in counts:
+            per_layer.append(initial_state[start : start + count])
+            start += count
+        return per_layer
+
+    def call(self, sequences, initial_state=None, mask=None, training=None):
+        initial_states = self._split_initial_state(initial_state)
+        x = sequences
+        outputs, states = [], []
+        for index, block in enumerate(self.blocks):
+            kwargs = {"mask": mask, "training": training}
+            if initial_states is not None:
+                kwargs["initial_state"] = initial_states[index]
+            # The swap is a no-op unless a layer has weight_drop > 0; it is
+            # done here so that Bidirectional's fused path sees it too.
+            with weight_dropped(self._weight_drop_layers(index), training):
+                y = block(x, **kwargs)
+            if self.return_state:
+                states.extend(y[1:])
+                y = y[0]
+            outputs.append(y)
+            for layer in self.between_layers[index]:
+                y = layer(y, training=training)
+            x = y
+        result = outputs if self.output_mode == "all" else outputs[-1]
+        if self.return_state:
+            return [result, *states]
+        return result
+
+    def compute_output_shape(self, sequences_shape, initial_state_shape=None):
+        batch, steps = sequences_shape[0], sequences_shape[1]
+        outputs, states = [], []
+        for spec in self.layer_specs:
+            top = spec.index == self.num_layers - 1
+            if top and not self.return_sequences:
+                outputs.append((batch, spec.output_width))
+            else:
+                outputs.append((batch, steps, spec.output_width))
+            states.extend([(batch, spec.units)] * num_states(spec))
+        result = outputs if self.output_mode == "all" else outputs[-1]
+        if self.return_state:
+            return [result, *states]
+        return result
+
+    def compute_mask(self, inputs, mask=None):
+        if self.output_mode == "all":
+            output_mask = [mask] * self.num_layers
+        else:
+            output_mask = mask if self.return_sequences else None
+        if self.return_state:
+            count = sum(num_states(spec) for spec in self.layer_specs)
+            return [output_mask] + [None] * count
+        return output_mask
+
+    def reset_states(self):
+        """Resets the state of every layer (for `stateful=True`)."""
+        for rnn in self.recurrent_layers:
+            rnn.reset_states()
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            cell=self.cell,
+            units=self.units,
+            num_layers=self.num_layers,
+            bidirectional=self.bidirectional,
+            merge_mode=self.merge_mode,
+            dropout=self.dropout,
+            recurrent_dropout=self.recurrent_dropout,
+            inter_layer_dropout=self.inter_layer_dropout,
+            weight_drop=self.weight_drop,
+            residual=self.residual,
+            highway=self.highway,
+            layer_norm=self.layer_norm,
+            return_sequences=self.return_sequences,
+            return_state=self.return_state,
+            output=self.output_mode,
+            stateful=self.stateful,
+            seed=self.seed,
+        )
+        return config

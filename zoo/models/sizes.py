@@ -1,0 +1,21 @@
+"""The one table of sizes that every variant name refers to."""
+
+SIZES = {
+    "tiny": {"units": 32, "embedding_dim": 32},
+    "small": {"units": 128, "embedding_dim": 64},
+    "base": {"units": 256, "embedding_dim": 128},
+    "large": {"units": 512, "embedding_dim": 256},
+}
+
+
+def build(size, defaults, overrides):
+    """Calls `zoo.stacked_rnn` with size, variant defaults, then overrides."""
+    from zoo.builders import stacked_rnn
+
+    if ("input_dim" in overrides) == ("vocabulary_size" in overrides):
+        raise ValueError(
+            f"Model {defaults['name']!r} needs its input: pass exactly one "
+            "of `vocabulary_size=` (token ids) or `input_dim=` (float "
+            f"features); received overrides {sorted(overrides)}."
+        )
+    return stacked_rnn(**{**SIZES[size], **defaults, **overrides})

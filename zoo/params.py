@@ -1,0 +1,160 @@
+"""Closed-form parameter counts, and the width that fits a budget.
+
+These formulas are what `keras.Model.count_params()` reports for a stack
+built by `zoo.stacked_rnn` / `zoo.layers.StackedRNN` (a property test checks
+them on random configurations):
+
+- SimpleRNN: `u (i + u + 1)`
+- GRU (Keras 3 default `reset_after=True`, two bias vectors): `3u (i + u + 2)`
+- LSTM: `4u (i + u + 1)`
+
+times 2 for a bidirectional layer, where `i` is the layer's input width and
+`u` its units; plus `i o` for a residual projection (when the input width
+`i` differs from the output width `o`), `i o + o` for a highway gate (and
+`i o` for its projection), `2 o` per layer norm, and `V d` for an embedding.
+"""
+
+from zoo import _validation as v
+from zoo import spec as spec_lib
+
+_RNN_PARAMS = {
+    "simple_rnn": lambda i, u: u * (i + u + 1),
+    "gru": lambda i, u: 3 * u * (i + u + 2),
+    "lstm": lambda i, u: 4 * u * (i + u + 1),
+}
+# Options that change behaviour but not the number of parameters.
+_PARAMETER_FREE = (
+    "dropout",
+    "recurrent_dropout",
+    "inter_layer_dropout",
+    "weight_drop",
+    "embedding_dropout",
+    "return_sequences",
+    "return_state",
+    "output",
+    "stateful",
+    "seed",
+    "mask_zero",
+    "mask_value",
+)
+
+
+def layer_params(spec):
+    """Parameters of one layer of a stack, from its `LayerSpec`."""
+    i, o = spec.input_width, spec.output_width
+    count = _RNN_PARAMS[spec.cell](i, spec.units)
+    if spec.bidirectional:
+        count *= 2
+    if spec.needs_projection:
+        count += i * o
+    if spec.highway:
+        count += i * o + o
+    if spec.layer_norm:
+        count += 2 * o
+    return count
+
+
+def count_params(
+    cell,
+    input_dim,
+    units,
+    *,
+    num_layers=None,
+    vocabulary_size=None,
+    **stack_options,
+):
+    """Parameters of a stack, equal to `model.count_params()` once built.
+
+    Args:
+        cell: `"lstm"`, `"gru"`, `"simple_rnn"` or one per layer.
+        input_dim: feature width entering the first layer (the embedding
+            width when `vocabulary_size` is given).
+        units: hidden size, or one per layer.
+        num_layers: depth (inferred from per-layer lists when omitted).
+        vocabulary_size: when given, adds an `Embedding(vocabulary_size,
+            input_dim)` below the stack.
+        **stack_options: any other `zoo.layers.StackedRNN` option
+            (`bidirectional`, `merge_mode`, `residual`, `highway`,
+            `layer_norm`, ...); dropout options are accepted and add nothing.
+
+    Returns:
+        The number of parameters, an `int`.
+
+    Example:
+    >>> zoo.count_params("lstm", 128, 256, num_layers=2)
+    919552
+    """
+    options = {
+        k: value
+        for k, value in stack_options.items()
+        if k not in _PARAMETER_FREE
+    }
+    specs = spec_lib.resolve(
+        cell=cell,
+        units=units,
+        num_layers=num_layers,
+        input_width=input_dim,
+        **options,
+    )
+    total = sum(layer_params(spec) for spec in specs)
+    if vocabulary_size is not None:
+        total += v.check_positive_int("vocabulary_size", vocabulary_size) * (
+            input_dim
+        )
+    return total
+
+
+def width_for_budget(cell, input_dim, num_layers, budget, **stack_options):
+    """The uniform width whose stack comes closest to `budget` parameters.
+
+    Use it to compare depths at a fixed size: deep-and-narrow against
+    shallow-and-wide, without confounding depth with parameter count.
+
+    Args:
+        cell: `"lstm"`, `"gru"` or `"simple_rnn"`.
+        input_dim: feature width entering the first layer.
+        num_layers: depth of the stack.
+        budget: target number of parameters.
+        **stack_options: passed to `zoo.count_params` (e.g.
+            `bidirectional=True`, `residual=True`, `vocabulary_size=...`).
+
+    Returns:
+        The `units` (an `int` >= 1) minimising `|count_params - budget|`;
+        ties go to the smaller width.
+
+    Example:
+    >>> units = zoo.width_for_budget("lstm", 128, 4, 1_600_000)
+    """
+    budget = v.check_positive_int("budget", budget)
+    num_layers = v.check_positive_int("num_layers", num_layers)
+
+    def count(units):
+        return count_params(
+            cell,
+            input_dim,
+            units,
+            num_layers=num_layers,
+            **stack_options,
+        )
+
+    smallest = count(1)
+    if budget < smallest:
+        raise ValueError(
+            f"`budget`={budget} is below the smallest {num_layers}-layer "
+            f"{cell} stack on input_dim={input_dim} ({smallest} parameters "
+            "at units=1); raise the budget or lower num_layers."
+        )
+    # The count grows strictly with the width: find the first width at or
+    # above the budget by doubling, then bisect.
+    high = 1
+    while count(high) < budget:
+        high *= 2
+    low = max(1, high // 2)
+    while low < high:
+        middle = (low + high) // 2
+        if count(middle) < budget:
+            low = middle + 1
+        else:
+            high = middle
+    candidates = [u for u in (low - 1, low) if u >= 1]
+    return min(candidates, key=lambda u: (abs(count(u) - budget), u))

@@ -1,0 +1,264 @@
+"""A from-scratch NumPy forward pass of a `StackedRNN`: what it computes.
+
+This module writes the stacked-RNN equations out in float64 NumPy, reading
+the weights out of a built Keras stack, so that a test can check the layer
+against them (to 1e-5):
+
+    h_t[0] = x_t
+    h_t[l] = cell_l(h_{t-1}[l], h_t[l-1])       l = 1..L
+    y_t    = h_t[L]
+
+SimpleRNN:  h = tanh(x W + h U + b)
+GRU (Keras `reset_after=True`; gates z, r, n in that order):
+            z = sig(x W_z + b_z + h U_z + c_z)
+            r = sig(x W_r + b_r + h U_r + c_r)
+            n = tanh(x W_n + b_n + r * (h U_n + c_n))
+            h = z * h + (1 - z) * n
+LSTM (gates i, f, g, o):
+            i, f, o = sig(.), g = tanh(.) of x W + h U + b
+            c = f * c + i * g;  h = o * tanh(c)
+
+A masked timestep keeps the previous state (and, for a one-way layer,
+repeats the previous output; a bidirectional layer outputs zeros there).
+A backward direction reads the sequence reversed. Between layers come the
+residual (`y + P x`) or highway (`g y + (1 - g) P x`, `g = sig(x W_g +
+b_g)`) connection and layer norm; dropout is the identity at inference.
+"""
+
+import keras
+import numpy as np
+
+from zoo.layers.stacked_rnn import StackedRNN
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _numpy(variable):
+    return np.asarray(keras.ops.convert_to_numpy(variable), dtype=np.float64)
+
+
+def _check_activations(rnn):
+    cell = rnn.cell
+    if cell.activation is not keras.activations.tanh:
+        raise NotImplementedError(
+            f"reference supports activation='tanh' only; layer "
+            f"'{rnn.name}' uses {cell.activation.__name__}."
+        )
+    recurrent = getattr(cell, "recurrent_activation", keras.activations.sigmoid)
+    if recurrent is not keras.activations.sigmoid:
+        raise NotImplementedError(
+            "reference supports recurrent_activation='sigmoid' only; layer "
+            f"'{rnn.name}' uses {recurrent.__name__}."
+        )
+    if not cell.use_bias:
+        raise NotImplementedError(
+            f"reference needs use_bias=True; layer '{rnn.name}' has none."
+        )
+
+
+def _step_function(rnn):
+    """Returns `(initial_state_fn, step)` for one Keras RNN direction."""
+    _check_activations(rnn)
+    cell = rnn.cell
+    kernel = _numpy(cell.kernel)
+    recurrent = _numpy(cell.recurrent_kernel)
+    bias = _numpy(cell.bias)
+    units = cell.units
+
+    if isinstance(rnn, keras.layers.LSTM):
+
+        def step(x, state):
+            h, c = state
+            z = x @ kernel + h @ recurrent + bias
+            i = _sigmoid(z[:, :units])
+            f = _sigmoid(z[:, units : 2 * units])
+            g = np.tanh(z[:, 2 * units : 3 * units])
+            o = _sigmoid(z[:, 3 * units :])
+            c = f * c + i * g
+            h = o * np.tanh(c)
+            return h, [h, c]
+
+        return 2, step
+    if isinstance(rnn, keras.layers.GRU):
+        if not cell.reset_after:
+            raise NotImplementedError("reference needs GRU reset_after=True.")
+
+        def step(x, state):
+            (h,) = state
+            xw = x @ kernel + bias[0]
+            hu = h @ recurrent + bias[1]
+            z = _sigmoid(xw[:, :units] + hu[:, :units])
+            r = _sigmoid(xw[:, units : 2 * units] + hu[:, units : 2 * units])
+            n = np.tanh(xw[:, 2 * units :] + r * hu[:, 2 * units :])
+            h = z * h + (1.0 - z) * n
+            return h, [h]
+
+        return 1, step
+    if isinstance(rnn, keras.layers.SimpleRNN):
+
+        def step(x, state):
+            (h,) = state
+            h = np.tanh(x @ kernel + h @ recurrent + bias)
+            return h, [h]
+
+        return 1, step
+    raise NotImplementedError(f"reference has no equations for {type(rnn)}.")
+
+
+def run_direction(rnn, inputs, mask, initial_state=None, zero_masked=False):
+    """One recurrent direction over `(batch, timesteps, features)` inputs.
+
+    Returns `(outputs, states)` with outputs in the input's time order.
+    """
+    count, step = _step_function(rnn)
+    batch, steps, _ = inputs.shape
+    units = rnn.cell.units
+    if initial_state is None:
+        state = [np.zeros((batch, units)) for _ in range(count)]
+    else:
+        state = [np.asarray(s, dtype=np.float64) for s in initial_state]
+    order = range(steps - 1, -1, -1) if rnn.go_backwards else range(steps)
+    outputs = np.zeros((batch, steps, units))
+    previous = np.zeros((batch, units))
+    for t in order:
+        output, new_state = step(inputs[:, t], state)
+        keep = mask[:, t : t + 1]
+        state = [np.where(keep, n, s) for n, s in zip(new_state, state)]
+        fill = np.zeros_like(output) if zero_masked else previous
+        previous = np.where(keep, output, fill)
+        outputs[:, t] = previous
+    return outputs, state
+
+
+def _merge(forward, backward, mode):
+    if mode == "concat":
+        return np.concatenate([forward, backward], axis=-1)
+    if mode == "sum":
+        return forward + backward
+    if mode == "ave":
+        return (forward + backward) / 2.0
+    return forward * backward
+
+
+def _last(values, mask):
+    """The value at each row's last unmasked step."""
+    steps = mask.shape[1]
+    index = steps - 1 - np.argmax(mask[:, ::-1], axis=1)
+    return values[np.arange(values.shape[0]), index]
+
+
+def _layer_norm(layer, x):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    normed = (x - mean) / np.sqrt(var + layer.epsilon)
+    return normed * _numpy(layer.gamma) + _numpy(layer.beta)
+
+
+def _skip(block, spec, y, x):
+    """Applies a block's residual or highway connection (if any)."""
+    if not (spec.residual or spec.highway):
+        return y
+    skip = x
+    if block.projection_layer is not None:
+        skip = x @ _numpy(block.projection_layer.kernel)
+    if spec.highway:
+        gate = _sigmoid(x @ _numpy(block.gate.kernel) + _numpy(block.gate.bias))
+        return gate * y + (1.0 - gate) * skip
+    return y + skip
+
+
+def _find_stack(layer_or_model):
+    if isinstance(layer_or_model, StackedRNN):
+        return layer_or_model
+    from zoo._walk import iter_layers
+
+    stacks = [
+        layer
+        for layer in iter_layers(layer_or_model)
+        if isinstance(layer, StackedRNN)
+    ]
+    if len(stacks) != 1:
+        raise ValueError(
+            "reference.forward needs a StackedRNN or a model holding exactly "
+            f"one; found {len(stacks)} in {layer_or_model.name!r}."
+        )
+    return stacks[0]
+
+
+def forward(layer_or_model, inputs, mask=None, initial_state=None):
+    """Runs a built `StackedRNN`'s equations in NumPy (inference mode).
+
+    Args:
+        layer_or_model: a built `zoo.layers.StackedRNN`, or a model holding
+            exactly one (then `inputs` are what that layer receives).
+        inputs: `(batch, timesteps, features)` array.
+        mask: optional `(batch, timesteps)` boolean array.
+        initial_state: optional flat list of states, in `return_state`
+            order.
+
+    Returns:
+        A dict with `"output"` (what the layer returns as its output: the
+        top sequence or last step, or the list of layer sequences for
+        `output="all"`), `"layer_outputs"` (every layer's full sequence)
+        and `"states"` (flat list, in `return_state` order).
+    """
+    from zoo.layers.stacked_rnn import num_states
+
+    stack = _find_stack(layer_or_model)
+    x = np.asarray(inputs, dtype=np.float64)
+    if mask is None:
+        mask = np.ones(x.shape[:2], dtype=bool)
+    mask = np.asarray(mask, dtype=bool)
+    given = list(initial_state) if initial_state is not None else None
+    layer_outputs, states = [], []
+    for spec, block, rnn, between in zip(
+        stack.layer_specs,
+        stack.blocks,
+        stack.recurrent_layers,
+        stack.between_layers,
+    ):
+        layer_state = None
+        if given is not None:
+            layer_state = given[: num_states(spec)]
+            given = given[num_states(spec) :]
+        if isinstance(rnn, keras.layers.Bidirectional):
+            half = None if layer_state is None else len(layer_state) // 2
+            fw, fw_states = run_direction(
+                rnn.forward_layer,
+                x,
+                mask,
+                None if half is None else layer_state[:half],
+                zero_masked=True,
+            )
+            bw, bw_states = run_direction(
+                rnn.backward_layer,
+                x,
+                mask,
+                None if half is None else layer_state[half:],
+                zero_masked=True,
+            )
+            y = _merge(fw, bw, spec.merge_mode)
+            # Read to the end, the backward direction's last output is at
+            # the first timestep.
+            last = _merge(_last(fw, mask), bw[:, 0], spec.merge_mode)
+            states.extend(fw_states + bw_states)
+        else:
+            y, layer_states = run_direction(rnn, x, mask, layer_state)
+            last = _last(y, mask)
+            states.extend(layer_states)
+        y = _skip(block, spec, y, x)
+        last = _skip(block, spec, last, _last(x, mask))
+        layer_outputs.append(y)
+        for layer in between:
+            if isinstance(layer, keras.layers.LayerNormalization):
+                y = _layer_norm(layer, y)
+        x = y
+    if stack.output_mode == "all":
+        output = layer_outputs
+    elif stack.return_sequences:
+        output = layer_outputs[-1]
+    else:
+        output = last
+    return {"output": output, "layer_outputs": layer_outputs, "states": states}
