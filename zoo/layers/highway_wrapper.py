@@ -22,7 +22,7 @@ class HighwayWrapper(SkipWrapper):
             `zoo.layers.ResidualWrapper`.
 
     Call arguments:
-        inputs: a `(batch, timesteps, features)` tensor.
+        sequences: a `(batch, timesteps, features)` tensor.
         initial_state: optional initial states for a recurrent layer.
         mask: optional `(batch, timesteps)` boolean mask.
         training: passed to the wrapped layer.

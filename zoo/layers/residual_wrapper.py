@@ -24,7 +24,7 @@ class ResidualWrapper(SkipWrapper):
         projection: `"auto"`, `"always"` or `None`; see above.
 
     Call arguments:
-        inputs: a `(batch, timesteps, features)` tensor.
+        sequences: a `(batch, timesteps, features)` tensor.
         initial_state: optional initial states for a recurrent layer.
         mask: optional `(batch, timesteps)` boolean mask.
         training: passed to the wrapped layer.

@@ -101,11 +101,11 @@ class SkipWrapper(keras.layers.Wrapper):
             shape = shape[0]
         return tuple(shape)
 
-    def build(self, input_shape, initial_state_shape=None):
+    def build(self, sequences_shape, initial_state_shape=None):
         if not self.layer.built:
-            self.layer.build(input_shape)
-        in_width = input_shape[-1]
-        out_width = self._output_shape(input_shape)[-1]
+            self.layer.build(sequences_shape)
+        in_width = sequences_shape[-1]
+        out_width = self._output_shape(sequences_shape)[-1]
         if self.projection == "always" or (
             self.projection == "auto" and in_width != out_width
         ):
@@ -131,7 +131,8 @@ class SkipWrapper(keras.layers.Wrapper):
         """Merges the layer's `outputs` with the (projected) `skip`."""
         raise NotImplementedError
 
-    def call(self, inputs, initial_state=None, mask=None, training=None):
+    def call(self, sequences, initial_state=None, mask=None, training=None):
+        inputs = sequences
         kwargs = {}
         if "mask" in self._layer_call_args:
             kwargs["mask"] = mask
@@ -163,8 +164,8 @@ class SkipWrapper(keras.layers.Wrapper):
             return [outputs, *states]
         return outputs
 
-    def compute_output_shape(self, input_shape, initial_state_shape=None):
-        return self.layer.compute_output_shape(input_shape)
+    def compute_output_shape(self, sequences_shape, initial_state_shape=None):
+        return self.layer.compute_output_shape(sequences_shape)
 
     def compute_mask(self, inputs, mask=None):
         return self.layer.compute_mask(inputs, mask)

@@ -1,0 +1,186 @@
+"""`zoo.layers.StackedRNN`: every combination builds, trains, saves."""
+
+import itertools
+
+import keras
+import numpy as np
+import pytest
+
+import zoo
+from tests import helpers
+
+CELLS = ("simple_rnn", "gru", "lstm")
+SKIPS = ("plain", "residual", "highway")
+
+
+def _skip_kwargs(skip):
+    return {"residual": skip == "residual", "highway": skip == "highway"}
+
+
+@pytest.mark.parametrize(
+    "cell,bidirectional,skip,layer_norm",
+    list(itertools.product(CELLS, (False, True), SKIPS, (False, True))),
+)
+def test_every_combination_trains_saves_and_reloads(
+    cell, bidirectional, skip, layer_norm, tmp_path
+):
+    model, layer = helpers.stacked_model(
+        5,
+        cell=cell,
+        units=4,
+        num_layers=3,
+        bidirectional=bidirectional,
+        layer_norm=layer_norm,
+        inter_layer_dropout=0.1,
+        return_sequences=True,
+        **_skip_kwargs(skip),
+    )
+    x = np.random.default_rng(0).normal(size=(2, 6, 5)).astype("float32")
+    width = 8 if bidirectional else 4
+    assert tuple(model(x).shape) == (2, 6, width)
+    helpers.train_step(model, x)
+    helpers.check_config_round_trip(layer)
+    helpers.check_saves_and_reloads(model, x, tmp_path)
+
+
+@pytest.mark.parametrize("cell", CELLS)
+def test_lower_layers_return_sequences_top_returns_last(cell):
+    model, layer = helpers.stacked_model(3, cell=cell, units=[4, 5, 6])
+    x = np.zeros((2, 7, 3), "float32")
+    assert tuple(model(x).shape) == (2, 6)
+    sequences = [rnn.return_sequences for rnn in layer.recurrent_layers]
+    assert sequences == [True, True, False]
+
+
+def test_weights_are_independent_per_layer():
+    _, layer = helpers.stacked_model(4, units=4, num_layers=3)
+    kernels = [rnn.cell.recurrent_kernel for rnn in layer.recurrent_layers]
+    assert len({id(k) for k in kernels}) == 3
+
+
+def test_layer_names_are_deterministic():
+    layer = zoo.layers.StackedRNN(
+        "gru", 4, 2, residual=True, layer_norm=True, name="enc"
+    )
+    names = [block.name for block in layer.blocks]
+    assert names == ["enc_layer0_gru", "enc_layer1_residual"]
+    assert layer.between_layers[0][0].name == "enc_layer0_layer_norm"
+
+
+def test_residual_uses_projection_where_widths_differ():
+    x = np.ones((2, 3, 4), "float32")
+    _, layer = helpers.stacked_model(
+        4, units=[4, 6, 6], residual=True, return_sequences=True
+    )
+    assert layer.blocks[0] is layer.recurrent_layers[0]  # first layer plain
+    assert layer.blocks[1].projection_layer is not None  # 4 -> 6
+    assert layer.blocks[2].projection_layer is None  # 6 -> 6
+    assert layer(x).shape == (2, 3, 6)
+
+
+def test_residual_auto_turns_on_from_three_layers():
+    shallow = zoo.layers.StackedRNN(units=4, num_layers=2, residual="auto")
+    deep = zoo.layers.StackedRNN(units=4, num_layers=3, residual="auto")
+    assert [s.residual for s in shallow.layer_specs] == [False, False]
+    assert [s.residual for s in deep.layer_specs] == [False, True, True]
+
+
+def test_residual_list_can_include_first_layer():
+    _, layer = helpers.stacked_model(
+        3, units=4, residual=[True, True], return_sequences=True
+    )
+    assert layer.blocks[0].projection_layer is not None  # 3 -> 4
+
+
+def test_output_all_returns_every_layer_and_mixes():
+    inputs = keras.Input((None, 3))
+    layers = zoo.layers.StackedRNN(
+        units=4, num_layers=3, output="all", return_sequences=True
+    )(inputs)
+    assert len(layers) == 3
+    mixed = zoo.layers.ScalarMix()(layers)
+    model = keras.Model(inputs, mixed)
+    x = np.random.default_rng(1).normal(size=(2, 5, 3)).astype("float32")
+    assert tuple(model(x).shape) == (2, 5, 4)
+    assert helpers.missing_gradients(model, x) == []
+
+
+def test_return_state_order_matches_each_layer_run_alone():
+    x = np.random.default_rng(2).normal(size=(2, 5, 3)).astype("float32")
+    layer = zoo.layers.StackedRNN(
+        ["lstm", "gru"],
+        4,
+        bidirectional=[True, False],
+        return_state=True,
+        return_sequences=True,
+    )
+    output, *states = layer(x)
+    assert len(states) == 4 + 1  # [h, c] fwd, [h, c] bwd, then h
+    # Layer 0 alone, with the same weights.
+    first = layer.recurrent_layers[0]
+    sequence, *first_states = first(x)
+    for got, want in zip(states[:4], first_states):
+        np.testing.assert_allclose(
+            helpers.to_numpy(got), helpers.to_numpy(want), atol=1e-6
+        )
+    _, last_h = layer.recurrent_layers[1](sequence)
+    np.testing.assert_allclose(
+        helpers.to_numpy(states[4]), helpers.to_numpy(last_h), atol=1e-6
+    )
+    np.testing.assert_allclose(
+        helpers.to_numpy(output[:, -1]), helpers.to_numpy(last_h), atol=1e-6
+    )
+
+
+def test_initial_state_round_trips_through_return_state():
+    rng = np.random.default_rng(3)
+    first = rng.normal(size=(2, 4, 3)).astype("float32")
+    second = rng.normal(size=(2, 5, 3)).astype("float32")
+    layer = zoo.layers.StackedRNN(
+        "lstm", 4, 2, return_state=True, return_sequences=True
+    )
+    whole, *_ = layer(np.concatenate([first, second], axis=1))
+    _, *states = layer(first)
+    continued, *_ = layer(second, initial_state=states)
+    np.testing.assert_allclose(
+        helpers.to_numpy(continued),
+        helpers.to_numpy(whole[:, 4:]),
+        atol=1e-5,
+    )
+
+
+def test_stateful_stack_carries_state_and_resets():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(2, 6, 3)).astype("float32")
+    model = zoo.stacked_gru(
+        2, 4, input_dim=3, batch_size=2, stateful=True, residual=True
+    )
+    whole = zoo.stacked_gru(2, 4, input_dim=3, batch_size=2, residual=True)
+    whole.set_weights(model.get_weights())
+    expected = helpers.to_numpy(whole(x))
+    model(x[:, :3])
+    continued = helpers.to_numpy(model(x[:, 3:]))
+    np.testing.assert_allclose(continued, expected[:, 3:], atol=1e-5)
+    assert zoo.reset_states(model) == 2
+    fresh = helpers.to_numpy(model(x[:, :3]))
+    np.testing.assert_allclose(fresh, expected[:, :3], atol=1e-5)
+
+
+def test_stacked_rnn_inside_subclassed_model(tmp_path):
+    class Tagger(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.embed = keras.layers.Embedding(10, 4, mask_zero=True)
+            self.stack = zoo.layers.StackedRNN(
+                "gru", 4, 2, return_sequences=True
+            )
+            self.head = keras.layers.Dense(3)
+
+        def call(self, ids):
+            x = self.embed(ids)
+            return self.head(self.stack(x, mask=self.embed.compute_mask(ids)))
+
+    model = Tagger()
+    ids = np.array([[1, 2, 3, 0], [4, 5, 0, 0]], "int32")
+    assert tuple(model(ids).shape) == (2, 4, 3)
+    helpers.train_step(model, ids)
