@@ -1,0 +1,63 @@
+"""`fast_path_report` tells which layers can use the fused kernels."""
+
+import keras
+
+import zoo
+
+
+def _by_name(report):
+    return {entry["layer"]: entry for entry in report}
+
+
+def test_plain_lstm_and_gru_are_fused_on_gpu_backends():
+    model = zoo.stacked_rnn(["lstm", "gru"], 2, 4, input_dim=3, name="m")
+    report = _by_name(zoo.fast_path_report(model))
+    lstm = report["m_stack_layer0_lstm"]["backends"]
+    gru = report["m_stack_layer1_gru"]["backends"]
+    assert all(lstm[b]["fused"] for b in ("tensorflow", "jax", "torch"))
+    assert gru["tensorflow"]["fused"] and gru["torch"]["fused"]
+    assert not gru["jax"]["fused"]
+    assert "no cuDNN GRU" in gru["jax"]["reason"]
+    assert "mask" in lstm["jax"]["reason"]
+
+
+def test_recurrent_dropout_is_the_regulariser_that_leaves_the_fast_path():
+    model = zoo.stacked_lstm(
+        2,
+        4,
+        input_dim=3,
+        recurrent_dropout=[0.0, 0.2],
+        dropout=0.2,
+        inter_layer_dropout=0.3,
+        weight_drop=0.5,
+        residual=True,
+        layer_norm=True,
+        name="m",
+    )
+    report = _by_name(zoo.fast_path_report(model))
+    first = report["m_stack_layer0_lstm"]["backends"]["tensorflow"]
+    second = report["m_stack_layer1_lstm"]["backends"]["tensorflow"]
+    assert first["fused"]
+    assert not second["fused"]
+    assert "recurrent_dropout=0.2" in second["reason"]
+
+
+def test_simple_rnn_and_custom_activations_are_explained():
+    inputs = keras.Input((None, 3))
+    x = keras.layers.LSTM(4, activation="relu", return_sequences=True)(inputs)
+    x = keras.layers.Bidirectional(keras.layers.SimpleRNN(4))(x)
+    report = zoo.fast_path_report(keras.Model(inputs, x))
+    reasons = [e["backends"]["tensorflow"]["reason"] for e in report]
+    assert "activation=relu, not tanh" in reasons[0]
+    assert all("SimpleRNN" in r for r in reasons[1:])
+    assert len(report) == 3
+    table = str(report)
+    assert "loop" in table and "relu" in table
+
+
+def test_reset_states_counts_only_stateful_layers():
+    model = zoo.stacked_lstm(
+        3, 4, input_dim=2, batch_size=1, stateful=True, bidirectional=True
+    )
+    assert zoo.reset_states(model) == 6
+    assert zoo.reset_states(zoo.stacked_lstm(2, 4, input_dim=2)) == 0
