@@ -174,6 +174,14 @@ class StackedRNN(keras.layers.Layer):
         self.seed = seed
         self.supports_masking = True
 
+        # `keras.layers.Bidirectional` serialises the layer it is given and
+        # keeps only copies. While a model loads, Keras's object-sharing
+        # scope maps `id(obj)` to configs, so a freed layer whose address a
+        # later layer reuses makes Keras hand back the wrong (shared) layer
+        # ("Forward layer and backward layer should have different
+        # `go_backwards`"). Keeping the originals alive, untracked, keeps
+        # their ids unique.
+        object.__setattr__(self, "_bidirectional_sources", [])
         self.recurrent_layers = []
         self.blocks = []
         self.between_layers = []
@@ -212,6 +220,7 @@ class StackedRNN(keras.layers.Layer):
         else:
             rnn = RNN_CLASSES[spec.cell](spec.units, **kwargs)
         if spec.bidirectional:
+            self._bidirectional_sources.append(rnn)
             rnn = keras.layers.Bidirectional(
                 rnn,
                 merge_mode=spec.merge_mode,
