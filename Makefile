@@ -18,8 +18,11 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[dev,jax]"
 	touch $(STAMP)
 
+# The suite on TensorFlow (the default backend), then again on JAX.
 test: $(STAMP)
+	$(PY) -m ruff check zoo recipes tuning tests benchmarks
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup
+	KERAS_BACKEND=jax $(PY) -m pytest -n $(JOBS) --dist loadgroup
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup --run-slow -m slow
@@ -27,9 +30,9 @@ test-slow: $(STAMP)
 test-all: $(STAMP)
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup --run-slow
 
-# The core tests again on the JAX backend.
+# The suite on the JAX backend only.
 test-jax: $(STAMP)
-	KERAS_BACKEND=jax $(PY) -m pytest -n $(JOBS) --dist loadgroup -m "not tf_only"
+	KERAS_BACKEND=jax $(PY) -m pytest -n $(JOBS) --dist loadgroup
 
 demo: $(STAMP)
 	$(PY) -m zoo.demo

@@ -1,1 +1,5 @@
-"""Runnable training recipes (sequence tagging, classification, seq2seq) arrive with their issue."""
+"""Runnable training recipes on real data.
+
+Sequence tagging, classification and sequence-to-sequence recipes arrive
+with their issues; `make demo` runs `zoo.demo` until then.
+"""

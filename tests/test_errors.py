@@ -11,8 +11,16 @@ StackedRNN = zoo.layers.StackedRNN
 @pytest.mark.parametrize(
     "kwargs,error,pattern",
     [
-        (dict(num_layers=0), ValueError, r"num_layers.*>= 1.*received num_layers=0"),
-        (dict(num_layers=-2), ValueError, r"num_layers.*received num_layers=-2"),
+        (
+            dict(num_layers=0),
+            ValueError,
+            r"num_layers.*>= 1.*received num_layers=0",
+        ),
+        (
+            dict(num_layers=-2),
+            ValueError,
+            r"num_layers.*received num_layers=-2",
+        ),
         (dict(num_layers=2.5), TypeError, r"num_layers.*2\.5"),
         (dict(units=0), ValueError, r"units.*received units=0"),
         (dict(units=-4), ValueError, r"units.*-4"),

@@ -1,1 +1,1 @@
-"""keras-tuner hypermodels and the search CLI arrive with their issue."""
+"""keras-tuner hypermodels and the search CLI (arrive with their issue)."""

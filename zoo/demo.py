@@ -92,8 +92,10 @@ def main(argv=None):
     x, y = make_task(seed=args.seed)
     split = int(0.8 * len(x))
     results, histories = [], {}
-    print(f"Keras {keras.__version__} on {keras.backend.backend()}; task: "
-          f"{len(x)} sequences x {x.shape[1]} steps x {x.shape[2]} features")
+    print(
+        f"Keras {keras.__version__} on {keras.backend.backend()}; task: "
+        f"{len(x)} sequences x {x.shape[1]} steps x {x.shape[2]} features"
+    )
     for cell in CELLS:
         keras.utils.set_random_seed(args.seed)
         model = build(cell, x.shape[-1])
