@@ -2,9 +2,12 @@
 
 import json
 
+import pytest
+
 from zoo import demo
 
 
+@pytest.mark.slow
 def test_demo_trains_every_cell_and_writes_outputs(tmp_path, capsys):
     results = demo.main(["--epochs", "1", "--output", str(tmp_path)])
     assert [r["cell"] for r in results] == ["simple_rnn", "gru", "lstm"]

@@ -115,7 +115,27 @@ def test_builder_rejects(kwargs, pattern):
         zoo.stacked_rnn("lstm", 2, 4, **kwargs)
 
 
+@pytest.mark.parametrize(
+    "kwargs,pattern",
+    [
+        (dict(layer_norm=[True]), r"layer_norm.*1 entries.*num_layers=2"),
+        (dict(layer_norm="yes"), r"layer_norm.*'yes'"),
+        (dict(inter_layer_dropout=[0.1, 1.2]), r"inter_layer_dropout\[1\]"),
+        (dict(merge_mode=["sum", "max"]), r"merge_mode\[1\].*'max'"),
+    ],
+)
+def test_per_layer_between_options_are_checked(kwargs, pattern):
+    with pytest.raises((ValueError, TypeError), match=pattern):
+        StackedRNN(units=4, num_layers=2, **kwargs)
+
+
 def test_count_params_rejects_bad_options():
+    with pytest.raises(ValueError, match=r"input_dim.*received input_dim=0"):
+        zoo.count_params("lstm", 0, 4)
+    with pytest.raises(TypeError, match=r"input_dim.*None"):
+        zoo.count_params("lstm", None, 4)
+    with pytest.raises(TypeError, match=r"input_dim.*None"):
+        zoo.width_for_budget("lstm", None, 2, 1000)
     with pytest.raises(ValueError, match=r"cell.*'rnn'"):
         zoo.count_params("rnn", 4, 4)
     with pytest.raises(ValueError, match=r"units"):

@@ -41,9 +41,27 @@ def test_wrapper_inside_bidirectional_round_trips(
     assert bi.backward_layer.go_backwards
     assert not bi.forward_layer.go_backwards
     x, mask = helpers.padded_batch(np.random.default_rng(1), [3, 2], 4)
+    padded = helpers.to_numpy(bi(x, mask=mask))
+    alone = helpers.to_numpy(bi(x[1:, :2]))
+    np.testing.assert_allclose(padded[1, :2], alone[0], atol=1e-5)
     helpers.train_step(model, x)
     helpers.check_config_round_trip(bi)
     helpers.check_saves_and_reloads(model, x, tmp_path)
+
+
+@pytest.mark.parametrize("wrapper", WRAPPERS)
+@pytest.mark.parametrize("padding", ["right", "left"])
+def test_wrapper_in_bidirectional_last_output_with_padding(wrapper, padding):
+    rng = np.random.default_rng(9)
+    x = rng.normal(size=(2, 5, 3)).astype("float32")
+    mask = np.ones((2, 5), bool)
+    real = slice(0, 3) if padding == "right" else slice(2, 5)
+    mask[1] = False
+    mask[1, real] = True
+    bi = keras.layers.Bidirectional(wrapper(keras.layers.GRU(3)))
+    padded = helpers.to_numpy(bi(x, mask=mask))
+    alone = helpers.to_numpy(bi(x[1:, real]))
+    np.testing.assert_allclose(padded[1], alone[0], atol=1e-5)
 
 
 def test_residual_inside_bidirectional_aligns_the_backward_direction():

@@ -37,10 +37,10 @@ def stack_configs(draw):
         units=value(st.integers(1, 9)),
         num_layers=num_layers,
         bidirectional=value(st.booleans()),
-        merge_mode=draw(st.sampled_from(["concat", "sum", "ave", "mul"])),
+        merge_mode=value(st.sampled_from(["concat", "sum", "ave", "mul"])),
         residual=[s == "residual" for s in skips],
         highway=[s == "highway" for s in skips],
-        layer_norm=draw(st.booleans()),
+        layer_norm=value(st.booleans()),
         dropout=draw(st.sampled_from([0.0, 0.2])),
         inter_layer_dropout=draw(st.sampled_from([0.0, 0.3])),
     )

@@ -59,6 +59,24 @@ def test_reference_covers_skips_norm_and_masks(cell, skip, bidirectional):
         np.testing.assert_allclose(got, want, atol=1e-5)
 
 
+@pytest.mark.parametrize("skip", ["residual", "highway"])
+def test_reference_last_output_of_left_padded_bidirectional_top(skip):
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(2, 5, 3)).astype("float32")
+    mask = np.array([[True] * 5, [False, False, True, True, True]])
+    layer = zoo.layers.StackedRNN(
+        "lstm",
+        units=3,
+        num_layers=2,
+        bidirectional=True,
+        residual=skip == "residual",
+        highway=skip == "highway",
+    )
+    output = helpers.to_numpy(layer(x, mask=mask))
+    expected = zoo.reference.forward(layer, x, mask=mask)["output"]
+    np.testing.assert_allclose(output, expected, atol=1e-5)
+
+
 def test_reference_reads_a_whole_model_and_initial_state():
     model = zoo.stacked_lstm(2, 4, input_dim=3, return_state=True)
     rng = np.random.default_rng(3)

@@ -50,15 +50,25 @@ def test_overrides_replace_defaults():
     )
 
 
+def test_per_layer_list_sets_the_depth_of_builders_and_variants():
+    model = zoo.stacked_rnn("gru", units=[4, 5, 6], input_dim=3)
+    assert model.get_layer("stacked_rnn_stack").num_layers == 3
+    variant = zoo.create_model("lstm_base", input_dim=3, units=[4, 4, 4])
+    assert variant.get_layer("lstm_base_stack").num_layers == 3
+
+
 @pytest.mark.parametrize("name", zoo.list_models())
 def test_registered_model(name, tmp_path):
-    model = zoo.create_model(name, **TINY)
+    model = zoo.create_model(name, return_state=True, **TINY)
     ids = np.array([[1, 2, 3, 4, 5], [6, 7, 8, 0, 0]], "int32")
-    outputs = helpers.to_numpy(model(ids))
+    outputs, *states = helpers.flat_numpy(model(ids))
     assert outputs.shape[:2] == (2, 5)
     assert np.isfinite(outputs).all()
-    # A padded sequence gives the same outputs as the sequence alone.
-    alone = helpers.to_numpy(model(ids[1:, :3]))
+    # A padded sequence gives the same outputs and final states as the
+    # sequence alone.
+    alone, *alone_states = helpers.flat_numpy(model(ids[1:, :3]))
     np.testing.assert_allclose(outputs[1, :3], alone[0], atol=1e-5)
+    for got, want in zip(states, alone_states):
+        np.testing.assert_allclose(got[1], want[0], atol=1e-5)
     assert helpers.missing_gradients(model, ids) == []
     helpers.check_saves_and_reloads(model, ids, tmp_path)

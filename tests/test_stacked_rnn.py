@@ -55,7 +55,26 @@ def test_lower_layers_return_sequences_top_returns_last(cell):
 def test_weights_are_independent_per_layer():
     _, layer = helpers.stacked_model(4, units=4, num_layers=3)
     kernels = [rnn.cell.recurrent_kernel for rnn in layer.recurrent_layers]
-    assert len({id(k) for k in kernels}) == 3
+    before = [helpers.to_numpy(k).copy() for k in kernels]
+    kernels[0].assign(np.zeros((4, 16), "float32"))
+    for kernel, old in zip(kernels[1:], before[1:]):
+        np.testing.assert_array_equal(helpers.to_numpy(kernel), old)
+    assert len({w.path for w in layer.weights}) == len(layer.weights)
+
+
+def test_between_layer_options_take_per_layer_lists():
+    _, layer = helpers.stacked_model(
+        3,
+        units=4,
+        bidirectional=True,
+        merge_mode=["sum", "concat"],
+        layer_norm=[False, True],
+        inter_layer_dropout=[0.2, 0.0],
+        return_sequences=True,
+    )
+    assert [len(b) for b in layer.between_layers] == [1, 1]
+    assert layer.between_layers[1][0].name.endswith("layer1_layer_norm")
+    assert layer(np.zeros((1, 2, 3), "float32")).shape == (1, 2, 8)
 
 
 def test_layer_names_are_deterministic():

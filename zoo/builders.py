@@ -11,7 +11,7 @@ from zoo.layers.stacked_rnn import StackedRNN
 
 def stacked_rnn(
     cell="lstm",
-    num_layers=2,
+    num_layers=None,
     units=128,
     *,
     input_dim=None,
@@ -36,7 +36,8 @@ def stacked_rnn(
 
     Args:
         cell: `"lstm"`, `"gru"`, `"simple_rnn"` or one per layer.
-        num_layers: depth; `None` infers it from per-layer lists.
+        num_layers: depth; `None` infers it from per-layer lists (2 when
+            there are none).
         units: hidden size, or one per layer.
         input_dim: feature width of float inputs.
         vocabulary_size: size of the token vocabulary (id 0 is padding
@@ -50,7 +51,8 @@ def stacked_rnn(
         sequence_length: fixed number of timesteps, or `None` for any.
         batch_size: fixed batch size (needed for `stateful=True`).
         return_sequences: whether the top layer returns every timestep.
-        name: model name; layers are named `f"{name}_layer{i}_{part}"`.
+        name: model name; the stack layer is `f"{name}_stack"` and its
+            layers are named `f"{name}_stack_layer{i}_{part}"`.
         **stack_options: every other `zoo.layers.StackedRNN` argument:
             `bidirectional`, `merge_mode`, `dropout`, `recurrent_dropout`
             (leaves the fused cuDNN path), `inter_layer_dropout`,
@@ -127,7 +129,7 @@ def stacked_rnn(
 
 def _variant(cell_name):
     @functools.wraps(stacked_rnn)
-    def builder(num_layers=2, units=128, **kwargs):
+    def builder(num_layers=None, units=128, **kwargs):
         return stacked_rnn(cell_name, num_layers, units, **kwargs)
 
     builder.__name__ = builder.__qualname__ = f"stacked_{cell_name}"

@@ -1,6 +1,6 @@
 """`make demo`: build each cell's stack, train it briefly, print a table.
 
-    python -m zoo.demo [--epochs 4] [--output runs/demo]
+    python -m zoo.demo [--epochs 6] [--output runs/demo] [--seed 0]
 
 The task is generated, so it needs no data: each timestep of a random
 sequence is labelled with whether the running sum of its first feature is

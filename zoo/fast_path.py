@@ -3,12 +3,13 @@
 The rules follow Keras 3.15's own dispatch (`keras.layers.LSTM` / `GRU`
 `inner_loop` and each backend's `rnn.py`):
 
-- A fused kernel exists only on a GPU. On CPU every backend runs the
-  generic time loop around the cell, whatever the settings.
+- A fused cuDNN kernel exists only on a GPU. On CPU, LSTM and SimpleRNN
+  run the generic time loop around the cell on every backend (so does GRU
+  on TensorFlow and PyTorch; see JAX below).
 - TensorFlow: cuDNN LSTM and GRU; masks must be right-padded.
 - JAX: cuDNN LSTM (`jax.experimental.rnn`), not with a mask. GRU has no
-  cuDNN kernel in JAX; Keras runs a `lax.scan` with the input projection
-  hoisted out of the loop, again only without a mask.
+  cuDNN kernel in JAX; without a mask Keras runs a `lax.scan` with the
+  input projection hoisted out of the loop, on any device.
 - PyTorch: cuDNN LSTM and GRU, not with a mask.
 - All backends need `activation="tanh"`, `recurrent_activation="sigmoid"`,
   `use_bias=True`, `unroll=False`, `use_cudnn` not False and

@@ -84,6 +84,7 @@ def count_params(
     >>> zoo.count_params("lstm", 128, 256, num_layers=2)
     919552
     """
+    input_dim = v.check_positive_int("input_dim", input_dim)
     options = {
         k: value
         for k, value in stack_options.items()
@@ -126,6 +127,7 @@ def width_for_budget(cell, input_dim, num_layers, budget, **stack_options):
     >>> units = zoo.width_for_budget("lstm", 128, 4, 1_600_000)
     """
     budget = v.check_positive_int("budget", budget)
+    input_dim = v.check_positive_int("input_dim", input_dim)
     num_layers = v.check_positive_int("num_layers", num_layers)
 
     def count(units):

@@ -241,8 +241,10 @@ def forward(layer_or_model, inputs, mask=None, initial_state=None):
             )
             y = _merge(fw, bw, spec.merge_mode)
             # Read to the end, the backward direction's last output is at
-            # the first timestep.
-            last = _merge(_last(fw, mask), bw[:, 0], spec.merge_mode)
+            # the first unmasked timestep.
+            first = np.argmax(mask, axis=1)
+            bw_last = bw[np.arange(bw.shape[0]), first]
+            last = _merge(_last(fw, mask), bw_last, spec.merge_mode)
             states.extend(fw_states + bw_states)
         else:
             y, layer_states = run_direction(rnn, x, mask, layer_state)

@@ -73,6 +73,22 @@ def _check_skip(name, value):
     return v.check_bool(name, value)
 
 
+def _check_merge_mode(name, value):
+    return v.check_choice(name, value, MERGE_MODES)
+
+
+def _expand_between(name, value, num_layers, check):
+    """Expands a between-layers option into one value per layer.
+
+    A scalar applies between layers (after every layer but the top); a
+    list is explicit, entry `l` applying after layer `l`, the top included.
+    """
+    if isinstance(value, (list, tuple)):
+        return v.per_layer(name, value, num_layers, check)
+    value = check(name, value)
+    return [value] * (num_layers - 1) + [type(value)(0)]
+
+
 def _expand_skip(name, value, num_layers, allow_auto):
     """Expands `residual` / `highway` into one bool per layer."""
     if isinstance(value, (list, tuple)):
@@ -111,8 +127,9 @@ def resolve(
 
     Scalars apply to every layer; lists give one value per layer and fix
     the depth. `residual=True` / `highway=True` apply from the second layer
-    up; pass a list to put one on the first layer too. `layer_norm` and
-    `inter_layer_dropout` act between layers, not after the top one.
+    up; pass a list to put one on the first layer too. A scalar
+    `layer_norm` / `inter_layer_dropout` acts between layers, not after the
+    top one; a list is explicit, entry `l` acting after layer `l`.
     """
     num_layers = v.infer_num_layers(
         num_layers,
@@ -124,13 +141,18 @@ def resolve(
         weight_drop=weight_drop,
         residual=residual,
         highway=highway,
+        merge_mode=merge_mode,
+        layer_norm=layer_norm,
+        inter_layer_dropout=inter_layer_dropout,
     )
     cells = v.per_layer("cell", cell, num_layers, _check_cell)
     widths = v.per_layer("units", units, num_layers, v.check_positive_int)
     bidis = v.per_layer(
         "bidirectional", bidirectional, num_layers, v.check_bool
     )
-    v.check_choice("merge_mode", merge_mode, MERGE_MODES)
+    merges = v.per_layer(
+        "merge_mode", merge_mode, num_layers, _check_merge_mode
+    )
     drops = v.per_layer("dropout", dropout, num_layers, v.check_rate)
     rec_drops = v.per_layer(
         "recurrent_dropout", recurrent_dropout, num_layers, v.check_rate
@@ -140,8 +162,10 @@ def resolve(
     )
     residuals = _expand_skip("residual", residual, num_layers, True)
     highways = _expand_skip("highway", highway, num_layers, False)
-    v.check_bool("layer_norm", layer_norm)
-    inter = v.check_rate("inter_layer_dropout", inter_layer_dropout)
+    norms = _expand_between("layer_norm", layer_norm, num_layers, v.check_bool)
+    inter = _expand_between(
+        "inter_layer_dropout", inter_layer_dropout, num_layers, v.check_rate
+    )
     if input_width is not None:
         input_width = v.check_positive_int("input_width", input_width)
 
@@ -153,20 +177,19 @@ def resolve(
                 "takes one skip connection. Received residual="
                 f"{residual!r}, highway={highway!r}."
             )
-        top = i == num_layers - 1
         spec = LayerSpec(
             index=i,
             cell=cells[i],
             units=widths[i],
             bidirectional=bidis[i],
-            merge_mode=merge_mode,
+            merge_mode=merges[i],
             dropout=drops[i],
             recurrent_dropout=rec_drops[i],
             weight_drop=weight_drops[i],
             residual=residuals[i],
             highway=highways[i],
-            layer_norm=layer_norm and not top,
-            inter_layer_dropout=0.0 if top else inter,
+            layer_norm=norms[i],
+            inter_layer_dropout=inter[i],
             input_width=input_width,
         )
         specs.append(spec)

@@ -18,6 +18,19 @@ from zoo import _validation as v
 PROJECTIONS = ("auto", "always", None)
 
 
+def first_step(inputs, mask=None):
+    """The input at each sequence's first unmasked step, `(batch, features)`.
+
+    This is the step whose output a backwards recurrent layer returns when
+    `return_sequences=False`.
+    """
+    if mask is None:
+        return inputs[:, 0]
+    index = ops.argmax(ops.cast(mask, "int32"), axis=1)
+    index = ops.reshape(ops.cast(index, "int32"), (-1, 1, 1))
+    return ops.take_along_axis(inputs, index, axis=1)[:, 0]
+
+
 def last_step(inputs, mask=None):
     """The input at each sequence's last unmasked step, `(batch, features)`.
 
@@ -146,11 +159,10 @@ class SkipWrapper(keras.layers.Wrapper):
             outputs, states = outputs[0], list(outputs[1:])
 
         if not self.return_sequences:
-            # The output belongs to the last step read: the first one for a
-            # layer reading backwards, the last unmasked one otherwise.
-            skip_inputs = (
-                inputs[:, 0] if self.go_backwards else last_step(inputs, mask)
-            )
+            # The output belongs to the last step read: the first unmasked
+            # one for a layer reading backwards, the last one otherwise.
+            read_last = first_step if self.go_backwards else last_step
+            skip_inputs = read_last(inputs, mask)
         elif self.go_backwards:
             # A backwards layer returns its outputs in reversed time order.
             skip_inputs = ops.flip(inputs, axis=1)

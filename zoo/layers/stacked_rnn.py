@@ -55,7 +55,8 @@ class StackedRNN(keras.layers.Layer):
             (2 without any list); a list of another length is an error.
         bidirectional: bool, or one per layer.
         merge_mode: how bidirectional directions combine: `"concat"`
-            (width `2 * units`), `"sum"`, `"ave"` or `"mul"` (width `units`).
+            (width `2 * units`), `"sum"`, `"ave"` or `"mul"` (width
+            `units`); scalar or per layer.
         dropout: input dropout inside each recurrent layer, one mask per
             sequence (scalar or per layer). Stays on the fused path.
         recurrent_dropout: hidden-to-hidden dropout (Gal & Ghahramani),
@@ -64,16 +65,22 @@ class StackedRNN(keras.layers.Layer):
             `inter_layer_dropout` and `weight_drop`, which do not.
         inter_layer_dropout: time-locked dropout between layers (one mask
             per sequence shared by all timesteps; identity at inference).
+            A scalar acts between layers; a per-layer list is explicit
+            (entry `l` after layer `l`, the top included).
         weight_drop: DropConnect on each recurrent kernel, one mask per
             batch (AWD-LSTM), scalar or per layer. Keeps the fused kernel.
         residual: `False`, `True` (add each layer's input to its output
             from the second layer up), `"auto"` (True when `num_layers >= 3`)
             or a per-layer list of bools. Where widths differ, a learned
             linear projection maps the input; a layer is never skipped.
+            When the top layer returns its last output, the skip adds the
+            last real input step (for a bidirectional top layer, whose
+            backward half ends at the first step, too).
         highway: like `residual` but gated (`zoo.layers.HighwayWrapper`);
             a layer takes one of the two.
         layer_norm: `LayerNormalization` on each layer's output before the
-            next layer (not after the top layer).
+            next layer (not after the top layer); a per-layer list is
+            explicit, as for `inter_layer_dropout`.
         return_sequences: whether the top layer returns its whole sequence
             (`(batch, timesteps, width)`) or its last output
             (`(batch, width)`). Defaults to False, as for `keras.layers.LSTM`.
