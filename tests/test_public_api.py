@@ -1,0 +1,58 @@
+"""The library uses public Keras 3 only and exports its contract names."""
+
+import pathlib
+import re
+
+import pytest
+
+import zoo
+
+SOURCES = sorted(
+    p
+    for package in ("zoo", "recipes", "tuning")
+    for p in (pathlib.Path(__file__).parent.parent / package).rglob("*.py")
+)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.name))
+def test_no_private_or_legacy_keras(path):
+    text = path.read_text()
+    assert not re.search(r"\btf\.keras\b", text), path
+    assert not re.search(r"\bkeras\.src\b", text), path
+    assert not re.search(r"\bfrom tensorflow\b|\bimport tensorflow\b", text)
+    assert "layers.Lambda(" not in text, path
+
+
+def test_contract_names_are_exported():
+    names = [
+        "StackedRNN",
+        "stacked_rnn",
+        "stacked_simple_rnn",
+        "stacked_gru",
+        "stacked_lstm",
+        "list_models",
+        "create_model",
+        "ResidualWrapper",
+        "HighwayWrapper",
+        "VariationalDropout",
+        "EmbeddingDropout",
+        "ScalarMix",
+        "WeightDropLSTM",
+        "WeightDropGRU",
+        "count_params",
+        "width_for_budget",
+        "reference",
+        "fast_path_report",
+        "reset_states",
+    ]
+    missing = [n for n in names if not hasattr(zoo, n)]
+    assert missing == []
+
+
+def test_every_custom_layer_is_registered():
+    import keras
+
+    for name in zoo.layers.__all__:
+        cls = getattr(zoo.layers, name)
+        registered = keras.saving.get_registered_name(cls)
+        assert registered == f"{zoo.PACKAGE}>{name}"
