@@ -10,7 +10,7 @@ export TF_CPP_MIN_LOG_LEVEL := 2
 # Run on all cores of the machine, but not more: 2 in CI.
 JOBS ?= $(shell $(PYTHON) -c "import os; print(min(os.cpu_count() or 1, 4))")
 
-.PHONY: test test-slow test-jax test-all demo lint bench-overhead clean
+.PHONY: test test-slow test-jax test-torch test-all demo lint bench-overhead clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,12 @@ test-all: $(STAMP)
 # The suite on the JAX backend only.
 test-jax: $(STAMP)
 	KERAS_BACKEND=jax $(PY) -m pytest -n $(JOBS) --dist loadgroup
+
+# The suite on the PyTorch backend (not part of `make test`: torch is a
+# large optional install). 2.13.0 is the CPU build these machines carry.
+test-torch: $(STAMP)
+	$(PY) -m pip install --quiet "torch==2.13.0"
+	KERAS_BACKEND=torch $(PY) -m pytest -n $(JOBS) --dist loadgroup
 
 demo: $(STAMP)
 	$(PY) -m zoo.demo

