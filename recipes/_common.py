@@ -102,8 +102,11 @@ def plot_history(history, path, metric="accuracy", title=""):
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
 
+    from matplotlib.ticker import MaxNLocator
+
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
     for ax, name in zip(axes, ("loss", metric)):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         for prefix, style in (("", "-o"), ("val_", "--o")):
             values = history.get(prefix + name)
             if values:

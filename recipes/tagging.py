@@ -264,7 +264,11 @@ def run(config, callbacks=()):
     _common.plot_history(
         _full_history(output, history.history),
         output / "learning_curves.png",
-        title=f"{config.num_layers}-layer {config.cell} tagger, Brown",
+        title=(
+            f"{config.num_layers}-layer "
+            f"{'bidirectional ' if config.bidirectional else ''}"
+            f"{config.cell} tagger, Brown ({config.tagset} tags)"
+        ),
     )
     metrics = {
         "dataset": config.dataset,

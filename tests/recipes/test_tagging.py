@@ -1,4 +1,8 @@
-"""The tagging recipe end to end on a small corpus written here."""
+"""The tagging recipe end to end on a small corpus written here.
+
+The recipe model reads raw strings (`TextVectorization`), which Keras runs
+on the TensorFlow backend only.
+"""
 
 import json
 import random
@@ -8,6 +12,8 @@ import pytest
 
 from recipes import _common
 from recipes import tagging
+
+pytestmark = pytest.mark.tf_only
 
 LEXICON = {
     "at": ["the", "a", "no"],
