@@ -101,7 +101,6 @@ def plot_history(history, path, metric="accuracy", title=""):
 
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
-
     from matplotlib.ticker import MaxNLocator
 
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
