@@ -1,0 +1,22 @@
+"""The README's quickstart runs as written, with the values it shows."""
+
+import pathlib
+import re
+
+import keras
+
+README = pathlib.Path(__file__).parent.parent / "README.md"
+
+
+def test_quickstart_runs_and_its_numbers_hold(capsys):
+    text = README.read_text()
+    block = re.search(r"## Quickstart\s+```python\n(.*?)```", text, re.S)
+    assert block, "no quickstart block"
+    namespace = {}
+    exec(compile(block.group(1), "README quickstart", "exec"), namespace)
+    zoo = namespace["zoo"]
+    assert zoo.count_params("lstm", 128, 256, num_layers=2) == 919552
+    assert zoo.stacked_lstm(2, 256, input_dim=128).count_params() == 919552
+    assert zoo.width_for_budget("lstm", 128, 4, 1_600_000) == 230
+    assert isinstance(namespace["tagger"], keras.Model)
+    assert "lstm" in capsys.readouterr().out
