@@ -14,18 +14,21 @@ class RecipeError(ValueError):
     """A user error: printed on one line, exit code 2."""
 
 
-def add_config_arguments(parser, config_cls):
+def add_config_arguments(parser, config_cls, help_texts=None):
     """Adds one `--flag` per field of the dataclass `config_cls`."""
     hints = typing.get_type_hints(config_cls)
+    help_texts = help_texts or {}
     for field in dataclasses.fields(config_cls):
         flag = "--" + field.name.replace("_", "-")
         kind = hints[field.name]
+        text = help_texts.get(field.name, "")
+        text = f"{text} (default: {field.default})".strip()
         if kind is bool:
             parser.add_argument(
                 flag,
                 action=argparse.BooleanOptionalAction,
                 default=None,
-                help=f"(default: {field.default})",
+                help=text,
             )
         else:
             base = typing.get_args(kind)[0] if typing.get_args(kind) else kind
@@ -33,7 +36,7 @@ def add_config_arguments(parser, config_cls):
                 flag,
                 type=base,
                 default=None,
-                help=f"(default: {field.default})",
+                help=text,
             )
     parser.add_argument(
         "--config", help="a JSON or YAML file with the same settings"

