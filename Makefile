@@ -47,7 +47,7 @@ demo: $(STAMP)
 
 # Each cell's 2-layer stack on a generated task (no data needed).
 demo-stacks: $(STAMP)
-	$(PY) -m zoo.demo --output runs/demo-stacks
+	$(PY) -m zoo.demo
 
 lint: $(STAMP)
 	$(PY) -m ruff check zoo recipes tuning tests benchmarks

@@ -1,6 +1,6 @@
-"""`make demo`: build each cell's stack, train it briefly, print a table.
+"""`make demo-stacks`: build each cell's stack, train it, print a table.
 
-    python -m zoo.demo [--epochs 6] [--output runs/demo] [--seed 0]
+    python -m zoo.demo [--epochs 6] [--output runs/demo-stacks] [--seed 0]
 
 The task is generated, so it needs no data: each timestep of a random
 sequence is labelled with whether the running sum of its first feature is
@@ -81,7 +81,7 @@ def plot(histories, path):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=6)
-    parser.add_argument("--output", default="runs/demo")
+    parser.add_argument("--output", default="runs/demo-stacks")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.epochs < 1:

@@ -145,7 +145,6 @@ class SkipWrapper(keras.layers.Wrapper):
         raise NotImplementedError
 
     def call(self, sequences, initial_state=None, mask=None, training=None):
-        inputs = sequences
         kwargs = {}
         if "mask" in self._layer_call_args:
             kwargs["mask"] = mask
@@ -153,7 +152,7 @@ class SkipWrapper(keras.layers.Wrapper):
             kwargs["training"] = training
         if initial_state is not None:
             kwargs["initial_state"] = initial_state
-        outputs = self.layer(inputs, **kwargs)
+        outputs = self.layer(sequences, **kwargs)
         states = []
         if self.return_state:
             outputs, states = outputs[0], list(outputs[1:])
@@ -162,12 +161,12 @@ class SkipWrapper(keras.layers.Wrapper):
             # The output belongs to the last step read: the first unmasked
             # one for a layer reading backwards, the last one otherwise.
             read_last = first_step if self.go_backwards else last_step
-            skip_inputs = read_last(inputs, mask)
+            skip_inputs = read_last(sequences, mask)
         elif self.go_backwards:
             # A backwards layer returns its outputs in reversed time order.
-            skip_inputs = ops.flip(inputs, axis=1)
+            skip_inputs = ops.flip(sequences, axis=1)
         else:
-            skip_inputs = inputs
+            skip_inputs = sequences
         skip = skip_inputs
         if self.projection_layer is not None:
             skip = self.projection_layer(skip_inputs)

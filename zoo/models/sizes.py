@@ -18,9 +18,7 @@ def build(size, defaults, overrides):
             "of `vocabulary_size=` (token ids) or `input_dim=` (float "
             f"features); received overrides {sorted(overrides)}."
         )
-    per_layer = [
-        k for k, value in overrides.items() if isinstance(value, (list, tuple))
-    ]
+    per_layer = any(isinstance(x, (list, tuple)) for x in overrides.values())
     if per_layer and "num_layers" not in overrides:
         # A per-layer list in the overrides sets the depth.
         defaults = {k: val for k, val in defaults.items() if k != "num_layers"}
