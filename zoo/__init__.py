@@ -18,6 +18,7 @@ from zoo.layers import EmbeddingDropout
 from zoo.layers import HighwayWrapper
 from zoo.layers import ResidualWrapper
 from zoo.layers import ScalarMix
+from zoo.layers import SequencePooling
 from zoo.layers import StackedRNN
 from zoo.layers import VariationalDropout
 from zoo.layers import WeightDropGRU
@@ -37,6 +38,7 @@ __all__ = [
     "HighwayWrapper",
     "ResidualWrapper",
     "ScalarMix",
+    "SequencePooling",
     "StackedRNN",
     "VariationalDropout",
     "WeightDropGRU",

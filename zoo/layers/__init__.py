@@ -2,6 +2,7 @@
 
 from zoo.layers.embedding_dropout import EmbeddingDropout
 from zoo.layers.highway_wrapper import HighwayWrapper
+from zoo.layers.pooling import SequencePooling
 from zoo.layers.residual_wrapper import ResidualWrapper
 from zoo.layers.scalar_mix import ScalarMix
 from zoo.layers.stacked_rnn import StackedRNN
@@ -15,6 +16,7 @@ __all__ = [
     "HighwayWrapper",
     "ResidualWrapper",
     "ScalarMix",
+    "SequencePooling",
     "StackedRNN",
     "VariationalDropout",
     "WeightDropGRU",
