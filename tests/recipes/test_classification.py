@@ -1,0 +1,169 @@
+"""The classification recipe end to end on small CSV files written here.
+
+The recipe model reads raw strings (`TextVectorization`), which Keras runs
+on the TensorFlow backend only.
+"""
+
+import csv
+import json
+import random
+
+import keras
+import pytest
+
+from recipes import _common
+from recipes import classification
+from recipes.data import tfds_data
+
+pytestmark = pytest.mark.tf_only
+
+WORDS = {
+    "sport": ["goal", "match", "team", "cup", "striker"],
+    "money": ["bank", "rates", "shares", "profit", "market"],
+    "tech": ["phone", "chip", "software", "internet", "camera"],
+}
+FILLER = ["the", "a", "today", "said", "new", "after", "and", "on"]
+
+
+def write_csv(path, rows=150, seed=0, labels=tuple(WORDS)):
+    rng = random.Random(seed)
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "label"])
+        for _ in range(rows):
+            label = rng.choice(labels)
+            words = rng.choices(FILLER, k=rng.randint(2, 12))
+            words += rng.choices(WORDS[label], k=2)
+            rng.shuffle(words)
+            writer.writerow([" ".join(words), label])
+    return path
+
+
+def tiny_config(tmp_path, **overrides):
+    values = dict(
+        dataset="csv",
+        train_file=str(write_csv(tmp_path / "train.csv")),
+        output=str(tmp_path / "out"),
+        epochs=4,
+        units=8,
+        embedding_dim=8,
+        batch_size=16,
+        learning_rate=0.02,
+        attention_units=8,
+        head_dropout=0.0,
+        embedding_dropout=0.0,
+    )
+    values.update(overrides)
+    return classification.Config(**values)
+
+
+@pytest.mark.parametrize("pooling", classification.POOLINGS)
+def test_classifier_learns_with_each_pooling(pooling, tmp_path):
+    metrics = classification.run(tiny_config(tmp_path, pooling=pooling))
+    assert metrics["split_examples"] == {"train": 120, "dev": 15, "test": 15}
+    assert metrics["labels"] == ["money", "sport", "tech"]
+    assert metrics["test_accuracy"] > 0.6
+    assert 0.0 <= metrics["test_macro_f1"] <= 1.0
+    out = tmp_path / "out"
+    assert (out / "learning_curves.png").read_bytes()[:4] == b"\x89PNG"
+    saved = json.loads((out / "metrics.json").read_text())
+    assert saved["test_macro_f1"] == metrics["test_macro_f1"]
+    model = keras.saving.load_model(out / "model.keras", safe_mode=True)
+    assert model.get_layer("labels").labels == metrics["labels"]
+    label, probability = classification.classify(
+        model, ["the striker scored in the cup match"]
+    )[0]
+    assert label in metrics["labels"] and 0 < probability <= 1
+
+
+def test_padding_does_not_change_predictions(tmp_path):
+    classification.run(tiny_config(tmp_path, pooling="attention", epochs=1))
+    model = keras.saving.load_model(
+        tmp_path / "out" / "model.keras", safe_mode=True
+    )
+    short = "bank profit"
+    alone = classification.classify(model, [short])[0][1]
+    padded = classification.classify(
+        model, [short, "the new phone chip and the camera said today"]
+    )[0][1]
+    assert alone == pytest.approx(padded, abs=1e-5)
+
+
+def test_macro_f1_is_the_unweighted_mean_over_classes(tmp_path):
+    metric = keras.metrics.F1Score(average="macro")
+    # 3 classes; truth 0,0,1,2; predicted 0,1,1,1.
+    truth = keras.utils.to_categorical([0, 0, 1, 2], 3)
+    predicted = keras.utils.to_categorical([0, 1, 1, 1], 3)
+    metric.update_state(truth, predicted)
+    per_class = [2 * 1 / (2 * 1 + 0 + 1), 2 * 1 / (2 + 2 + 0), 0.0]
+    expected = sum(per_class) / 3
+    assert float(metric.result()) == pytest.approx(expected)
+
+
+def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
+    config = tiny_config(tmp_path, epochs=1)
+    classification.run(config)
+    other = tmp_path / "other.csv"
+    with other.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "label"])
+        for i in range(20):
+            writer.writerow([f"words {i}", "weather" if i % 2 else "sport"])
+    argv = [
+        "--dataset", "csv", "--train-file", str(other), "--init-from",
+        str(tmp_path / "out" / "model.keras"), "--epochs", "0",
+        "--output", str(tmp_path / "eval"),
+    ]  # fmt: skip
+    with pytest.raises(SystemExit) as exit_info:
+        _common.run_cli(classification.main, argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "label set mismatch" in err and "'weather'" in err
+    assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--dataset", "reuters"], "--dataset 'reuters' is unknown; known"),
+        (["--pooling", "sum"], "--pooling must be one of last, mean"),
+        (["--max-length", "0"], "--max-length must be >= 1; received 0"),
+        (["--head-dropout", "1"], "--head-dropout must be [0, 0.95]"),
+        (["--dataset", "csv"], "--dataset csv needs --train-file"),
+        (
+            ["--dataset", "csv", "--train-file", "/nonexistent.csv"],
+            "/nonexistent.csv",
+        ),
+        (["--cell", "transformer"], "cell"),
+    ],
+)
+def test_cli_errors_exit_2_with_one_line(argv, message, tmp_path, capsys):
+    if argv[:2] == ["--cell", "transformer"]:
+        argv = [*argv, "--dataset", "csv", "--train-file"]
+        argv.append(str(write_csv(tmp_path / "t.csv", rows=30)))
+    with pytest.raises(SystemExit) as exit_info:
+        _common.run_cli(
+            classification.main, [*argv, "--output", str(tmp_path / "o")]
+        )
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err
+    assert len(err.splitlines()) == 1
+
+
+def _tfds_imdb_examples(builder, split, **kwargs):
+    import tensorflow as tf
+
+    texts = ["a fine film", "dull and long", "great acting", "bad plot"]
+    return tf.data.Dataset.from_tensor_slices(
+        {"text": texts, "label": tf.constant([1, 0, 1, 0], tf.int64)}
+    )
+
+
+def test_tfds_dataset_through_mock_data():
+    tfds = pytest.importorskip("tensorflow_datasets")
+    with tfds.testing.mock_data(as_dataset_fn=_tfds_imdb_examples):
+        train, dev, test = tfds_data.classification("imdb_reviews")
+    assert train[0] == ("a fine film", "pos")
+    assert {label for _, label in train} == {"neg", "pos"}
+    assert len(dev) == len(test) == 4
