@@ -7,6 +7,7 @@ Importing `zoo` registers every custom layer (for `.keras` loading with
 from zoo import layers
 from zoo import models  # noqa: F401  (registers the variants)
 from zoo import reference
+from zoo import seq2seq
 from zoo._package import PACKAGE
 from zoo._walk import reset_states
 from zoo.builders import stacked_gru
@@ -29,6 +30,10 @@ from zoo.params import width_for_budget
 from zoo.registry import create_model
 from zoo.registry import list_models
 from zoo.registry import register_model
+from zoo.seq2seq import Seq2Seq
+from zoo.seq2seq import beam_search
+from zoo.seq2seq import build_seq2seq
+from zoo.seq2seq import greedy_decode
 
 __version__ = "0.1.0"
 
@@ -38,20 +43,25 @@ __all__ = [
     "HighwayWrapper",
     "ResidualWrapper",
     "ScalarMix",
+    "Seq2Seq",
     "SequencePooling",
     "StackedRNN",
     "VariationalDropout",
     "WeightDropGRU",
     "WeightDropLSTM",
     "WeightDropSimpleRNN",
+    "beam_search",
+    "build_seq2seq",
     "count_params",
     "create_model",
     "fast_path_report",
+    "greedy_decode",
     "layers",
     "list_models",
     "reference",
     "register_model",
     "reset_states",
+    "seq2seq",
     "stacked_gru",
     "stacked_lstm",
     "stacked_rnn",
