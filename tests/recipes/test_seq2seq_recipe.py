@@ -1,0 +1,114 @@
+"""The grapheme-to-phoneme recipe on a small dictionary written here."""
+
+import json
+import random
+
+import keras
+import pytest
+
+from recipes import _common
+from recipes import seq2seq
+from recipes.data import cmudict
+
+pytestmark = pytest.mark.tf_only
+
+# One phoneme per letter, so a tiny model can learn the mapping.
+SOUNDS = {"a": "AH0", "b": "B", "d": "D", "e": "EH1", "k": "K", "o": "OW1"}
+
+
+def write_dictionary(path, words=240, seed=0):
+    rng = random.Random(seed)
+    lines, seen = [], set()
+    while len(seen) < words:
+        word = "".join(rng.choice("abdeko") for _ in range(rng.randint(2, 6)))
+        if word in seen:
+            continue
+        seen.add(word)
+        lines.append(word + " " + " ".join(SOUNDS[c] for c in word))
+        if len(seen) % 20 == 0:  # a second pronunciation now and then
+            lines.append(f"{word}(2) " + " ".join(SOUNDS[c] for c in word[1:]))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture
+def dictionary(tmp_path, monkeypatch):
+    path = write_dictionary(tmp_path / "cmudict.dict")
+    monkeypatch.setattr(
+        cmudict,
+        "load",
+        lambda stress=False, **kw: cmudict.read_cmudict(path, stress=stress),
+    )
+    return path
+
+
+def tiny_config(tmp_path, **overrides):
+    values = dict(
+        output=str(tmp_path / "out"),
+        epochs=3,
+        units=16,
+        embedding_dim=8,
+        batch_size=16,
+        learning_rate=0.01,
+        beam_width=3,
+        max_output_length=10,
+        max_word_length=8,
+        tensorboard=False,
+    )
+    values.update(overrides)
+    return seq2seq.Config(**values)
+
+
+def test_edit_distance_and_scores():
+    assert seq2seq.edit_distance("kitten", "sitting") == 3
+    assert seq2seq.edit_distance([], ["A", "B"]) == 2
+    references = {
+        "read": [("R", "EH", "D"), ("R", "IY", "D")],
+        "cat": [("K", "AE", "T")],
+    }
+    # 'read' matches its second reference exactly; 'cat' has 1 edit in 3.
+    per, wer = seq2seq.score(
+        {"read": ["R", "IY", "D"], "cat": ["K", "AH", "T"]}, references
+    )
+    assert per == pytest.approx(100 * 1 / 6)
+    assert wer == pytest.approx(50.0)
+
+
+def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
+    metrics = seq2seq.run(tiny_config(tmp_path))
+    out = tmp_path / "out"
+    assert metrics["split_words"] == {"train": 216, "dev": 12, "test": 12}
+    assert metrics["phonemes"] == 6 and metrics["letters"] == 6
+    for key in ("test_per", "test_wer", "greedy_test_per", "beam_test_wer"):
+        assert 0 <= metrics[key], key
+    assert metrics["test_per"] == metrics["beam_test_per"]
+    assert json.loads((out / "metrics.json").read_text()) == metrics
+    assert (out / "learning_curves.png").read_bytes()[:4] == b"\x89PNG"
+    assert set(metrics["examples"]) == set(seq2seq.NEW_WORDS)
+
+    model = keras.saving.load_model(out / "model.keras", safe_mode=True)
+    assert model.count_params() == metrics["params"]
+    transcribe = seq2seq.load_transcriber(out, tiny_config(tmp_path))
+    result = transcribe(["bad", "", "xyz", "kodabekodabe"], method="greedy")
+    assert result[""] == []  # empty input, empty pronunciation
+    # Letters the model never saw map to the unknown id; no crash.
+    assert set(result["xyz"]) <= {p.rstrip("012") for p in SOUNDS.values()}
+    with pytest.warns(UserWarning, match="longer than --max-word-length 8"):
+        transcribe(["kodabekodabe"])
+
+
+def test_cli_errors_exit_2(tmp_path, capsys):
+    for argv, message in (
+        (["--attention", "luong"], "--attention must be one of none, dot"),
+        (["--bridge", "linear"], "--bridge must be one of copy, zeros"),
+        (["--embedding-dropout", "0.1"], "--embedding-dropout is not used"),
+        (["--dataset", "timit"], "--dataset 'timit' is unknown"),
+        (["--beam-width", "0"], "--beam-width must be >= 1"),
+    ):
+        with pytest.raises(SystemExit) as exit_info:
+            _common.run_cli(
+                seq2seq.main, [*argv, "--output", str(tmp_path / "o")]
+            )
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and len(err.splitlines()) == 1
