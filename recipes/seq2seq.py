@@ -62,7 +62,7 @@ class Config(_common.StackOptions):
     inherited (they set the encoder, and the decoder unless overridden)."""
 
     output: str = "runs/seq2seq"
-    epochs: int = 12
+    epochs: int = 7
     patience: int = 2
     batch_size: int = 128
     learning_rate: float = 0.003
