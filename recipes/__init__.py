@@ -2,6 +2,7 @@
 
     python -m recipes.tagging          # POS tagging / NER
     python -m recipes.classification   # text classification
+    python -m recipes.seq2seq          # grapheme-to-phoneme (encoder-decoder)
 
 Importing `recipes` registers the layers the recipes save in their models
 (`recipes.layers.LabelNames`), so `keras.saving.load_model` reads them.
