@@ -56,6 +56,13 @@ def add_config_arguments(parser, config_cls, help_texts=None):
     )
 
 
+def parse_config(prog, description, config_cls, help_texts, argv=None):
+    """The recipe's config from defaults, `--config` and flags."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    add_config_arguments(parser, config_cls, help_texts)
+    return resolve_config(config_cls, parser.parse_args(argv))
+
+
 def read_config_file(path):
     path = pathlib.Path(path)
     try:

@@ -27,19 +27,14 @@ resumes from its last finished epoch when the same command is run again.
 """
 
 import dataclasses
-import os
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import keras
+import numpy as np
 
-import argparse  # noqa: E402
-
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-
-import zoo  # noqa: E402
-from recipes import _common  # noqa: E402
-from recipes import datasets  # noqa: E402
-from recipes.layers import LabelNames  # noqa: E402
+import zoo
+from recipes import _common
+from recipes import datasets
+from recipes.layers import LabelNames
 
 POOLINGS = ("last", "mean", "max", "attention")
 QUICK_EXAMPLES = (1500, 300, 300)
@@ -295,13 +290,13 @@ def run(config, callbacks=()):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog="python -m recipes.classification",
-        description=__doc__.splitlines()[0],
+    config = _common.parse_config(
+        "python -m recipes.classification",
+        __doc__.splitlines()[0],
+        Config,
+        HELP,
+        argv,
     )
-    _common.add_config_arguments(parser, Config, HELP)
-    args = parser.parse_args(argv)
-    config = _common.resolve_config(Config, args)
     metrics = run(config)
     print(
         f"\ntest accuracy: {metrics['test_accuracy']:.4f}, macro F1: "

@@ -35,7 +35,6 @@ An interrupted run resumes from its last finished epoch when the same
 command is run again.
 """
 
-import argparse
 import dataclasses
 import json
 import math
@@ -433,13 +432,9 @@ def load_transcriber(output, config=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog="python -m recipes.seq2seq",
-        description=__doc__.splitlines()[0],
+    config = _common.parse_config(
+        "python -m recipes.seq2seq", __doc__.splitlines()[0], Config, HELP, argv
     )
-    _common.add_config_arguments(parser, Config, HELP)
-    args = parser.parse_args(argv)
-    config = _common.resolve_config(Config, args)
     metrics = run(config)
     print(
         f"\ntest PER {metrics['test_per']:.2f}%, "

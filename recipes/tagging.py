@@ -30,19 +30,14 @@ finished epoch when the same command is run again (`BackupAndRestore`).
 
 import collections
 import dataclasses
-import os
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import keras
+import numpy as np
 
-import argparse  # noqa: E402
-
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-
-import zoo  # noqa: E402
-from recipes import _common  # noqa: E402
-from recipes import datasets  # noqa: E402
-from recipes.layers import LabelNames  # noqa: E402
+import zoo
+from recipes import _common
+from recipes import datasets
+from recipes.layers import LabelNames
 
 EXAMPLE = "The keys to the cabinet are on the table ."
 QUICK_SENTENCES = (2000, 300, 300)
@@ -318,13 +313,9 @@ def run(config, callbacks=()):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog="python -m recipes.tagging",
-        description=__doc__.splitlines()[0],
+    config = _common.parse_config(
+        "python -m recipes.tagging", __doc__.splitlines()[0], Config, HELP, argv
     )
-    _common.add_config_arguments(parser, Config, HELP)
-    args = parser.parse_args(argv)
-    config = _common.resolve_config(Config, args)
     metrics = run(config)
     tokens = metrics["split_tokens"]["test"]
     print(f"\ntest accuracy: {metrics['test_accuracy']:.4f} ({tokens} tokens)")
