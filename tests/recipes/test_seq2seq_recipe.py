@@ -75,7 +75,9 @@ def test_edit_distance_and_scores():
 
 
 def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
-    metrics = seq2seq.run(tiny_config(tmp_path))
+    # --quick: a seeded sample (here the whole small dictionary), 2 epochs.
+    metrics = seq2seq.run(tiny_config(tmp_path, quick=True))
+    assert metrics["epochs_run"] == 2
     out = tmp_path / "out"
     assert metrics["split_words"] == {"train": 216, "dev": 12, "test": 12}
     assert metrics["phonemes"] == 6 and metrics["letters"] == 6
