@@ -296,6 +296,25 @@ def check_label_set(data_labels, model_labels, path):
         )
 
 
+def resolve_labels(config, seen, held_out, description, what="labels"):
+    """`(saved model or None, labels)` for a run.
+
+    With `--init-from`, the saved model and its labels, which must cover
+    every label in the data. Otherwise no model and the training labels,
+    sorted; a dev/test label never seen in training is an error.
+    """
+    if config.init_from:
+        model, labels = load_init_model(config.init_from)
+        check_label_set(seen | held_out, labels, config.init_from)
+        return model, labels
+    if held_out - seen:
+        raise RecipeError(
+            f"{what} {sorted(held_out - seen)} occur in dev/test but not in "
+            f"train ({description})"
+        )
+    return None, sorted(seen)
+
+
 def make_callbacks(config, output, monitor, metric_callbacks=(), extra=()):
     """Backup, validation metrics, early stopping, NaN guard, logs.
 

@@ -214,21 +214,15 @@ def run(config, callbacks=()):
     data = load_data(config)
     seen = {label for _, label in data.train}
     held_out = {label for part in (data.dev, data.test) for _, label in part}
-    if config.init_from:
-        model, labels = _common.load_init_model(config.init_from)
-        _common.check_label_set(seen | held_out, labels, config.init_from)
-    else:
-        if held_out - seen:
-            raise _common.RecipeError(
-                f"labels {sorted(held_out - seen)} occur in dev/test but not "
-                f"in train ({data.description})"
-            )
+    model, labels = _common.resolve_labels(
+        config, seen, held_out, data.description
+    )
+    if model is None:
         if len(seen) < 2:
             raise _common.RecipeError(
                 f"the training data have {len(seen)} label(s) {sorted(seen)}; "
                 "a classifier needs at least 2"
             )
-        labels = sorted(seen)
         model = build_model(config, [t for t, _ in data.train], labels)
     label_ids = {label: i for i, label in enumerate(labels)}
     model.compile(

@@ -233,18 +233,14 @@ def run(config, callbacks=()):
     held_out = {
         t for part in (data.dev, data.test) for _, ts in part for t in ts
     }
-    if config.init_from:
-        model, labels = _common.load_init_model(config.init_from)
-        _common.check_label_set(seen | held_out, labels, config.init_from)
-        tags = labels[1:]
-    else:
-        if held_out - seen:
-            raise _common.RecipeError(
-                f"tags {sorted(held_out - seen)} occur in dev/test but not "
-                f"in train ({data.description})"
-            )
-        tags = sorted(seen)
+    model, labels = _common.resolve_labels(
+        config, seen, held_out, data.description, what="tags"
+    )
+    if model is None:
+        tags = labels
         model = build_model(config, vocabulary_of(data.train, config), tags)
+    else:
+        tags = labels[1:]  # column 0 of a saved tagger is padding
     tag_ids = {t: i + 1 for i, t in enumerate(tags)}
     model.compile(
         optimizer=keras.optimizers.Adam(config.learning_rate),
