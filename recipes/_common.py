@@ -340,6 +340,19 @@ def make_callbacks(config, output, monitor, metric_callbacks=(), extra=()):
     return callbacks + list(extra)
 
 
+def compile_per_token(model, learning_rate):
+    """Adam and a softmax per token (tagging, seq2seq): cross-entropy and
+    accuracy weighted by the batches' weights, which are 0 on padding."""
+    model.compile(
+        optimizer=keras.optimizers.Adam(learning_rate),
+        loss="sparse_categorical_crossentropy",
+        weighted_metrics=[
+            keras.metrics.SparseCategoricalAccuracy(name="accuracy")
+        ],
+    )
+    return model
+
+
 def fit(model, train_ds, dev_ds, epochs, callbacks):
     """`model.fit` with progress bars on a terminal; `(history, seconds)`."""
     start = time.perf_counter()

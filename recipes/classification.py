@@ -152,15 +152,32 @@ def make_dataset(examples, label_ids, batch_size, shuffle_seed=None):
     )
 
 
-def build_model(config, train_texts, labels):
-    """Raw text -> words -> `zoo.stacked_rnn` -> pooling -> softmax."""
-    vectorizer = keras.layers.TextVectorization(
+def vocabulary_of(config, train_texts):
+    """The `--max-vocabulary` most frequent training words (adapted)."""
+    vectorizer = make_vectorizer(config)
+    vectorizer.adapt(np.array(train_texts, dtype=object), batch_size=256)
+    return [str(word) for word in vectorizer.get_vocabulary()]
+
+
+def make_vectorizer(config, vocabulary=None):
+    return keras.layers.TextVectorization(
         max_tokens=config.max_vocabulary,
         standardize="lower_and_strip_punctuation",
         split="whitespace",
+        vocabulary=vocabulary,
         name="words",
     )
-    vectorizer.adapt(np.array(train_texts, dtype=object), batch_size=256)
+
+
+def build_model(config, train_texts, labels, vocabulary=None):
+    """Raw text -> words -> `zoo.stacked_rnn` -> pooling -> softmax.
+
+    The vocabulary is adapted on `train_texts` unless given (as returned
+    by `vocabulary_of`, padding and OOV first).
+    """
+    if vocabulary is None:
+        vocabulary = vocabulary_of(config, train_texts)
+    vectorizer = make_vectorizer(config, vocabulary)
     last = config.pooling == "last"
     try:
         encoder = zoo.stacked_rnn(
@@ -190,6 +207,19 @@ def build_model(config, train_texts, labels):
     )(features)
     outputs = LabelNames(labels, name="labels")(probabilities)
     return keras.Model(text, outputs, name="classifier")
+
+
+def compile_model(model, learning_rate):
+    """Adam, cross-entropy, accuracy and macro F1 (the early-stop metric)."""
+    model.compile(
+        optimizer=keras.optimizers.Adam(learning_rate),
+        loss="categorical_crossentropy",
+        metrics=[
+            keras.metrics.CategoricalAccuracy(name="accuracy"),
+            keras.metrics.F1Score(average="macro", name="macro_f1"),
+        ],
+    )
+    return model
 
 
 def classify(model, texts):
@@ -225,14 +255,7 @@ def run(config, callbacks=()):
             )
         model = build_model(config, [t for t, _ in data.train], labels)
     label_ids = {label: i for i, label in enumerate(labels)}
-    model.compile(
-        optimizer=keras.optimizers.Adam(config.learning_rate),
-        loss="categorical_crossentropy",
-        metrics=[
-            keras.metrics.CategoricalAccuracy(name="accuracy"),
-            keras.metrics.F1Score(average="macro", name="macro_f1"),
-        ],
-    )
+    compile_model(model, config.learning_rate)
     train_ds = make_dataset(
         data.train, label_ids, config.batch_size, config.seed
     )

@@ -345,13 +345,7 @@ def run(config, callbacks=()):
     vocab = Vocabulary.from_entries(train)
     _common.write_json(output / "vocab.json", vocab.to_json())
     model = build_model(config, vocab)
-    model.compile(
-        optimizer=keras.optimizers.Adam(config.learning_rate),
-        loss="sparse_categorical_crossentropy",
-        weighted_metrics=[
-            keras.metrics.SparseCategoricalAccuracy(name="accuracy")
-        ],
-    )
+    _common.compile_per_token(model, config.learning_rate)
     train_ds = make_dataset(
         pairs(vocab, train, config.max_word_length),
         config.batch_size,

@@ -242,13 +242,7 @@ def run(config, callbacks=()):
     else:
         tags = labels[1:]  # column 0 of a saved tagger is padding
     tag_ids = {t: i + 1 for i, t in enumerate(tags)}
-    model.compile(
-        optimizer=keras.optimizers.Adam(config.learning_rate),
-        loss="sparse_categorical_crossentropy",
-        weighted_metrics=[
-            keras.metrics.SparseCategoricalAccuracy(name="accuracy")
-        ],
-    )
+    _common.compile_per_token(model, config.learning_rate)
     train_ds = make_dataset(data.train, tag_ids, config.batch_size, config.seed)
     dev_ds = make_dataset(data.dev, tag_ids, config.batch_size)
     test_ds = make_dataset(data.test, tag_ids, config.batch_size)
