@@ -15,7 +15,7 @@ JOBS ?= $(shell $(PYTHON) -c "import os; print(min(os.cpu_count() or 1, 4))")
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,jax,recipes]"
+	$(PY) -m pip install --quiet -e ".[dev,jax,recipes,tuning]"
 	touch $(STAMP)
 
 # The suite on TensorFlow (the default backend), then again on JAX.

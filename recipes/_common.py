@@ -23,14 +23,16 @@ class RecipeError(ValueError):
     """A user error: printed on one line, exit code 2."""
 
 
-def add_config_arguments(parser, config_cls, help_texts=None):
-    """Adds one `--flag` per field of the dataclass `config_cls`."""
+def add_config_arguments(parser, config_cls, help_texts=None, skip=()):
+    """Adds one `--flag` per field of the dataclass `config_cls`, except
+    the fields named in `skip`."""
     hints = typing.get_type_hints(config_cls)
+    skip = set(skip)
     help_texts = help_texts or {}
     # The recipe's own settings (data, head) first, then the inherited
     # stack and training ones, as `--help` lists them.
     own = set(vars(config_cls).get("__annotations__", {}))
-    fields = dataclasses.fields(config_cls)
+    fields = [f for f in dataclasses.fields(config_cls) if f.name not in skip]
     for field in sorted(fields, key=lambda f: f.name not in own):
         flag = "--" + field.name.replace("_", "-")
         kind = hints[field.name]
@@ -95,7 +97,7 @@ def resolve_config(config_cls, args):
             f"--config: unknown setting(s) {unknown}; known: {sorted(names)}"
         )
     for name in names:
-        value = getattr(args, name)
+        value = getattr(args, name, None)  # None: not a flag, or not given
         if value is not None:
             values[name] = value
     return config_cls(**values)
@@ -208,8 +210,12 @@ def check_training(config):
     """Range checks shared by the recipes' training flags."""
     low_epochs = 0 if config.init_from else 1
     check_range("epochs", config.epochs, low=low_epochs)
-    for name in ("batch_size", "num_layers", "units", "embedding_dim"):
+    for name in ("batch_size", "num_layers", "embedding_dim"):
         check_range(name, getattr(config, name), low=1)
+    # One width for all layers, or one per layer (as tuning writes them).
+    units = config.units if isinstance(config.units, list) else [config.units]
+    for width in units:
+        check_range("units", width, low=1)
     check_range("patience", config.patience, low=0)
     for name in (
         "dropout",
@@ -383,10 +389,10 @@ def full_history(output, history):
     }
 
 
-def save_and_reload(model, output):
-    """Saves `model.keras` and loads it back with `safe_mode=True`."""
-    path = pathlib.Path(output) / "model.keras"
-    partial = path.with_name("model.partial.keras")
+def save_and_reload(model, output, name="model.keras"):
+    """Saves `output/name` and loads it back with `safe_mode=True`."""
+    path = pathlib.Path(output) / name
+    partial = path.with_name(path.stem + ".partial.keras")
     if model.optimizer is not None and not model.optimizer.built:
         # Not trained here (--epochs 0): save a built optimizer anyway,
         # so the file reloads compiled without a warning.

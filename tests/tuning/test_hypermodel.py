@@ -1,0 +1,278 @@
+"""`tuning.StackedRNNHyperModel`: defaults, overrides, conditional widths,
+the parameter budget, the fast path and bad input (every backend)."""
+
+import keras
+import keras_tuner as kt
+import numpy as np
+import pytest
+
+import tuning
+import zoo
+
+
+def tagger(**kwargs):
+    return tuning.StackedRNNHyperModel(
+        "tagging", vocabulary_size=40, num_outputs=5, **kwargs
+    )
+
+
+def stack_of(model):
+    return next(
+        layer
+        for layer in model._flatten_layers()
+        if isinstance(layer, zoo.StackedRNN)
+    )
+
+
+def rnn_layers(model):
+    """`(class name, units)` of each recurrent layer, bottom first."""
+    found = []
+    for entry in zoo.fast_path_report(model):
+        layer = next(
+            x for x in model._flatten_layers() if x.name == entry["layer"]
+        )
+        found.append((entry["cell"], layer.units))
+    return found
+
+
+def test_empty_hyperparameters_build_the_zoo_defaults():
+    hypermodel = tagger()
+    hp = kt.HyperParameters()
+    model = hypermodel.build(hp)
+    assert hypermodel.choices(kt.HyperParameters()) == tuning.ZOO_DEFAULTS
+    assert rnn_layers(model) == [("lstm", 128), ("lstm", 128)]
+    stack = stack_of(model)
+    config = stack.get_config()
+    assert config["bidirectional"] is False and config["residual"] is False
+    assert float(model.optimizer.learning_rate) == pytest.approx(1e-3)
+    # The defaults are what keras-tuner recorded, not a range's minimum.
+    assert hp.values["learning_rate"] == pytest.approx(1e-3)
+    assert hp.values["batch_size"] == 32
+    assert hp.values["units"] == 128 and hp.values["num_layers"] == 2
+
+
+def test_defaults_can_be_changed_and_unsearched_names_keep_them():
+    hypermodel = tagger(
+        search=["num_layers"], defaults={"cell": "gru", "units": 48}
+    )
+    hp = kt.HyperParameters()
+    model = hypermodel.build(hp)
+    assert set(hp.values) == {"num_layers"}
+    assert rnn_layers(model) == [("gru", 48), ("gru", 48)]
+
+
+def test_fixed_values_override_the_search():
+    hp = kt.HyperParameters()
+    hp.Fixed("num_layers", 3)
+    hp.Fixed("cell", "gru")
+    hp.Fixed("units", 64)
+    hp.Fixed("bidirectional", True)
+    model = tagger().build(hp)
+    assert rnn_layers(model) == [("gru", 64)] * 6  # forward and backward
+    assert stack_of(model).get_config()["bidirectional"] is True
+
+
+def _run_trials(tuner, count, score):
+    """Creates and ends `count` trials without training (the space only)."""
+    trials = []
+    for _ in range(count):
+        trial = tuner.oracle.create_trial("tester")
+        if trial.status != "RUNNING":
+            break
+        tuner.oracle.update_trial(
+            trial.trial_id, {"val_accuracy": score(trial.hyperparameters)}
+        )
+        trial.status = "COMPLETED"
+        tuner.oracle.end_trial(trial)
+        trials.append(trial)
+    return trials
+
+
+@pytest.mark.parametrize(
+    "tuner_cls", [kt.RandomSearch, kt.BayesianOptimization]
+)
+def test_per_layer_widths_exist_only_for_existing_layers(tuner_cls, tmp_path):
+    hypermodel = tagger(
+        per_layer_units=True,
+        search=["num_layers", "units"],
+        ranges={"num_layers": (1, 4), "units": (8, 64, 8)},
+    )
+    tuner = tuner_cls(
+        hypermodel,
+        objective="val_accuracy",
+        max_trials=14,
+        directory=str(tmp_path),
+        seed=3,
+    )
+    trials = _run_trials(
+        tuner,
+        14,
+        lambda hp: hp.get("num_layers") / 10 + hp.get("units_1") / 1e3,
+    )
+    assert len(trials) == 14
+    depths = set()
+    for trial in trials:
+        hp = trial.hyperparameters
+        depth = hp.get("num_layers")
+        depths.add(depth)
+        for i in range(1, 5):
+            name = f"units_{i}"
+            assert hp.is_active(name) == (i <= depth), (name, hp.values)
+            assert (name in hp.values) == (i <= depth), (name, hp.values)
+        choices = hypermodel.choices(hp.copy())
+        assert choices["units"] == [
+            hp.get(f"units_{i}") for i in range(1, depth + 1)
+        ]
+    assert len(depths) > 1
+
+
+def test_per_layer_widths_build_those_widths():
+    hp = kt.HyperParameters()
+    hp.Fixed("num_layers", 3)
+    hypermodel = tagger(per_layer_units=True)
+    hypermodel.build(hp)  # declares units_1..units_3 (and inactive units_4)
+    hp.values.update({"units_1": 32, "units_2": 64, "units_3": 96})
+    model = hypermodel.build(hp)
+    assert [u for _, u in rnn_layers(model)] == [32, 64, 96]
+    assert not hp.is_active("units_4")
+
+
+@pytest.mark.parametrize("cell", ["lstm", "gru"])
+def test_budget_trials_have_the_budgeted_size(cell):
+    budget = 60_000
+    hypermodel = tagger(budget_params=budget, embedding_dim=16)
+    widths = {False: [], True: []}
+    for bidirectional in (False, True):
+        for depth in (1, 2, 3, 4):
+            hp = kt.HyperParameters()
+            hp.Fixed("cell", cell)
+            hp.Fixed("num_layers", depth)
+            hp.Fixed("bidirectional", bidirectional)
+            model = hypermodel.build(hp)
+            choices = hypermodel.choices(hp)
+            stack = stack_of(model).count_params()
+            assert stack == hypermodel.stack_params(choices)
+            assert abs(stack - budget) / budget < 0.03, (depth, stack)
+            assert "units" not in hp.values
+            widths[bidirectional].append(choices["units"])
+    for row in widths.values():  # deeper stacks are narrower
+        assert row == sorted(row, reverse=True) and len(set(row)) == 4
+
+
+def test_trials_record_parameters_width_and_time(tmp_path):
+    rng = np.random.default_rng(0)
+    x = rng.integers(1, 40, (48, 6))
+    y = rng.integers(0, 5, (48, 6))
+    hypermodel = tagger(
+        search=["num_layers", "units", "batch_size"],
+        ranges={"units": (4, 16, 4), "num_layers": (1, 2)},
+        embedding_dim=8,
+    )
+    tuner = kt.RandomSearch(
+        hypermodel,
+        objective="val_accuracy",
+        max_trials=2,
+        directory=str(tmp_path),
+        seed=1,
+    )
+    tuner.search(x, y, validation_data=(x, y), epochs=1, verbose=0)
+    trials = list(tuner.oracle.trials.values())
+    assert [t.status for t in trials] == ["COMPLETED", "COMPLETED"]
+    for trial in trials:
+        hp = trial.hyperparameters
+        model = hypermodel.build(hp.copy())
+        metrics = trial.metrics
+        assert metrics.get_last_value("params") == model.count_params()
+        assert metrics.get_last_value("width") == hp.get("units")
+        assert metrics.get_last_value("stack_params") == (
+            stack_of(model).count_params()
+        )
+        assert metrics.get_last_value("train_seconds") > 0
+
+
+def test_default_space_stays_on_the_fused_path():
+    hypermodel = tagger()
+    for depth in (1, 3):
+        hp = kt.HyperParameters()
+        hp.Fixed("num_layers", depth)
+        hp.Fixed("dropout", 0.3)
+        hp.Fixed("inter_layer_dropout", 0.3)
+        report = zoo.fast_path_report(hypermodel.build(hp))
+        assert report and all(
+            entry["backends"][b]["fused"]
+            for entry in report
+            for b in ("tensorflow", "jax")
+        )
+    assert "recurrent_dropout" not in tuning.DEFAULT_SEARCH
+    opted = tagger(search=[*tuning.DEFAULT_SEARCH, "recurrent_dropout"])
+    hp = kt.HyperParameters()
+    hp.Fixed("recurrent_dropout", 0.2)
+    report = zoo.fast_path_report(opted.build(hp))
+    assert not any(e["backends"]["tensorflow"]["fused"] for e in report)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"ranges": {"num_layers": (4, 1)}}, "min 4 > max 1"),
+        ({"ranges": {"units": (64, 32, 8)}}, "min 64 > max 32"),
+        ({"ranges": {"cell": ()}}, "is empty"),
+        ({"ranges": {"cell": ("lstm", "tcn")}}, "'tcn'"),
+        ({"ranges": {"dropout": (0.0, 1.5)}}, "[0, 1)"),
+        ({"ranges": {"depth": (1, 2)}}, "unknown name(s) ['depth']"),
+        ({"search": ["cell", "width"]}, "unknown name(s) ['width']"),
+        ({"budget_params": 500}, "too small for the space"),
+        ({"budget_params": 10**6, "per_layer_units": True}, "per_layer_units"),
+        ({"stack_options": {"units": 3}}, "give their values in `defaults`"),
+    ],
+)
+def test_bad_spaces_are_rejected_with_the_argument_named(kwargs, message):
+    with pytest.raises(ValueError) as info:
+        tagger(**kwargs)
+    assert message in str(info.value)
+
+
+def test_bad_problem_facts_are_rejected():
+    with pytest.raises(ValueError, match="exactly one of"):
+        tuning.StackedRNNHyperModel("tagging", num_outputs=3)
+    with pytest.raises(ValueError, match="`task` must be one of"):
+        tuning.StackedRNNHyperModel("ner", vocabulary_size=9, num_outputs=3)
+    with pytest.raises(ValueError, match="not supported for task='seq2seq'"):
+        tuning.StackedRNNHyperModel(
+            "seq2seq", vocabulary_size=9, num_outputs=9, budget_params=10**6
+        )
+
+
+def test_searched_batch_size_needs_arrays_or_a_data_function():
+    import tensorflow as tf
+
+    hypermodel = tagger(ranges={"units": (4, 8, 4)}, embedding_dim=4)
+    hp = kt.HyperParameters()
+    model = hypermodel.build(hp)
+    ds = tf.data.Dataset.from_tensor_slices(
+        (np.ones((4, 3), "int32"), np.zeros((4, 3), "int32"))
+    ).batch(2)
+    with pytest.raises(ValueError, match="`batch_size` is searched"):
+        hypermodel.fit(hp, model, ds, epochs=1, verbose=0)
+
+
+def test_classification_and_seq2seq_heads_build_and_train_a_step():
+    rng = np.random.default_rng(0)
+    x = rng.integers(1, 30, (8, 5))
+    classifier = tuning.StackedRNNHyperModel(
+        "classification", vocabulary_size=30, num_outputs=3
+    )
+    model = classifier.build(kt.HyperParameters())
+    assert model.output_shape == (None, 3)
+    model.fit(x, rng.integers(0, 3, 8), epochs=1, verbose=0)
+    features = tuning.StackedRNNHyperModel(
+        "tagging", input_dim=6, num_outputs=4, defaults={"units": 8}
+    ).build(kt.HyperParameters())
+    assert features.output_shape == (None, None, 4)
+    seq2seq = tuning.StackedRNNHyperModel(
+        "seq2seq", vocabulary_size=30, num_outputs=12, defaults={"units": 8}
+    )
+    model = seq2seq.build(kt.HyperParameters())
+    targets = rng.integers(1, 12, (8, 4))
+    model.fit((x, targets), targets, epochs=1, verbose=0)
+    assert isinstance(model, keras.Model)

@@ -1,0 +1,250 @@
+"""`python -m tuning.search` end to end on a small corpus written here:
+a search, its files, resuming after a kill, bad input, and keras-tuner's
+chief/worker mode with real processes on 127.0.0.1.
+
+The recipes' models read raw strings (TensorFlow backend only).
+"""
+
+import csv
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+
+import keras
+import pytest
+
+from recipes import _common
+from tests.recipes.test_tagging import write_corpus
+from tuning import distributed
+from tuning import search
+
+pytestmark = pytest.mark.tf_only
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ENV = {
+    **os.environ,
+    "PYTHONPATH": str(ROOT),
+    "TF_NUM_INTEROP_THREADS": "1",
+    "TF_NUM_INTRAOP_THREADS": "1",
+}
+for name in (distributed.ENV_ID, distributed.ENV_IP, distributed.ENV_PORT):
+    ENV.pop(name, None)
+
+
+def tiny_args(tmp_path, *extra, trials=2, epochs=2):
+    corpus = tmp_path / "corpus"
+    if not corpus.exists():
+        write_corpus(corpus, documents=10)
+    return [
+        "--corpus-dir", str(corpus), "--directory", str(tmp_path / "runs"),
+        "--project-name", "pos", "--max-trials", str(trials),
+        "--epochs", str(epochs), "--units", "8", "--embedding-dim", "8",
+        "--widths", "4:16:4", "--layers", "1:3", "--batch-size", "16",
+        "--seed", "1", *extra,
+    ]  # fmt: skip
+
+
+def run_cli(args, **kwargs):
+    return subprocess.run(
+        [sys.executable, "-m", "tuning.search", *args],
+        env=ENV,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        **kwargs,
+    )
+
+
+def read_trials(project):
+    with (project / "trials.csv").open() as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_search_writes_table_plots_and_best_model_then_resumes(tmp_path):
+    args = tiny_args(tmp_path)
+    summary = search.main(args)
+    project = tmp_path / "runs" / "pos"
+    assert summary["completed"] == summary["trials"] == 2
+    rows = read_trials(project)
+    assert [r["status"] for r in rows] == ["COMPLETED", "COMPLETED"]
+    for row in rows:
+        assert 1 <= int(row["num_layers"]) <= 3
+        assert int(row["units"]) in (4, 8, 12, 16)
+        assert int(row["params"]) > int(row["stack_params"]) > 0
+        assert 0 <= float(row["score"]) <= 1
+        assert float(row["train_seconds"]) > 0
+        assert row["worker"] == "tuner0"
+    assert (project / "heatmap.png").stat().st_size > 1000
+    best = json.loads((project / "best_hyperparameters.json").read_text())
+    assert best["score"] == max(float(r["score"]) for r in rows)
+    model = keras.saving.load_model(
+        project / "best_model.keras", safe_mode=True, compile=False
+    )
+    assert model.count_params() == best["params"]
+    # best_config.json is a recipe config: the tagger reads it.
+    config = _common.read_config_file(project / "best_config.json")
+    assert config["num_layers"] == best["values"]["num_layers"]
+    started = {
+        r["trial"]: json.loads(
+            (project / f"trial_{r['trial']}" / "worker.json").read_text()
+        )["started"]
+        for r in rows
+    }
+    # The same command again: nothing is trained again.
+    again = search.main(args)
+    assert again["trials"] == 2 and again["best"] == summary["best"]
+    for trial, when in started.items():
+        worker = project / f"trial_{trial}" / "worker.json"
+        assert json.loads(worker.read_text())["started"] == when
+
+
+def _trial_status(project, trial):
+    path = project / f"trial_{trial}" / "trial.json"
+    try:
+        return json.loads(path.read_text())["status"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def test_a_search_killed_mid_trial_resumes_and_retries_that_trial(tmp_path):
+    project = tmp_path / "runs" / "pos"
+    args = tiny_args(tmp_path, trials=2, epochs=30)
+    args += ["--patience", "30"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tuning.search", *args],
+        env=ENV,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        # Kill it while the second trial trains (the first is complete).
+        while _trial_status(project, "1") != "RUNNING":
+            assert process.poll() is None, "the search ended before the kill"
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        time.sleep(2)
+        process.send_signal(signal.SIGKILL)
+        process.wait(30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert _trial_status(project, "0") == "COMPLETED"
+    assert not (project / "trials.csv").exists()
+    first = json.loads((project / "trial_0" / "worker.json").read_text())
+    result = run_cli(args, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = read_trials(project)
+    assert [(r["trial"], r["status"]) for r in rows] == [
+        ("0", "COMPLETED"),
+        ("1", "COMPLETED"),
+    ]
+    # Trial 0 was kept; trial 1 ran again in the new process.
+    again = json.loads((project / "trial_0" / "worker.json").read_text())
+    assert again == first
+    retried = json.loads((project / "trial_1" / "worker.json").read_text())
+    assert retried["pid"] != first["pid"]
+    assert "Running Trial #1\n" not in result.stdout
+
+
+def test_distributed_search_splits_trials_and_every_process_exits(tmp_path):
+    args = tiny_args(tmp_path, "--distributed", "--workers", "2", trials=4)
+    args += ["--timeout", "400"]
+    start = time.monotonic()
+    result = run_cli(args, timeout=500)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    rows = read_trials(tmp_path / "runs" / "pos")
+    assert len(rows) == 4 and all(r["status"] == "COMPLETED" for r in rows)
+    assert {r["worker"] for r in rows} == {"tuner0", "tuner1"}
+    out = result.stdout
+    assert "[chief]" in out and "[tuner0]" in out and "[tuner1]" in out
+    # No process of the search outlives the launcher.
+    left = subprocess.run(
+        ["pgrep", "-f", str(tmp_path / "runs")], capture_output=True
+    )
+    assert left.stdout == b"", left.stdout
+    assert time.monotonic() - start < 400
+
+
+def test_a_worker_stops_when_the_chief_is_unreachable(tmp_path):
+    env = {
+        **ENV,
+        distributed.ENV_IP: "127.0.0.1",
+        distributed.ENV_PORT: str(distributed.free_port()),
+        distributed.ENV_ID: "tuner0",
+    }
+    code = (
+        "import time; from tuning import distributed; "
+        "distributed.chief_watchdog(1.0, interval=0.2); time.sleep(60)"
+    )
+    start = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 3
+    assert "has not answered for 1 s" in result.stderr
+    assert time.monotonic() - start < 60
+
+
+def test_a_chief_that_fails_stops_the_launch(tmp_path):
+    log = tmp_path / "log.txt"
+    with log.open("w") as handle:
+        code = distributed.launch(
+            ["--tuner", "grid"], 2, chief_timeout=120, log=handle
+        )
+    assert code == 2
+    assert "the chief exited with 2 before serving" in log.read_text()
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--tuner", "grid"], "--tuner must be one of random, bayesian"),
+        (["--task", "parsing"], "--task must be one of"),
+        (["--layers", "4:1"], "--layers is empty: min 4 > max 1"),
+        (["--widths", "8"], "--widths must be MIN:MAX[:STEP] numbers"),
+        (["--budget-params", "50"], "--budget-params=50 is too small"),
+        (["--budget-params", "lots"], "--budget-params must be a positive"),
+        (["--search", "cell,depth"], "unknown name(s) ['depth']"),
+        (["--range", "dropout=0:2"], "--range dropout must lie in [0, 1)"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(extra, message, tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        _common.run_cli(search.main, tiny_args(tmp_path, *extra))
+    assert info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), lines
+    assert message in lines[0], lines[0]
+
+
+def test_a_directory_holding_another_search_is_refused(tmp_path, capsys):
+    project = tmp_path / "runs" / "pos"
+    search.check_project(
+        project,
+        search.stamp_of(*search.parse(tiny_args(tmp_path))[:2]),
+        overwrite=False,
+    )
+    other = tiny_args(tmp_path, "--tuner", "bayesian")
+    with pytest.raises(SystemExit) as info:
+        _common.run_cli(search.main, other)
+    assert info.value.code == 2
+    error = capsys.readouterr().err.strip()
+    assert "holds a different search" in error
+    assert "search.tuner: 'random' there, 'bayesian' here" in error
+    # A keras-tuner project of someone else's.
+    foreign = tmp_path / "runs" / "foreign"
+    foreign.mkdir(parents=True)
+    (foreign / "oracle.json").write_text("{}")
+    with pytest.raises(_common.RecipeError, match="not started by"):
+        search.check_project(foreign, {"search": {}, "recipe": {}}, False)

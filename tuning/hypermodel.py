@@ -1,0 +1,571 @@
+"""`StackedRNNHyperModel`: the zoo's stacks as a keras-tuner search space."""
+
+import math
+import time
+
+import keras
+import keras_tuner as kt
+import numpy as np
+
+import zoo
+
+TASKS = ("tagging", "classification", "seq2seq")
+CELLS = ("lstm", "gru", "simple_rnn")
+
+# The untuned baseline: the zoo's defaults (`zoo.stacked_rnn`,
+# `zoo.StackedRNN`), Adam's default learning rate and `fit`'s default batch.
+ZOO_DEFAULTS = {
+    "cell": "lstm",
+    "num_layers": 2,
+    "units": 128,
+    "bidirectional": False,
+    "residual": False,
+    "inter_layer_dropout": 0.0,
+    "dropout": 0.0,
+    "recurrent_dropout": 0.0,
+    "learning_rate": 1e-3,
+    "batch_size": 32,
+}
+SEARCHABLE = tuple(ZOO_DEFAULTS)
+# `recurrent_dropout` is left out: it is the one option that takes LSTM and
+# GRU layers off the fused cuDNN kernel (and halves CPU speed).
+DEFAULT_SEARCH = tuple(n for n in SEARCHABLE if n != "recurrent_dropout")
+DEFAULT_RANGES = {
+    "cell": ("lstm", "gru"),
+    "num_layers": (1, 4),
+    "units": (32, 256, 32),
+    "inter_layer_dropout": (0.0, 0.5, 0.1),
+    "dropout": (0.0, 0.5, 0.1),
+    "recurrent_dropout": (0.0, 0.5, 0.1),
+    "learning_rate": (1e-4, 1e-2),
+    "batch_size": (16, 32, 64),
+}
+# Per-trial facts added to each trial's metrics (and its History).
+FACTS = ("params", "stack_params", "width", "train_seconds")
+
+
+class StackedRNNHyperModel(kt.HyperModel):
+    """A stacked RNN whose depth, width, cell and regularisation are tuned.
+
+    The model is built by the zoo's builders (`zoo.stacked_rnn`,
+    `zoo.build_seq2seq`); this class only declares the search space and
+    turns a trial's values into builder arguments. `build(HyperParameters())`
+    builds the untuned baseline: every hyperparameter's default is the zoo
+    default (or the value given in `defaults`).
+
+    | name | kind | default range | default |
+    |---|---|---|---|
+    | `cell` | Choice | `lstm`, `gru` | `lstm` |
+    | `num_layers` | Int | 1 .. 4 | 2 |
+    | `units` | Int, step 32 | 32 .. 256 | 128 |
+    | `units_1` .. `units_L` | Int (with `per_layer_units`) | as `units` | 128 |
+    | `bidirectional` | Boolean | | False |
+    | `residual` | Boolean | | False |
+    | `inter_layer_dropout` | Float, step 0.1 | 0 .. 0.5 | 0.0 |
+    | `dropout` | Float, step 0.1 | 0 .. 0.5 | 0.0 |
+    | `recurrent_dropout` | Float (opt-in) | 0 .. 0.5 | 0.0 |
+    | `learning_rate` | Float, log | 1e-4 .. 1e-2 | 1e-3 |
+    | `batch_size` | Choice | 16, 32, 64 | 32 |
+
+    With `per_layer_units=True`, layer `i` (1-based) has its own width
+    `units_i`, declared in `hp.conditional_scope("num_layers", [i, ...])`:
+    a 2-layer trial has `units_1` and `units_2` active and no `units_3`.
+    With `budget_params`, no width is searched: each trial's width is
+    `zoo.width_for_budget` for its cell, depth and bidirectionality, so
+    every trial's recurrent stack has about `budget_params` parameters
+    (the embedding and the output layer are not counted; they do not
+    change with depth). `recurrent_dropout` is searched only when named in
+    `search`; every other option keeps LSTM and GRU on the fused kernel.
+
+    Each trial's History (and so its keras-tuner metrics) also records
+    `params` (the whole model), `stack_params` (the recurrent stack, what
+    the budget counts), `width` (mean units per layer) and
+    `train_seconds`.
+
+    Args:
+        task: `"tagging"` (a softmax per timestep), `"classification"` (a
+            softmax on the final state) or `"seq2seq"` (`zoo.build_seq2seq`
+            with `num_outputs` target ids); ignored when `build_model` is
+            given.
+        num_outputs: number of tags, classes or target ids.
+        vocabulary_size: size of the token vocabulary (id 0 is padding);
+            or give `input_dim` for float features (not for seq2seq).
+        input_dim: feature width of float inputs.
+        embedding_dim: embedding width for token inputs.
+        search: names of the hyperparameters to search (see the table);
+            the others keep their default.
+        ranges: per-name overrides of the ranges: `(min, max)` or `(min,
+            max, step)` for numbers, a tuple of choices for `cell` and
+            `batch_size`.
+        defaults: per-name overrides of the defaults (the baseline).
+        per_layer_units: one width per layer instead of one for all.
+        budget_params: a parameter budget for the recurrent stack; the
+            width follows from it (and is not searched).
+        stack_options: further fixed `zoo.stacked_rnn` options for every
+            trial (`merge_mode`, `highway`, `layer_norm`, `weight_drop`,
+            `embedding_dropout`, `seed`, ...).
+        build_model: optional `callable(choices) -> compiled keras.Model`
+            replacing the built-in heads; `choices` is `self.choices(hp)`.
+        data: optional `callable(batch_size) -> (train, validation)`, used
+            by `fit` instead of the data passed to `search`, so that a
+            searched batch size also applies to `tf.data` pipelines.
+        name, tunable: as for `keras_tuner.HyperModel`.
+
+    Example:
+    ```python
+    hypermodel = tuning.StackedRNNHyperModel(
+        "tagging", vocabulary_size=20_000, num_outputs=13,
+        ranges={"num_layers": (1, 6)}, per_layer_units=True)
+    tuner = keras_tuner.RandomSearch(
+        hypermodel, objective="val_accuracy", max_trials=20)
+    tuner.search(x, y, validation_data=(x_val, y_val), epochs=5)
+    ```
+    """
+
+    def __init__(
+        self,
+        task="tagging",
+        *,
+        num_outputs=None,
+        vocabulary_size=None,
+        input_dim=None,
+        embedding_dim=64,
+        search=DEFAULT_SEARCH,
+        ranges=None,
+        defaults=None,
+        per_layer_units=False,
+        budget_params=None,
+        stack_options=None,
+        build_model=None,
+        data=None,
+        name=None,
+        tunable=True,
+    ):
+        super().__init__(name=name, tunable=tunable)
+        if build_model is None:
+            _check_choice("task", task, TASKS)
+            _check_positive("num_outputs", num_outputs)
+            if (vocabulary_size is None) == (input_dim is None):
+                raise ValueError(
+                    "Pass exactly one of `vocabulary_size` (token ids) or "
+                    f"`input_dim` (float features); received vocabulary_size="
+                    f"{vocabulary_size!r}, input_dim={input_dim!r}."
+                )
+            if task == "seq2seq" and vocabulary_size is None:
+                raise ValueError(
+                    "task='seq2seq' reads token ids: pass `vocabulary_size`; "
+                    f"received input_dim={input_dim!r}."
+                )
+        self.task = task
+        self.num_outputs = num_outputs
+        self.vocabulary_size = vocabulary_size
+        self.input_dim = input_dim
+        self.embedding_dim = _check_positive("embedding_dim", embedding_dim)
+        self.search = _check_search(search)
+        self.ranges = _check_ranges({**DEFAULT_RANGES, **(ranges or {})})
+        self.defaults = {**ZOO_DEFAULTS, **(defaults or {})}
+        unknown = sorted(set(self.defaults) - set(SEARCHABLE))
+        if unknown:
+            raise ValueError(
+                f"`defaults` has unknown name(s) {unknown}; allowed: "
+                f"{list(SEARCHABLE)}."
+            )
+        self.per_layer_units = bool(per_layer_units)
+        self.stack_options = dict(stack_options or {})
+        clash = sorted(set(self.stack_options) & set(SEARCHABLE))
+        if clash:
+            raise ValueError(
+                f"`stack_options` sets {clash}, which are hyperparameters: "
+                "give their values in `defaults` instead."
+            )
+        self.build_model = build_model
+        self.data = data
+        self.budget_params = None
+        if budget_params is not None:
+            self.budget_params = _check_positive("budget_params", budget_params)
+            if per_layer_units:
+                raise ValueError(
+                    "`budget_params` derives one width per trial; it cannot "
+                    "be combined with per_layer_units=True."
+                )
+            if self.task == "seq2seq" and build_model is None:
+                raise ValueError(
+                    "`budget_params` counts one recurrent stack; it is not "
+                    "supported for task='seq2seq' (encoder and decoder)."
+                )
+            self._check_budget()
+
+    # The space ---------------------------------------------------------
+
+    @property
+    def input_width(self):
+        """The feature width entering the first recurrent layer."""
+        if self.input_dim is not None:
+            return self.input_dim
+        return self.embedding_dim
+
+    def _value(self, hp, name):
+        """The trial's value of `name`: searched, or its default."""
+        default = self.defaults[name]
+        if name not in self.search:
+            return default
+        if name in ("bidirectional", "residual"):
+            return hp.Boolean(name, default=bool(default))
+        low_high = self.ranges[name]
+        if name in ("cell", "batch_size"):
+            return hp.Choice(name, list(low_high), default=default)
+        if name == "learning_rate":
+            low, high = low_high[:2]
+            return hp.Float(
+                name,
+                low,
+                high,
+                sampling="log",
+                default=_clip(default, low, high),
+            )
+        if name == "num_layers":
+            low, high = low_high[:2]
+            return hp.Int(name, low, high, default=_clip(default, low, high))
+        low, high, step = _with_step(name, low_high)
+        if name == "units":
+            return hp.Int(
+                name,
+                low,
+                high,
+                step=step,
+                default=_snap(default, low, high, step),
+            )
+        return hp.Float(
+            name, low, high, step=step, default=_snap(default, low, high, step)
+        )
+
+    def choices(self, hp):
+        """The builder arguments of a trial: one dict with every searchable
+        name (`units` is a list with per-layer widths) plus `stack_options`.
+        """
+        values = {
+            name: self._value(hp, name)
+            for name in SEARCHABLE
+            if name != "units"
+        }
+        num_layers = values["num_layers"]
+        if self.budget_params is not None:
+            values["units"] = self._budget_width(
+                values["cell"],
+                num_layers,
+                values["bidirectional"],
+                values["residual"],
+            )
+        elif self.per_layer_units and "units" in self.search:
+            low, high, step = _with_step("units", self.ranges["units"])
+            maximum = self._max_layers()
+            default = _snap(self.defaults["units"], low, high, step)
+            widths = []
+            for i in range(1, maximum + 1):
+                layers = list(range(i, maximum + 1))
+                with hp.conditional_scope("num_layers", layers):
+                    width = hp.Int(
+                        f"units_{i}", low, high, step=step, default=default
+                    )
+                if i <= num_layers:
+                    widths.append(width)
+            values["units"] = widths
+        else:
+            values["units"] = self._value(hp, "units")
+        return {**values, **self.stack_options}
+
+    def _max_layers(self):
+        if "num_layers" in self.search:
+            return int(self.ranges["num_layers"][1])
+        return int(self.defaults["num_layers"])
+
+    def _budget_options(self, bidirectional, residual):
+        keys = ("merge_mode", "highway", "layer_norm")
+        options = {
+            k: self.stack_options[k] for k in keys if k in self.stack_options
+        }
+        return dict(bidirectional=bidirectional, residual=residual, **options)
+
+    def _budget_width(self, cell, num_layers, bidirectional, residual):
+        return zoo.width_for_budget(
+            cell,
+            self.input_width,
+            num_layers,
+            self.budget_params,
+            **self._budget_options(bidirectional, residual),
+        )
+
+    def _check_budget(self):
+        """Every cell and depth of the space must fit the budget."""
+        cells = (
+            self.ranges["cell"]
+            if "cell" in self.search
+            else (self.defaults["cell"],)
+        )
+        depth = self._max_layers()
+        bidirectional = (
+            "bidirectional" in self.search or self.defaults["bidirectional"]
+        )
+        residual = "residual" in self.search or self.defaults["residual"]
+        for cell in cells:
+            smallest = zoo.count_params(
+                cell,
+                self.input_width,
+                1,
+                num_layers=depth,
+                **self._budget_options(bidirectional, residual),
+            )
+            if smallest > self.budget_params:
+                raise ValueError(
+                    f"`budget_params`={self.budget_params} is too small for "
+                    f"the space: a {depth}-layer "
+                    f"{'bidirectional ' if bidirectional else ''}{cell} stack "
+                    f"on input width {self.input_width} has {smallest} "
+                    "parameters at units=1; raise the budget or lower the "
+                    "largest num_layers."
+                )
+
+    def stack_params(self, choices):
+        """Parameters of the recurrent stack (what the budget counts)."""
+        options = self._budget_options(
+            choices["bidirectional"], choices["residual"]
+        )
+        return zoo.count_params(
+            choices["cell"],
+            self.input_width,
+            choices["units"],
+            num_layers=choices["num_layers"],
+            **options,
+        )
+
+    # keras-tuner -------------------------------------------------------
+
+    def build(self, hp):
+        choices = self.choices(hp)
+        if self.build_model is not None:
+            return self.build_model(choices)
+        return self._build_head(choices)
+
+    def _build_head(self, choices):
+        stack = {
+            k: choices[k]
+            for k in (
+                "bidirectional",
+                "residual",
+                "inter_layer_dropout",
+                "dropout",
+                "recurrent_dropout",
+            )
+        }
+        stack.update(
+            {
+                k: v
+                for k, v in self.stack_options.items()
+                if k != "embedding_dropout"
+            }
+        )
+        if self.task == "seq2seq":
+            model = zoo.build_seq2seq(
+                self.vocabulary_size,
+                self.num_outputs,
+                choices["cell"],
+                choices["num_layers"],
+                choices["units"],
+                embedding_dim=self.embedding_dim,
+                **stack,
+            )
+        else:
+            inputs = (
+                {
+                    "vocabulary_size": self.vocabulary_size,
+                    "embedding_dim": self.embedding_dim,
+                    "embedding_dropout": self.stack_options.get(
+                        "embedding_dropout", 0.0
+                    ),
+                }
+                if self.vocabulary_size is not None
+                else {"input_dim": self.input_dim}
+            )
+            encoder = zoo.stacked_rnn(
+                choices["cell"],
+                choices["num_layers"],
+                choices["units"],
+                return_sequences=self.task == "tagging",
+                name="encoder",
+                **inputs,
+                **stack,
+            )
+            outputs = keras.layers.Dense(
+                self.num_outputs, activation="softmax", name="outputs"
+            )(encoder.output)
+            model = keras.Model(
+                encoder.input, outputs, name=f"{self.task}_model"
+            )
+        model.compile(
+            optimizer=keras.optimizers.Adam(choices["learning_rate"]),
+            loss="sparse_categorical_crossentropy",
+            weighted_metrics=[
+                keras.metrics.SparseCategoricalAccuracy(name="accuracy")
+            ],
+        )
+        return model
+
+    def fit(self, hp, model, *args, **kwargs):
+        """`model.fit` with the trial's batch size; records the facts."""
+        choices = self.choices(hp)
+        if self.data is not None:
+            if args or "x" in kwargs:
+                raise ValueError(
+                    "This hypermodel reads its data from `data`; call "
+                    "search() without x, y and validation_data."
+                )
+            train, validation = self.data(choices["batch_size"])
+            args = (train,)
+            kwargs["validation_data"] = validation
+        else:
+            x = args[0] if args else kwargs.get("x")
+            if _is_array(x):
+                kwargs.setdefault("batch_size", choices["batch_size"])
+            elif "batch_size" in self.search:
+                raise ValueError(
+                    "`batch_size` is searched, but search() received "
+                    f"{type(x).__name__} data, which carries its own batch "
+                    "size: pass arrays, give the hypermodel `data=` (a "
+                    "function of the batch size), or leave batch_size out "
+                    "of `search`."
+                )
+        start = time.perf_counter()
+        history = model.fit(*args, **kwargs)
+        facts = self.facts(choices, model)
+        facts["train_seconds"] = round(time.perf_counter() - start, 2)
+        for name, value in facts.items():
+            history.history[name] = [value] * len(history.epoch)
+        return history
+
+    def facts(self, choices, model):
+        """`params`, `stack_params` and `width` of a built trial model."""
+        units = choices["units"]
+        widths = units if isinstance(units, list) else [units]
+        facts = {
+            "params": int(model.count_params()),
+            "width": float(np.mean(widths)),
+        }
+        if self.task != "seq2seq" or self.build_model is not None:
+            try:
+                facts["stack_params"] = int(self.stack_params(choices))
+            except (ValueError, KeyError):
+                pass
+        return facts
+
+
+def _is_array(x):
+    return isinstance(x, (np.ndarray, list, tuple, dict)) or hasattr(
+        x, "__array__"
+    )
+
+
+def _check_choice(name, value, allowed):
+    if value not in allowed:
+        raise ValueError(
+            f"`{name}` must be one of {list(allowed)}; received {value!r}."
+        )
+    return value
+
+
+def _check_positive(name, value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, np.integer))
+        or value < 1
+    ):
+        raise ValueError(
+            f"`{name}` must be a positive integer; received {value!r}."
+        )
+    return int(value)
+
+
+def _check_search(search):
+    if isinstance(search, str):
+        search = [s for s in search.split(",") if s]
+    search = tuple(search)
+    unknown = sorted(set(search) - set(SEARCHABLE))
+    if unknown:
+        raise ValueError(
+            f"`search` has unknown name(s) {unknown}; allowed: "
+            f"{list(SEARCHABLE)}."
+        )
+    return search
+
+
+def _check_ranges(ranges):
+    unknown = sorted(set(ranges) - set(DEFAULT_RANGES))
+    if unknown:
+        raise ValueError(
+            f"`ranges` has unknown name(s) {unknown}; allowed: "
+            f"{sorted(DEFAULT_RANGES)}."
+        )
+    for name, value in ranges.items():
+        value = tuple(value)
+        ranges[name] = value
+        if not value:
+            raise ValueError(f"`ranges[{name!r}]` is empty.")
+        if name == "cell":
+            for cell in value:
+                _check_choice("ranges['cell'] entries", cell, CELLS)
+            continue
+        if name == "batch_size":
+            for size in value:
+                _check_positive("ranges['batch_size'] entries", size)
+            continue
+        if len(value) not in (2, 3):
+            raise ValueError(
+                f"`ranges[{name!r}]` must be (min, max) or (min, max, step); "
+                f"received {value!r}."
+            )
+        low, high = value[:2]
+        if low > high:
+            raise ValueError(
+                f"`ranges[{name!r}]` is empty: min {low} > max {high}."
+            )
+        if name in ("num_layers", "units") and low < 1:
+            raise ValueError(
+                f"`ranges[{name!r}]` must start at 1 or more; received "
+                f"{value!r}."
+            )
+        if name.endswith("dropout") and not 0 <= low <= high < 1:
+            raise ValueError(
+                f"`ranges[{name!r}]` must lie in [0, 1); received {value!r}."
+            )
+        if name == "learning_rate" and low <= 0:
+            raise ValueError(
+                f"`ranges['learning_rate']` must be > 0 (log sampling); "
+                f"received {value!r}."
+            )
+        if len(value) == 3 and value[2] <= 0:
+            raise ValueError(
+                f"`ranges[{name!r}]` step must be > 0; received {value!r}."
+            )
+    return ranges
+
+
+def _with_step(name, value):
+    if len(value) == 3:
+        return value
+    low, high = value
+    return low, high, (1 if name == "units" else 0.1)
+
+
+def _clip(value, low, high):
+    return min(max(value, low), high)
+
+
+def _snap(value, low, high, step):
+    """The grid point `low + k * step` (within range) nearest `value`."""
+    k = round((_clip(value, low, high) - low) / step)
+    k = min(k, math.floor((high - low) / step + 1e-9))
+    snapped = low + k * step
+    return (
+        int(snapped)
+        if isinstance(step, int) and isinstance(low, int)
+        else round(snapped, 10)
+    )

@@ -1,0 +1,255 @@
+"""What a finished search writes: the trial table, plots, the best model.
+
+Files, in the project folder (`--directory/--project-name`):
+
+- `trials.csv`, `trials.json`: one row per trial: id, status, the worker
+  that ran it, cell, depth, width (`units`: one width, or one per layer
+  joined by `/`), parameters (model and recurrent stack), the objective,
+  the training seconds, and every hyperparameter value;
+- `best_model.keras`: the best trial's model at its best epoch (reloads
+  with `safe_mode=True`), `best_hyperparameters.json`, and
+  `best_config.json`: the recipe's settings with the best values in place,
+  ready for `python -m recipes.TASK --config best_config.json`;
+- `heatmap.png`: the best objective per depth x width;
+- `budget.png` (with `--budget-params`): the objective against depth at the
+  fixed budget, one line per cell.
+"""
+
+import csv
+import dataclasses
+import json
+import math
+import pathlib
+import warnings
+
+from recipes import _common
+
+COLUMNS = (
+    "trial",
+    "status",
+    "worker",
+    "cell",
+    "num_layers",
+    "units",
+    "width",
+    "params",
+    "stack_params",
+    "objective",
+    "score",
+    "train_seconds",
+)
+
+
+def trial_rows(tuner, hypermodel):
+    """One dict per trial, in trial order (see `COLUMNS`)."""
+    project = pathlib.Path(tuner.project_dir)
+    rows = []
+    for trial_id in sorted(tuner.oracle.trials):
+        trial = tuner.oracle.trials[trial_id]
+        values = dict(trial.hyperparameters.values)
+        choices = hypermodel.choices(trial.hyperparameters.copy())
+        units = choices["units"]
+        widths = units if isinstance(units, list) else [units]
+        row = {
+            "trial": trial_id,
+            "status": str(trial.status),
+            "worker": _worker(project / f"trial_{trial_id}"),
+            "cell": choices["cell"],
+            "num_layers": choices["num_layers"],
+            "units": "/".join(str(u) for u in widths),
+            "width": round(sum(widths) / len(widths), 1),
+            "params": _metric(trial, "params", int),
+            "stack_params": _metric(trial, "stack_params", int),
+            "objective": tuner.oracle.objective.name,
+            "score": trial.score,
+            "train_seconds": _metric(trial, "train_seconds", float),
+        }
+        row.update({f"hp_{k}": v for k, v in values.items()})
+        rows.append(row)
+    return rows
+
+
+def _metric(trial, name, kind):
+    if not trial.metrics.exists(name):
+        return None
+    value = trial.metrics.get_last_value(name)
+    return None if value is None else kind(value)
+
+
+def _worker(trial_dir):
+    try:
+        return json.loads((trial_dir / "worker.json").read_text())["tuner_id"]
+    except (OSError, ValueError, KeyError):
+        return ""
+
+
+def write_table(rows, project):
+    keys = list(COLUMNS)
+    for row in rows:
+        keys += [k for k in row if k not in keys]
+    partial = project / "trials.csv.partial"
+    with partial.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=keys)
+        writer.writeheader()
+        writer.writerows(rows)
+    partial.replace(project / "trials.csv")
+    _common.write_json(project / "trials.json", rows)
+
+
+def plot_heatmap(rows, path, title):
+    """Best score per (depth, width) cell of the trials that completed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    done = [r for r in rows if r["score"] is not None]
+    if not done:
+        return False
+    depths = sorted({r["num_layers"] for r in done})
+    widths = sorted({r["width"] for r in done})
+    grid = np.full((len(depths), len(widths)), np.nan)
+    for r in done:
+        i, j = depths.index(r["num_layers"]), widths.index(r["width"])
+        if np.isnan(grid[i, j]) or r["score"] > grid[i, j]:
+            grid[i, j] = r["score"]
+    fig, ax = plt.subplots(
+        figsize=(
+            max(4.0, 0.9 * len(widths) + 2),
+            max(3.0, 0.7 * len(depths) + 2),
+        )
+    )
+    image = ax.imshow(grid, origin="lower", cmap="viridis", aspect="auto")
+    for i in range(len(depths)):
+        for j in range(len(widths)):
+            if not np.isnan(grid[i, j]):
+                ax.text(
+                    j,
+                    i,
+                    f"{grid[i, j]:.3f}",
+                    ha="center",
+                    va="center",
+                    color="white",
+                    fontsize=8,
+                )
+    ax.set_xticks(range(len(widths)), [_label(w) for w in widths])
+    ax.set_yticks(range(len(depths)), [str(d) for d in depths])
+    ax.set_xlabel("width (units per layer; mean if per-layer)")
+    ax.set_ylabel("depth (layers)")
+    ax.set_title(title, fontsize=9)
+    fig.colorbar(image, ax=ax, label=done[0]["objective"])
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def plot_budget(rows, path, title):
+    """The best score against depth at the fixed budget, one line per cell."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    done = [r for r in rows if r["score"] is not None]
+    if not done:
+        return False
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    for cell in sorted({r["cell"] for r in done}):
+        best = {}
+        for r in done:
+            if r["cell"] == cell:
+                d = r["num_layers"]
+                if d not in best or r["score"] > best[d]["score"]:
+                    best[d] = r
+        depths = sorted(best)
+        ax.plot(depths, [best[d]["score"] for d in depths], "o-", label=cell)
+        for d in depths:
+            ax.annotate(
+                f"u={_label(best[d]['width'])}",
+                (d, best[d]["score"]),
+                textcoords="offset points",
+                xytext=(0, 6),
+                ha="center",
+                fontsize=7,
+            )
+    ax.set_xlabel("depth (layers)")
+    ax.set_ylabel(done[0]["objective"])
+    ax.set_xticks(sorted({r["num_layers"] for r in done}))
+    ax.legend()
+    ax.grid(alpha=0.3)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def _label(width):
+    return str(int(width)) if float(width).is_integer() else f"{width:g}"
+
+
+def write(tuner, hypermodel, problem, budget_params=None):
+    """Writes every file of a finished (or stopped) search; returns a
+    summary dict (best trial, counts, paths)."""
+    project = pathlib.Path(tuner.project_dir)
+    rows = trial_rows(tuner, hypermodel)
+    write_table(rows, project)
+    objective = tuner.oracle.objective.name
+    where = f"{problem.task}, {problem.description}"
+    plot_heatmap(
+        rows,
+        project / "heatmap.png",
+        f"best {objective} over depth x width ({len(rows)} trials)\n{where}",
+    )
+    if budget_params:
+        plot_budget(
+            rows,
+            project / "budget.png",
+            f"{objective} vs depth at ~{budget_params:,} stack parameters"
+            f"\n{where}",
+        )
+    completed = [r for r in rows if r["score"] is not None]
+    summary = {
+        "trials": len(rows),
+        "completed": len(completed),
+        "objective": objective,
+        "project": str(project),
+    }
+    best_trials = [
+        t for t in tuner.oracle.get_best_trials(1) if t.score is not None
+    ]
+    if not best_trials or (
+        isinstance(best_trials[0].score, float)
+        and math.isnan(best_trials[0].score)
+    ):
+        return summary
+    best = best_trials[0]
+    choices = hypermodel.choices(best.hyperparameters.copy())
+    with warnings.catch_warnings():
+        # The trial checkpoint holds the optimizer's state, which the
+        # freshly built model's optimizer skips: the weights are what count.
+        warnings.filterwarnings("ignore", "Skipping variable loading")
+        model = tuner.load_model(best)
+    reloaded = _common.save_and_reload(model, project, "best_model.keras")
+    _common.write_json(
+        project / "best_hyperparameters.json",
+        {
+            "trial": best.trial_id,
+            "objective": objective,
+            "score": best.score,
+            "values": best.hyperparameters.values,
+            "choices": choices,
+            "params": int(reloaded.count_params()),
+        },
+    )
+    config = dataclasses.asdict(problem.config_for(choices))
+    config["output"] = str(project / "best")
+    _common.write_json(project / "best_config.json", config)
+    row = next(r for r in rows if r["trial"] == best.trial_id)
+    summary["best"] = {
+        k: row[k]
+        for k in ("trial", "cell", "num_layers", "units", "params", "score")
+    }
+    return summary

@@ -1,0 +1,436 @@
+"""Search depth, width and cell of a recipe's model with keras-tuner.
+
+    python -m tuning.search --quick                   # POS tagging, Brown
+    python -m tuning.search --task classification --tuner bayesian \\
+        --max-trials 20 --search cell,num_layers,units,dropout
+    python -m tuning.search --budget-params 400k --layers 1:4 --quick
+    python -m tuning.search --quick --distributed --workers 2
+
+Each trial trains the recipe's model (`--task tagging|classification|
+seq2seq`, with the recipe's data flags: `--dataset`, `--train-file`, ...,
+and its settings for what is not searched) for the recipe's `--epochs`
+(at most 2 with `--quick`, which also takes the recipe's small subset),
+early-stopped on the validation objective: `val_accuracy` (POS),
+`val_f1` (BIO tags), `val_macro_f1` (classification) or `val_accuracy`
+(seq2seq, teacher-forced). `--search` names the hyperparameters to search
+(`tuning.SEARCHABLE`); `--cells`, `--layers`, `--widths` and `--range
+NAME=MIN:MAX[:STEP]` set their ranges. With `--budget-params N` the width
+is derived per trial so every recurrent stack has about N parameters.
+
+keras-tuner prints each trial's values and progress. At the end, the
+project folder (`--directory`/`--project-name`) holds `trials.csv` and
+`trials.json`, `heatmap.png` (objective over depth x width), `budget.png`
+(with a budget), `best_model.keras` (reloads with `safe_mode=True`),
+`best_hyperparameters.json` and `best_config.json` (for `python -m
+recipes.TASK --config`). Rerunning the same command resumes the search:
+finished trials are kept and an interrupted trial runs again.
+`--distributed --workers N` runs keras-tuner's chief and N workers here;
+see `tuning.distributed` and the README for a cluster.
+"""
+
+import argparse
+import dataclasses
+import json
+import os
+import pathlib
+import re
+import shutil
+import sys
+
+from recipes import _common
+
+TUNERS = ("random", "bayesian", "hyperband")
+TASKS = ("tagging", "classification", "seq2seq")
+STAMP = "search.json"
+# Options that may change between runs of one search.
+RUN_ONLY = (
+    "max_trials",
+    "directory",
+    "project_name",
+    "overwrite",
+    "distributed",
+    "workers",
+    "chief_timeout",
+    "timeout",
+    "report",
+    "max_retries",
+)
+
+
+@dataclasses.dataclass
+class SearchOptions:
+    task: str = "tagging"
+    tuner: str = "random"
+    max_trials: int = 10
+    budget_params: str = ""
+    search: str = "cell,num_layers,units"
+    cells: str = "lstm,gru"
+    layers: str = "1:4"
+    widths: str = "32:256:32"
+    range: list = dataclasses.field(default_factory=list)
+    per_layer_units: bool = False
+    directory: str = "runs/tuning"
+    project_name: str = ""
+    overwrite: bool = False
+    max_retries: int = 1
+    distributed: bool = False
+    workers: int = 2
+    chief_timeout: float = 600.0
+    timeout: float = 0.0
+    report: bool = True
+
+
+HELP = {
+    "task": "the recipe whose model and data are searched: " + ", ".join(TASKS),
+    "tuner": "keras-tuner algorithm: " + ", ".join(TUNERS),
+    "max_trials": "number of trials (random, bayesian; hyperband sets its "
+    "own from the epochs)",
+    "budget_params": "fixed parameter budget of the recurrent stack, e.g. "
+    "400000, 400k or 1.6M: the width follows from depth and cell",
+    "search": "comma-separated hyperparameters to search, from: "
+    "cell, num_layers, units, bidirectional, residual, "
+    "inter_layer_dropout, dropout, recurrent_dropout (leaves the fused "
+    "kernel), learning_rate, batch_size; the others keep the recipe's value",
+    "cells": "comma-separated cells for `cell`",
+    "layers": "MIN:MAX depth for `num_layers`",
+    "widths": "MIN:MAX:STEP width for `units`",
+    "range": "NAME=MIN:MAX[:STEP] (numbers) or NAME=A,B,... (choices) for "
+    "any other searched name; repeatable",
+    "per_layer_units": "one width per layer (units_1, units_2, ...)",
+    "directory": "where keras-tuner keeps its projects",
+    "project_name": "the search's folder (default: TASK-DATASET, plus "
+    "-budget with --budget-params)",
+    "overwrite": "delete the project and start again (default: resume)",
+    "max_retries": "times an interrupted or failed trial runs again",
+    "distributed": "run keras-tuner's chief and --workers workers here",
+    "workers": "worker processes with --distributed",
+    "chief_timeout": "seconds a worker waits for an unreachable chief",
+    "timeout": "seconds for a --distributed run (0: no limit)",
+    "report": "write the table, plots and best model at the end",
+}
+# Recipe settings that mean nothing for a search.
+SKIPPED = ("output", "init_from", "tensorboard")
+
+
+def parse(argv):
+    """`(SearchOptions, recipe config, recipe module)` from the command."""
+    from tuning import tasks
+
+    first = argparse.ArgumentParser(add_help=False)
+    first.add_argument("--task", default="tagging")
+    task = first.parse_known_args(argv)[0].task
+    if task not in TASKS:
+        raise _common.RecipeError(
+            f"--task must be one of {', '.join(TASKS)}; received {task!r}"
+        )
+    recipe = tasks.RECIPES[task]
+    parser = argparse.ArgumentParser(
+        prog="python -m tuning.search",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    own = parser.add_argument_group("search")
+    for field in dataclasses.fields(SearchOptions):
+        flag = "--" + field.name.replace("_", "-")
+        text = f"{HELP.get(field.name, '')} (default: {field.default})"
+        if field.type is bool:
+            own.add_argument(
+                flag, action=argparse.BooleanOptionalAction, help=text
+            )
+        elif field.name == "range":
+            own.add_argument(
+                flag, action="append", default=[], help=HELP["range"]
+            )
+        else:
+            own.add_argument(flag, type=field.type, help=text)
+    group = parser.add_argument_group(
+        f"{task} recipe settings (every trial; searched names are replaced)"
+    )
+    _common.add_config_arguments(group, recipe.Config, recipe.HELP, SKIPPED)
+    args = parser.parse_args(argv)
+    values = {
+        f.name: getattr(args, f.name)
+        for f in dataclasses.fields(SearchOptions)
+        if getattr(args, f.name) is not None
+    }
+    options = SearchOptions(**values)
+    config = _common.resolve_config(recipe.Config, args)
+    return options, config, recipe
+
+
+def parse_budget(text):
+    if not text:
+        return None
+    scale = {"k": 1_000, "m": 1_000_000}.get(text[-1].lower(), 1)
+    number = text[:-1] if scale != 1 else text
+    try:
+        value = round(float(number) * scale)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise _common.RecipeError(
+            f"--budget-params must be a positive number such as 400000, "
+            f"400k or 1.6M; received {text!r}"
+        )
+    return value
+
+
+def _numbers(flag, text, count=(2, 3)):
+    parts = text.split(":")
+    try:
+        numbers = [float(p) for p in parts]
+    except ValueError:
+        numbers = []
+    if len(numbers) not in count:
+        shape = "MIN:MAX" if count == (2,) else "MIN:MAX[:STEP]"
+        raise _common.RecipeError(
+            f"{flag} must be {shape} numbers; received {text!r}"
+        )
+    return tuple(int(n) if n.is_integer() else n for n in numbers)
+
+
+def ranges_of(options):
+    """The hypermodel's `ranges` from `--cells`, `--layers`, `--widths`
+    and `--range`."""
+    ranges = {
+        "cell": tuple(c for c in options.cells.split(",") if c),
+        "num_layers": _numbers("--layers", options.layers, (2,)),
+        "units": _numbers("--widths", options.widths),
+    }
+    for item in options.range:
+        name, _, spec = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not spec:
+            raise _common.RecipeError(
+                f"--range must be NAME=MIN:MAX[:STEP] or NAME=A,B; "
+                f"received {item!r}"
+            )
+        if name in ("cell", "batch_size"):
+            values = tuple(v for v in spec.split(",") if v)
+            ranges[name] = (
+                values
+                if name == "cell"
+                else tuple(
+                    _numbers("--range batch_size", v, (1,))[0] for v in values
+                )
+            )
+        else:
+            ranges[name] = _numbers(f"--range {name}", spec)
+    return ranges
+
+
+def project_dir(options, config):
+    name = options.project_name or (
+        f"{options.task}-{config.dataset}".replace(":", "-")
+        + ("-budget" if options.budget_params else "")
+    )
+    return pathlib.Path(options.directory) / name
+
+
+def stamp_of(options, config):
+    """What identifies a search: every setting but the run-only ones."""
+    search = {
+        k: v
+        for k, v in dataclasses.asdict(options).items()
+        if k not in RUN_ONLY
+    }
+    recipe = {
+        k: v for k, v in dataclasses.asdict(config).items() if k not in SKIPPED
+    }
+    return json.loads(json.dumps({"search": search, "recipe": recipe}))
+
+
+def check_project(project, stamp, overwrite):
+    """Creates or checks the project folder's `search.json`."""
+    if overwrite and project.exists():
+        shutil.rmtree(project)
+    path = project / STAMP
+    if path.is_file():
+        old = json.loads(path.read_text())
+        differences = [
+            f"{part}.{key}: {old.get(part, {}).get(key)!r} there, "
+            f"{stamp[part].get(key)!r} here"
+            for part in ("search", "recipe")
+            for key in sorted(set(stamp[part]) | set(old.get(part, {})))
+            if old.get(part, {}).get(key) != stamp[part].get(key)
+        ]
+        if differences:
+            raise _common.RecipeError(
+                f"{project} holds a different search ("
+                + "; ".join(differences[:3])
+                + ("; ..." if len(differences) > 3 else "")
+                + "); use another --project-name, or --overwrite to replace it"
+            )
+        return
+    if (project / "oracle.json").exists():
+        raise _common.RecipeError(
+            f"{project} holds a keras-tuner project not started by "
+            "tuning.search; use another --project-name, or --overwrite"
+        )
+    project.mkdir(parents=True, exist_ok=True)
+    _common.write_json(path, stamp)
+
+
+def check(options):
+    if options.tuner not in TUNERS:
+        raise _common.RecipeError(
+            f"--tuner must be one of {', '.join(TUNERS)}; received "
+            f"{options.tuner!r}"
+        )
+    _common.check_range("max_trials", options.max_trials, low=1)
+    _common.check_range("workers", options.workers, low=1)
+    _common.check_range("max_retries", options.max_retries, low=0)
+    _common.check_range("chief_timeout", options.chief_timeout, low=1)
+    _common.check_range("timeout", options.timeout, low=0)
+
+
+def make_hypermodel(problem, options):
+    import tuning
+
+    config = problem.config
+    search = [s.strip() for s in options.search.split(",") if s.strip()]
+    if options.budget_params and "units" in search:
+        search.remove("units")  # the budget sets the width
+    try:
+        return tuning.StackedRNNHyperModel(
+            problem.task,
+            embedding_dim=config.embedding_dim,
+            search=search,
+            ranges=ranges_of(options),
+            defaults={k: getattr(config, k) for k in tuning.SEARCHABLE},
+            per_layer_units=options.per_layer_units,
+            budget_params=parse_budget(options.budget_params),
+            stack_options={
+                "merge_mode": config.merge_mode,
+                "highway": config.highway,
+                "layer_norm": config.layer_norm,
+            },
+            build_model=problem.build,
+            data=problem.data,
+            name=f"{problem.task}_stack",
+        )
+    except ValueError as error:
+        raise _common.RecipeError(_flags(str(error))) from None
+
+
+def _flags(message):
+    """The hypermodel's argument names as this command's flags."""
+    for old, new in (
+        ("`budget_params`", "--budget-params"),
+        ("`search`", "--search"),
+        ("`ranges['cell']`", "--cells"),
+        ("`ranges['num_layers']`", "--layers"),
+        ("`ranges['units']`", "--widths"),
+    ):
+        message = message.replace(old, new)
+    return re.sub(r"`ranges\['(\w+)'\]`", r"--range \1", message).rstrip(".")
+
+
+def make_tuner(options, hypermodel, problem, project, epochs):
+    from tuning import tuners
+
+    common = dict(
+        objective=problem.objective,
+        directory=str(project.parent),
+        project_name=project.name,
+        seed=problem.config.seed,
+        max_retries_per_trial=options.max_retries,
+        max_consecutive_failed_trials=3,
+        overwrite=False,
+    )
+    if options.tuner == "hyperband":
+        if epochs < 2:
+            raise _common.RecipeError(
+                "--tuner hyperband needs --epochs of 2 or more; received "
+                f"{epochs}"
+            )
+        return tuners.Hyperband(
+            hypermodel, max_epochs=epochs, factor=3, **common
+        )
+    cls = (
+        tuners.RandomSearch
+        if options.tuner == "random"
+        else tuners.BayesianOptimization
+    )
+    return cls(hypermodel, max_trials=options.max_trials, **common)
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    options, config, _ = parse(argv)
+    check(options)
+    project = project_dir(options, config)
+    stamp = stamp_of(options, config)
+    from tuning import distributed
+
+    if options.distributed:
+        check_project(project, stamp, options.overwrite)
+        child = [a for a in argv if a not in ("--distributed", "--overwrite")]
+        code = distributed.launch(
+            child + ["--no-report"],
+            options.workers,
+            chief_timeout=options.chief_timeout,
+            timeout=options.timeout,
+        )
+        if code != 0:
+            raise SystemExit(code)
+        if options.report:
+            return finish(options, config, project, report_only=True)
+        return None
+    role = distributed.role()
+    if role == "worker":
+        distributed.chief_watchdog(options.chief_timeout)
+    else:
+        check_project(project, stamp, options.overwrite)
+    return finish(options, config, project, role=role)
+
+
+def finish(options, config, project, role="standalone", report_only=False):
+    import keras
+
+    from tuning import report
+    from tuning import tasks
+
+    keras.utils.set_random_seed(config.seed)
+    problem = tasks.PROBLEMS[options.task](config)
+    hypermodel = make_hypermodel(problem, options)
+    epochs = min(config.epochs, 2) if config.quick else config.epochs
+    tuner = make_tuner(options, hypermodel, problem, project, epochs)
+    if not report_only:
+        callbacks = [
+            *problem.callbacks,
+            keras.callbacks.EarlyStopping(
+                monitor=problem.objective.name,
+                mode="max",
+                patience=config.patience,
+            ),
+            keras.callbacks.TerminateOnNaN(),
+        ]
+        tuner.search(
+            epochs=epochs,
+            callbacks=callbacks,
+            shuffle=False,  # the tf.data pipelines shuffle
+            verbose=1 if os.isatty(1) else 2,
+        )
+    if role == "worker" or not options.report:
+        return None
+    summary = report.write(
+        tuner, hypermodel, problem, parse_budget(options.budget_params)
+    )
+    print(
+        f"\n{summary['completed']} of {summary['trials']} trials completed; "
+        f"written to {summary['project']} (trials.csv, heatmap.png, "
+        "best_model.keras)"
+    )
+    if "best" in summary:
+        best = summary["best"]
+        print(
+            f"best: trial {best['trial']}, {best['num_layers']}-layer "
+            f"{best['cell']}, units {best['units']}, {best['params']:,} "
+            f"parameters, {summary['objective']} {best['score']:.4f}"
+        )
+    return summary
+
+
+if __name__ == "__main__":
+    _common.run_cli(main)

@@ -1,0 +1,40 @@
+"""keras-tuner's tuners, recording which worker ran each trial.
+
+Each trial folder gets a `worker.json` (the tuner id, host and process),
+which `tuning.report` puts in the trial table: in a distributed search it
+shows how the trials were split across workers.
+"""
+
+import os
+import socket
+import time
+
+import keras_tuner as kt
+
+from recipes import _common
+
+
+class _RecordWorker:
+    def run_trial(self, trial, *args, **kwargs):
+        _common.write_json(
+            os.path.join(self.get_trial_dir(trial.trial_id), "worker.json"),
+            {
+                "tuner_id": self.tuner_id,
+                "host": socket.gethostname(),
+                "pid": os.getpid(),
+                "started": time.time(),
+            },
+        )
+        return super().run_trial(trial, *args, **kwargs)
+
+
+class RandomSearch(_RecordWorker, kt.RandomSearch):
+    pass
+
+
+class BayesianOptimization(_RecordWorker, kt.BayesianOptimization):
+    pass
+
+
+class Hyperband(_RecordWorker, kt.Hyperband):
+    pass
