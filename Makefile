@@ -10,7 +10,7 @@ export TF_CPP_MIN_LOG_LEVEL := 2
 # Run on all cores of the machine, but not more: 2 in CI.
 JOBS ?= $(shell $(PYTHON) -c "import os; print(min(os.cpu_count() or 1, 4))")
 
-.PHONY: test test-slow test-jax test-torch test-all demo demo-stacks demo-classification demo-seq2seq lint bench-overhead clean
+.PHONY: test test-slow test-jax test-torch test-all demo demo-stacks demo-classification demo-seq2seq demo-tuning lint bench-overhead clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,12 @@ demo-classification: $(STAMP)
 # .data/pypi), outputs in runs/seq2seq.
 demo-seq2seq: $(STAMP)
 	$(PY) -m recipes.seq2seq --output runs/seq2seq
+
+# A quick depth x width search (keras-tuner, 16 trials) for the POS
+# tagger on the Brown subset; table, heatmap and best model in
+# runs/tuning/pos-quick.
+demo-tuning: $(STAMP)
+	$(PY) -m tuning.search --quick --max-trials 16 --project-name pos-quick
 
 # Each cell's 2-layer stack on a generated task (no data needed).
 demo-stacks: $(STAMP)

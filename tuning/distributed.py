@@ -23,27 +23,63 @@ its id. It guards against keras-tuner's known failure modes:
   search (upstream, the chief would wait forever for that trial);
 - a chief still running once every worker has finished gets a grace
   period, then is stopped (its state is saved after every trial);
-- `timeout` bounds the whole run.
+- `timeout` bounds the whole run, and no child outlives the launcher
+  (SIGTERM stops them; if the launcher is killed outright, each child
+  exits once it sees its parent gone).
 """
 
 import os
+import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
 
+from recipes._common import RecipeError
+
 CHIEF = "chief"
 ENV_ID = "KERASTUNER_TUNER_ID"
 ENV_IP = "KERASTUNER_ORACLE_IP"
 ENV_PORT = "KERASTUNER_ORACLE_PORT"
+ENV_LAUNCHER = "TUNING_LAUNCHER_PID"
+# Worker exit codes that a restart cannot fix: a user error (2), an
+# unreachable chief (3), a gone launcher (4).
+FINAL_CODES = (2, 3, 4)
 
 
 def role():
-    """`"standalone"`, `"chief"` or `"worker"`, from the environment."""
+    """`"standalone"`, `"chief"` or `"worker"`, from the environment (the
+    same test as keras-tuner's: an id containing "chief" is the chief)."""
     if ENV_IP not in os.environ or ENV_PORT not in os.environ:
         return "standalone"
-    return "chief" if os.environ.get(ENV_ID) == CHIEF else "worker"
+    tuner_id = os.environ.get(ENV_ID, "")
+    if not tuner_id:
+        raise RecipeError(
+            f"{ENV_IP} and {ENV_PORT} are set but {ENV_ID} is not; set it to "
+            "chief on one process and tuner0, tuner1, ... on the workers"
+        )
+    return "chief" if CHIEF in tuner_id else "worker"
+
+
+def launcher_watchdog(interval=2.0):
+    """In a process started by `launch`: exits (code 4) once the launcher
+    is gone, so that no chief or worker outlives a killed launcher."""
+    parent = os.environ.get(ENV_LAUNCHER)
+    if not parent:
+        return None
+
+    def watch():
+        while os.getppid() == int(parent):
+            time.sleep(interval)
+        print("error: the launcher is gone; stopping", file=sys.stderr)
+        os._exit(4)
+
+    thread = threading.Thread(
+        target=watch, name="launcher-watchdog", daemon=True
+    )
+    thread.start()
+    return thread
 
 
 def free_port(host="127.0.0.1"):
@@ -154,6 +190,7 @@ def launch(
         **os.environ,
         ENV_IP: "127.0.0.1",
         ENV_PORT: str(port),
+        ENV_LAUNCHER: str(os.getpid()),
         "PYTHONUNBUFFERED": "1",
     }
 
@@ -167,9 +204,15 @@ def launch(
         return timeout and time.monotonic() - start > timeout
 
     say(f"chief on 127.0.0.1:{port}, {workers} worker(s)")
-    chief = _Process(CHIEF, argv, env, log)
-    processes = [chief]
+    processes = []
+
+    def on_term(signum, frame):
+        raise SystemExit(128 + signum)  # runs the `finally` below
+
+    previous = signal.signal(signal.SIGTERM, on_term)
     try:
+        chief = _Process(CHIEF, argv, env, log)
+        processes.append(chief)
         while not reachable("127.0.0.1", port, timeout=1.0):
             if chief.poll() is not None:
                 say(f"the chief exited with {chief.poll()} before serving")
@@ -180,7 +223,7 @@ def launch(
             time.sleep(0.5)
         tuners = [_Process(f"tuner{i}", argv, env, log) for i in range(workers)]
         processes += tuners
-        done_at = None
+        done_at = chief_done_at = None
         while True:
             if late():
                 say(f"stopping everything: --timeout {timeout:g} s passed")
@@ -189,12 +232,26 @@ def launch(
             if code is not None and code != 0:
                 say(f"the chief exited with {code}; stopping the workers")
                 return code
+            if code == 0:
+                chief_done_at = chief_done_at or time.monotonic()
+                if time.monotonic() - chief_done_at > chief_grace:
+                    say(
+                        "the chief finished the search but a worker still "
+                        f"runs after {chief_grace:g} s; stopping it"
+                    )
+                    return 0
             finished = True
             for tuner in tuners:
                 code = tuner.poll()
                 if code is None:
                     finished = False
                 elif code != 0:
+                    if code in FINAL_CODES:
+                        say(
+                            f"{tuner.tuner_id} exited with {code}; stopping "
+                            "the search"
+                        )
+                        return code
                     if tuner.restarts >= max_restarts:
                         say(
                             f"{tuner.tuner_id} exited with {code} again; "
@@ -221,5 +278,6 @@ def launch(
                     return 0
             time.sleep(0.5)
     finally:
+        signal.signal(signal.SIGTERM, previous)
         for process in reversed(processes):
             process.stop()

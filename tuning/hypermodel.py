@@ -1,5 +1,6 @@
 """`StackedRNNHyperModel`: the zoo's stacks as a keras-tuner search space."""
 
+import contextlib
 import math
 import time
 
@@ -188,7 +189,7 @@ class StackedRNNHyperModel(kt.HyperModel):
                     "`budget_params` derives one width per trial; it cannot "
                     "be combined with per_layer_units=True."
                 )
-            if self.task == "seq2seq" and build_model is None:
+            if self.task == "seq2seq":
                 raise ValueError(
                     "`budget_params` counts one recurrent stack; it is not "
                     "supported for task='seq2seq' (encoder and decoder)."
@@ -213,7 +214,10 @@ class StackedRNNHyperModel(kt.HyperModel):
             return hp.Boolean(name, default=bool(default))
         low_high = self.ranges[name]
         if name in ("cell", "batch_size"):
-            return hp.Choice(name, list(low_high), default=default)
+            # The default (the baseline) when it is a choice, else the first.
+            choices = list(low_high)
+            default = default if default in choices else choices[0]
+            return hp.Choice(name, choices, default=default)
         if name == "learning_rate":
             low, high = low_high[:2]
             return hp.Float(
@@ -261,9 +265,14 @@ class StackedRNNHyperModel(kt.HyperModel):
             maximum = self._max_layers()
             default = _snap(self.defaults["units"], low, high, step)
             widths = []
+            searched_depth = "num_layers" in self.search
             for i in range(1, maximum + 1):
                 layers = list(range(i, maximum + 1))
-                with hp.conditional_scope("num_layers", layers):
+                with contextlib.ExitStack() as scope:
+                    if searched_depth:  # units_i exists iff layer i does
+                        scope.enter_context(
+                            hp.conditional_scope("num_layers", layers)
+                        )
                     width = hp.Int(
                         f"units_{i}", low, high, step=step, default=default
                     )
@@ -450,7 +459,7 @@ class StackedRNNHyperModel(kt.HyperModel):
             "params": int(model.count_params()),
             "width": float(np.mean(widths)),
         }
-        if self.task != "seq2seq" or self.build_model is not None:
+        if self.task != "seq2seq":
             try:
                 facts["stack_params"] = int(self.stack_params(choices))
             except (ValueError, KeyError):

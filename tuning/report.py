@@ -37,6 +37,7 @@ COLUMNS = (
     "objective",
     "score",
     "train_seconds",
+    "error",
 )
 
 
@@ -44,7 +45,7 @@ def trial_rows(tuner, hypermodel):
     """One dict per trial, in trial order (see `COLUMNS`)."""
     project = pathlib.Path(tuner.project_dir)
     rows = []
-    for trial_id in sorted(tuner.oracle.trials):
+    for trial_id in sorted(tuner.oracle.trials, key=_trial_order):
         trial = tuner.oracle.trials[trial_id]
         values = dict(trial.hyperparameters.values)
         choices = hypermodel.choices(trial.hyperparameters.copy())
@@ -63,10 +64,17 @@ def trial_rows(tuner, hypermodel):
             "objective": tuner.oracle.objective.name,
             "score": trial.score,
             "train_seconds": _metric(trial, "train_seconds", float),
+            "error": _last_line(trial.message),
         }
         row.update({f"hp_{k}": v for k, v in values.items()})
         rows.append(row)
     return rows
+
+
+def _trial_order(trial_id):
+    # Ids are zero-padded to the digits of --max-trials, which may grow
+    # when a search is resumed with more trials ("09" then "010").
+    return (int(trial_id), trial_id) if trial_id.isdigit() else (-1, trial_id)
 
 
 def _metric(trial, name, kind):
@@ -74,6 +82,12 @@ def _metric(trial, name, kind):
         return None
     value = trial.metrics.get_last_value(name)
     return None if value is None else kind(value)
+
+
+def _last_line(message):
+    """The exception line of a failed trial's traceback, or ''."""
+    lines = [line for line in (message or "").splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
 
 
 def _worker(trial_dir):
@@ -227,29 +241,33 @@ def write(tuner, hypermodel, problem, budget_params=None):
         return summary
     best = best_trials[0]
     choices = hypermodel.choices(best.hyperparameters.copy())
-    with warnings.catch_warnings():
-        # The trial checkpoint holds the optimizer's state, which the
-        # freshly built model's optimizer skips: the weights are what count.
-        warnings.filterwarnings("ignore", "Skipping variable loading")
-        model = tuner.load_model(best)
-    reloaded = _common.save_and_reload(model, project, "best_model.keras")
-    _common.write_json(
-        project / "best_hyperparameters.json",
-        {
-            "trial": best.trial_id,
-            "objective": objective,
-            "score": best.score,
-            "values": best.hyperparameters.values,
-            "choices": choices,
-            "params": int(reloaded.count_params()),
-        },
-    )
-    config = dataclasses.asdict(problem.config_for(choices))
-    config["output"] = str(project / "best")
-    _common.write_json(project / "best_config.json", config)
     row = next(r for r in rows if r["trial"] == best.trial_id)
     summary["best"] = {
         k: row[k]
         for k in ("trial", "cell", "num_layers", "units", "params", "score")
     }
+    config = dataclasses.asdict(problem.config_for(choices))
+    config["output"] = str(project / "best")
+    _common.write_json(project / "best_config.json", config)
+    best_values = {
+        "trial": best.trial_id,
+        "objective": objective,
+        "score": best.score,
+        "values": best.hyperparameters.values,
+        "choices": choices,
+        "params": row["params"],
+    }
+    _common.write_json(project / "best_hyperparameters.json", best_values)
+    try:
+        with warnings.catch_warnings():
+            # The trial checkpoint holds the optimizer's state, which the
+            # new model's optimizer skips: the weights are what count.
+            warnings.filterwarnings("ignore", "Skipping variable loading")
+            model = tuner.load_model(best)
+    except OSError as error:
+        # A cluster without a shared --directory: the worker that ran the
+        # trial holds its checkpoint.
+        summary["missing"] = f"best_model.keras not written ({error})"
+        return summary
+    _common.save_and_reload(model, project, "best_model.keras")
     return summary

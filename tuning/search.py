@@ -116,7 +116,7 @@ def parse(argv):
     """`(SearchOptions, recipe config, recipe module)` from the command."""
     from tuning import tasks
 
-    first = argparse.ArgumentParser(add_help=False)
+    first = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     first.add_argument("--task", default="tagging")
     task = first.parse_known_args(argv)[0].task
     if task not in TASKS:
@@ -128,6 +128,7 @@ def parse(argv):
         prog="python -m tuning.search",
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,  # children get this argv minus --distributed
     )
     own = parser.add_argument_group("search")
     for field in dataclasses.fields(SearchOptions):
@@ -234,6 +235,10 @@ def stamp_of(options, config):
         for k, v in dataclasses.asdict(options).items()
         if k not in RUN_ONLY
     }
+    # The same search however it is spelled.
+    search["search"] = sorted({s.strip() for s in options.search.split(",")})
+    search["budget_params"] = parse_budget(options.budget_params)
+    search["range"] = sorted(options.range)
     recipe = {
         k: v for k, v in dataclasses.asdict(config).items() if k not in SKIPPED
     }
@@ -241,7 +246,9 @@ def stamp_of(options, config):
 
 
 def check_project(project, stamp, overwrite):
-    """Creates or checks the project folder's `search.json`."""
+    """Refuses a project folder that holds another search (`search.json`
+    differs, or a keras-tuner project without one); with `overwrite`,
+    deletes the folder instead."""
     if overwrite and project.exists():
         shutil.rmtree(project)
     path = project / STAMP
@@ -267,8 +274,13 @@ def check_project(project, stamp, overwrite):
             f"{project} holds a keras-tuner project not started by "
             "tuning.search; use another --project-name, or --overwrite"
         )
+
+
+def write_stamp(project, stamp):
+    """Marks the folder as this search's, once its settings are valid."""
     project.mkdir(parents=True, exist_ok=True)
-    _common.write_json(path, stamp)
+    if not (project / STAMP).is_file():
+        _common.write_json(project / STAMP, stamp)
 
 
 def check(options):
@@ -365,6 +377,8 @@ def main(argv=None):
 
     if options.distributed:
         check_project(project, stamp, options.overwrite)
+        # The children run the same search; this process has done the
+        # --overwrite, and writes the report once they are done.
         child = [a for a in argv if a not in ("--distributed", "--overwrite")]
         code = distributed.launch(
             child + ["--no-report"],
@@ -372,20 +386,28 @@ def main(argv=None):
             chief_timeout=options.chief_timeout,
             timeout=options.timeout,
         )
+        if code == 2:
+            raise _common.RecipeError(
+                "the search stopped on a user error (see the [chief] or "
+                "[tunerN] lines above)"
+            )
         if code != 0:
             raise SystemExit(code)
         if options.report:
-            return finish(options, config, project, report_only=True)
+            return finish(options, config, project, stamp, report_only=True)
         return None
     role = distributed.role()
     if role == "worker":
         distributed.chief_watchdog(options.chief_timeout)
     else:
         check_project(project, stamp, options.overwrite)
-    return finish(options, config, project, role=role)
+    distributed.launcher_watchdog()
+    return finish(options, config, project, stamp, role=role)
 
 
-def finish(options, config, project, role="standalone", report_only=False):
+def finish(
+    options, config, project, stamp, role="standalone", report_only=False
+):
     import keras
 
     from tuning import report
@@ -395,41 +417,87 @@ def finish(options, config, project, role="standalone", report_only=False):
     problem = tasks.PROBLEMS[options.task](config)
     hypermodel = make_hypermodel(problem, options)
     epochs = min(config.epochs, 2) if config.quick else config.epochs
+    if role != "worker":
+        write_stamp(project, stamp)
+        # keras-tuner reloads a project only when this process's own
+        # `<tuner id>.json` exists; a search started in another mode
+        # (standalone, chief, a worker that never finished a trial) has
+        # the oracle's state but not that file.
+        own = (
+            project / f"{os.environ.get('KERASTUNER_TUNER_ID', 'tuner0')}.json"
+        )
+        if (project / "oracle.json").is_file() and not own.is_file():
+            own.write_text("{}")
     tuner = make_tuner(options, hypermodel, problem, project, epochs)
+    failure = None
     if not report_only:
-        callbacks = [
-            *problem.callbacks,
-            keras.callbacks.EarlyStopping(
-                monitor=problem.objective.name,
-                mode="max",
-                patience=config.patience,
-            ),
-            keras.callbacks.TerminateOnNaN(),
-        ]
+        failure = run_search(tuner, problem, config, epochs)
+    if role == "worker" or not options.report:
+        if failure:
+            raise _common.RecipeError(failure)
+        return None
+    summary = report.write(
+        tuner, hypermodel, problem, parse_budget(options.budget_params)
+    )
+    if failure:
+        raise _common.RecipeError(f"{failure} (see {project}/trials.csv)")
+    written = ["trials.csv"]
+    if "best" in summary:
+        written += ["heatmap.png", "best_hyperparameters.json"]
+        if "missing" not in summary:
+            written.append("best_model.keras")
+    print(
+        f"\n{summary['completed']} of {summary['trials']} trials completed; "
+        f"written to {summary['project']}: {', '.join(written)}"
+    )
+    if summary["completed"] == 0:
+        raise _common.RecipeError(
+            f"no trial completed; the error column of {project}/trials.csv "
+            "says why"
+        )
+    best = summary["best"]
+    print(
+        f"best: trial {best['trial']}, {best['num_layers']}-layer "
+        f"{best['cell']}, units {best['units']}, {best['params']:,} "
+        f"parameters, {summary['objective']} {best['score']:.4f}"
+    )
+    if "missing" in summary:
+        print(f"note: {summary['missing']}")
+    return summary
+
+
+def run_search(tuner, problem, config, epochs):
+    """Runs the trials; returns `None`, or why keras-tuner gave up."""
+    import keras
+
+    callbacks = [
+        *problem.callbacks,
+        keras.callbacks.EarlyStopping(
+            monitor=problem.objective.name,
+            mode="max",
+            patience=config.patience,
+        ),
+        keras.callbacks.TerminateOnNaN(),
+    ]
+    try:
         tuner.search(
             epochs=epochs,
             callbacks=callbacks,
             shuffle=False,  # the tf.data pipelines shuffle
             verbose=1 if os.isatty(1) else 2,
         )
-    if role == "worker" or not options.report:
-        return None
-    summary = report.write(
-        tuner, hypermodel, problem, parse_budget(options.budget_params)
-    )
-    print(
-        f"\n{summary['completed']} of {summary['trials']} trials completed; "
-        f"written to {summary['project']} (trials.csv, heatmap.png, "
-        "best_model.keras)"
-    )
-    if "best" in summary:
-        best = summary["best"]
-        print(
-            f"best: trial {best['trial']}, {best['num_layers']}-layer "
-            f"{best['cell']}, units {best['units']}, {best['params']:,} "
-            f"parameters, {summary['objective']} {best['score']:.4f}"
+    except Exception as error:  # RuntimeError; grpc.RpcError on a worker
+        if "consecutive failures" not in str(error):
+            raise
+        # keras-tuner stops after 3 failed trials in a row; each one's
+        # traceback is in its trial folder, its last line in trials.csv.
+        lines = [x.strip() for x in str(error).splitlines() if x.strip()]
+        head = next(x for x in lines if "consecutive failures" in x)
+        return (
+            f"the search stopped: {head.rstrip('.')}; the last error: "
+            f"{lines[-1]}"
         )
-    return summary
+    return None
 
 
 if __name__ == "__main__":

@@ -15,6 +15,13 @@ from recipes import _common
 
 
 class _RecordWorker:
+    def pre_create_trial(self):
+        if self._is_worker():
+            # An oracle that answers IDLE (Hyperband between brackets) is
+            # asked again at once: pace the workers' requests.
+            time.sleep(0.5)
+        super().pre_create_trial()
+
     def run_trial(self, trial, *args, **kwargs):
         _common.write_json(
             os.path.join(self.get_trial_dir(trial.trial_id), "worker.json"),

@@ -112,8 +112,8 @@ def _trial_status(project, trial):
 
 def test_a_search_killed_mid_trial_resumes_and_retries_that_trial(tmp_path):
     project = tmp_path / "runs" / "pos"
-    args = tiny_args(tmp_path, trials=2, epochs=30)
-    args += ["--patience", "30"]
+    args = tiny_args(tmp_path, trials=2, epochs=15)
+    args += ["--patience", "15"]
     process = subprocess.Popen(
         [sys.executable, "-m", "tuning.search", *args],
         env=ENV,
@@ -123,18 +123,20 @@ def test_a_search_killed_mid_trial_resumes_and_retries_that_trial(tmp_path):
     )
     try:
         deadline = time.monotonic() + 240
-        # Kill it while the second trial trains (the first is complete).
-        while _trial_status(project, "1") != "RUNNING":
+        # Kill it while the second trial trains (the first is complete):
+        # its first epoch's checkpoint is there, 14 epochs are to come.
+        checkpoint = project / "trial_1" / "checkpoint.weights.h5"
+        while not checkpoint.exists():
             assert process.poll() is None, "the search ended before the kill"
             assert time.monotonic() < deadline
-            time.sleep(0.2)
-        time.sleep(2)
+            time.sleep(0.1)
         process.send_signal(signal.SIGKILL)
         process.wait(30)
     finally:
         if process.poll() is None:
             process.kill()
     assert _trial_status(project, "0") == "COMPLETED"
+    assert _trial_status(project, "1") == "RUNNING"
     assert not (project / "trials.csv").exists()
     first = json.loads((project / "trial_0" / "worker.json").read_text())
     result = run_cli(args, timeout=600)
@@ -153,8 +155,12 @@ def test_a_search_killed_mid_trial_resumes_and_retries_that_trial(tmp_path):
 
 
 def test_distributed_search_splits_trials_and_every_process_exits(tmp_path):
-    args = tiny_args(tmp_path, "--distributed", "--workers", "2", trials=4)
-    args += ["--timeout", "400"]
+    # Trials of a few seconds each, so that both workers (started
+    # together) get some.
+    args = tiny_args(
+        tmp_path, "--distributed", "--workers", "2", trials=4, epochs=6
+    )
+    args += ["--patience", "6", "--timeout", "400"]
     start = time.monotonic()
     result = run_cli(args, timeout=500)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
@@ -196,7 +202,9 @@ def test_a_worker_stops_when_the_chief_is_unreachable(tmp_path):
     assert time.monotonic() - start < 60
 
 
-def test_a_chief_that_fails_stops_the_launch(tmp_path):
+def test_a_chief_that_fails_stops_the_launch(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
     log = tmp_path / "log.txt"
     with log.open("w") as handle:
         code = distributed.launch(
@@ -230,10 +238,12 @@ def test_bad_input_exits_2_with_one_line(extra, message, tmp_path, capsys):
 
 def test_a_directory_holding_another_search_is_refused(tmp_path, capsys):
     project = tmp_path / "runs" / "pos"
+    stamp = search.stamp_of(*search.parse(tiny_args(tmp_path))[:2])
+    search.write_stamp(project, stamp)
+    # The same search, spelled differently, is the same search.
+    respelled = tiny_args(tmp_path, "--search", "units,num_layers,cell")
     search.check_project(
-        project,
-        search.stamp_of(*search.parse(tiny_args(tmp_path))[:2]),
-        overwrite=False,
+        project, search.stamp_of(*search.parse(respelled)[:2]), False
     )
     other = tiny_args(tmp_path, "--tuner", "bayesian")
     with pytest.raises(SystemExit) as info:
@@ -248,3 +258,51 @@ def test_a_directory_holding_another_search_is_refused(tmp_path, capsys):
     (foreign / "oracle.json").write_text("{}")
     with pytest.raises(_common.RecipeError, match="not started by"):
         search.check_project(foreign, {"search": {}, "recipe": {}}, False)
+    # --overwrite replaces it.
+    search.check_project(foreign, stamp, overwrite=True)
+    assert not foreign.exists()
+
+
+def test_a_failed_command_leaves_no_stamp_behind(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        _common.run_cli(search.main, tiny_args(tmp_path, "--layers", "4:1"))
+    capsys.readouterr()
+    assert not (tmp_path / "runs" / "pos" / "search.json").exists()
+
+
+def test_hyperband_search_runs(tmp_path):
+    summary = search.main(tiny_args(tmp_path, "--tuner", "hyperband"))
+    assert summary["completed"] == summary["trials"] >= 2
+    assert (tmp_path / "runs" / "pos" / "best_model.keras").is_file()
+
+
+def test_trials_failing_in_a_row_stop_the_search_with_one_line(tmp_path):
+    import keras_tuner as kt
+
+    import tuning
+
+    def no_data(batch_size):
+        raise OSError(f"cannot read the data for batch {batch_size}")
+
+    hypermodel = tuning.StackedRNNHyperModel(
+        "tagging",
+        vocabulary_size=20,
+        num_outputs=3,
+        defaults={"units": 4},
+        data=no_data,
+    )
+    tuner = kt.RandomSearch(
+        hypermodel,
+        objective="val_accuracy",
+        max_trials=5,
+        directory=str(tmp_path),
+    )
+    problem = type(
+        "P", (), {"callbacks": [], "objective": tuner.oracle.objective}
+    )
+    config = type("C", (), {"patience": 1})
+    message = search.run_search(tuner, problem, config, epochs=1)
+    assert message.startswith("the search stopped: Number of consecutive")
+    assert "the last error: OSError: cannot read the data for batch" in message
+    rows = [t.status for t in tuner.oracle.trials.values()]
+    assert rows == ["FAILED"] * 3
