@@ -12,7 +12,7 @@ JOBS ?= $(shell $(PYTHON) -c "import os; print(min(os.cpu_count() or 1, 4))")
 
 .PHONY: test test-slow test-jax test-torch test-all demo demo-stacks demo-classification demo-seq2seq demo-tuning lint bench-overhead clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev,jax,recipes,tuning]"
