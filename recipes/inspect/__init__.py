@@ -1,0 +1,19 @@
+"""Seeing inside a stack: what each layer does, what depth costs.
+
+    python -m recipes.inspect activations --model runs/tagging/model.keras
+    python -m recipes.inspect gradients --quick
+    python -m recipes.inspect probe --model runs/tagging/model.keras
+    python -m recipes.inspect cost --quick
+
+Each tool writes PNG plots and its numbers (JSON and CSV) to `--output`,
+has a `--quick` mode, and prints one line and exits with code 2 on bad
+input. See the README's "Inside the stack" section for real figures.
+"""
+
+TOOLS = {
+    "activations": "per-layer hidden-state activity over a sentence",
+    "gradients": "gradient norm by layer for plain, residual and highway "
+    "stacks of several depths, and their loss curves",
+    "probe": "linear probes on each frozen layer (and a ScalarMix of all)",
+    "cost": "step time, latency, peak memory and parameters against depth",
+}

@@ -1,0 +1,33 @@
+"""`python -m recipes.inspect TOOL [options]`; `--help` after TOOL."""
+
+import importlib
+import sys
+
+from recipes import _common
+from recipes.inspect import TOOLS
+
+MODULES = {
+    "activations": "recipes.inspect.activations",
+    "gradients": "recipes.inspect.gradients",
+    "probe": "recipes.inspect.probing",
+    "cost": "recipes.inspect.cost",
+}
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.splitlines()[0].strip("`") + "\n")
+        for name, text in TOOLS.items():
+            print(f"  {name:12} {text}")
+        return None
+    tool, rest = argv[0], argv[1:]
+    if tool not in MODULES:
+        raise _common.RecipeError(
+            f"unknown tool {tool!r}; known: {', '.join(MODULES)}"
+        )
+    return importlib.import_module(MODULES[tool]).main(rest)
+
+
+if __name__ == "__main__":
+    _common.run_cli(main)

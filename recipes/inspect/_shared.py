@@ -1,0 +1,124 @@
+"""What the inspection tools share: layer outputs of a saved stack,
+tables, straight-line fits."""
+
+import csv
+import pathlib
+
+import keras
+import numpy as np
+
+import zoo
+from recipes import _common
+
+
+def find_stack(model):
+    """The (first) `zoo.StackedRNN` inside `model`."""
+    for layer in model._flatten_layers(include_self=True):
+        if isinstance(layer, zoo.StackedRNN):
+            return layer
+    raise _common.RecipeError(
+        f"model {model.name!r} has no zoo.StackedRNN layer to inspect"
+    )
+
+
+def all_layers(stack, input_width):
+    """A copy of `stack` (same weights) that returns every layer's output
+    sequence (`output="all"`), for per-layer activations, gradients and
+    probes. `input_width` is the feature width the stack reads."""
+    config = stack.get_config()
+    config.update(output="all", return_sequences=True, return_state=False)
+    clone = zoo.StackedRNN.from_config(config)
+    clone.build((None, None, input_width))
+    clone.set_weights(stack.get_weights())
+    return clone
+
+
+class Tagger:
+    """A tagger saved by `recipes.tagging`, opened up: words -> ids ->
+    embedding -> every layer's states."""
+
+    def __init__(self, path):
+        model, labels = _common.load_init_model(path)
+        self.model = model
+        self.labels = labels
+        self.path = str(path)
+        try:
+            self.words = model.get_layer("words")
+            encoder = model.get_layer("encoder")
+        except ValueError:
+            raise _common.RecipeError(
+                f"--model {path}: not a tagger saved by recipes.tagging "
+                "(no 'words' and 'encoder' layers)"
+            ) from None
+        self.embedding = next(
+            layer
+            for layer in encoder.layers
+            if isinstance(layer, (keras.layers.Embedding, zoo.EmbeddingDropout))
+        )
+        self.stack = find_stack(encoder)
+        self.all = all_layers(self.stack, self.embedding_width)
+
+    @property
+    def embedding_width(self):
+        layer = self.embedding
+        inner = getattr(layer, "layer", layer)  # inside EmbeddingDropout
+        return inner.output_dim
+
+    @property
+    def num_layers(self):
+        return len(self.stack.layer_specs)
+
+    def states(self, sentences, batch_size=64):
+        """Per layer (0: the embedding, 1..L: the stack's layers), one
+        array of shape `(tokens, width)` with the states of every real
+        token of `sentences` (lists of words), in order."""
+        per_layer = None
+        for start in range(0, len(sentences), batch_size):
+            batch = sentences[start : start + batch_size]
+            texts = np.array([" ".join(s) for s in batch], dtype=object)
+            ids = self.words(texts)
+            embedded = self.embedding(ids, training=False)
+            mask = keras.ops.not_equal(ids, 0)
+            outputs = self.all(embedded, mask=mask, training=False)
+            layers = [embedded, *outputs]
+            arrays = [keras.ops.convert_to_numpy(x) for x in layers]
+            if per_layer is None:
+                per_layer = [[] for _ in arrays]
+            for i, sentence in enumerate(batch):
+                for layer, array in zip(per_layer, arrays):
+                    layer.append(array[i, : len(sentence)])
+        return [np.concatenate(parts) for parts in per_layer]
+
+
+def write_rows(rows, folder, name):
+    """`name.csv` and `name.json` in `folder`."""
+    folder = pathlib.Path(folder)
+    keys = []
+    for row in rows:
+        keys += [k for k in row if k not in keys]
+    partial = folder / f"{name}.csv.partial"
+    with partial.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=keys)
+        writer.writeheader()
+        writer.writerows(rows)
+    partial.replace(folder / f"{name}.csv")
+    _common.write_json(folder / f"{name}.json", rows)
+
+
+def line_fit(x, y):
+    """Least-squares `y = slope * x + intercept`; `(slope, intercept, r2)`."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    slope, intercept = np.polyfit(x, y, 1)
+    residual = y - (slope * x + intercept)
+    total = ((y - y.mean()) ** 2).sum()
+    r2 = 1.0 - (residual**2).sum() / total if total > 0 else 1.0
+    return float(slope), float(intercept), float(r2)
+
+
+def pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt

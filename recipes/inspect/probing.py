@@ -1,0 +1,284 @@
+"""Linear probes on each frozen layer of a trained tagger, and on a
+`zoo.ScalarMix` of all of them.
+
+    python -m recipes.inspect probe --model runs/tagging/model.keras
+
+The tagger saved by `recipes.tagging` is frozen; its states at every layer
+(0: the word embedding, 1..L: the stack) are computed for sentences of the
+probing dataset (the tagging recipe's data flags: Brown by default, the
+same split seed as the recipe). For each property, a linear softmax probe
+(one `Dense` layer, Adam) is fitted per layer on `--train-sentences`
+sentences of the train split and scored on `--test-sentences` sentences
+of the test split; then one probe on `zoo.ScalarMix` of layers 1..L
+learns its mixing weights with the probe (ELMo's recipe). Properties:
+
+- `pos`: the token's own tag (universal POS for Brown);
+- `prev-pos`, `next-pos`: the tag of the previous / next token (`<s>`,
+  `</s>` at the edges): the word itself does not tell them, the context
+  does.
+
+Writes to `--output`: `probe.csv` / `.json` (property, layer, accuracy,
+and each property's majority-class baseline), `probe.png` (accuracy
+against layer, the mix as a dashed line) and `summary.json` (with the
+learned mixing weights). The probed model is the tagger, so `pos` is
+close to what it was trained for: the interesting numbers are how the
+accuracy changes with depth, and the context properties.
+"""
+
+import argparse
+import collections
+import pathlib
+
+import keras
+import numpy as np
+
+import zoo
+from recipes import _common
+from recipes import tagging
+from recipes.inspect import _shared
+
+PROPERTIES = ("pos", "prev-pos", "next-pos")
+QUICK = {"train_sentences": 300, "test_sentences": 100, "epochs": 3}
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(
+        prog="python -m recipes.inspect probe",
+        description=__doc__.splitlines()[0],
+    )
+    parser.add_argument(
+        "--model",
+        default="runs/tagging/model.keras",
+        help="a model.keras saved by recipes.tagging (default: %(default)s)",
+    )
+    parser.add_argument("--output", default="runs/inspect/probe")
+    parser.add_argument(
+        "--properties",
+        default=",".join(PROPERTIES),
+        help="comma-separated, from: " + ", ".join(PROPERTIES),
+    )
+    parser.add_argument("--train-sentences", type=int, default=4000)
+    parser.add_argument("--test-sentences", type=int, default=1000)
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="300 train and 100 test sentences, 3 epochs per probe",
+    )
+    data = parser.add_argument_group("probing data (as recipes.tagging)")
+    for name in (
+        "dataset",
+        "tagset",
+        "corpus_dir",
+        "train_file",
+        "dev_file",
+        "test_file",
+    ):
+        data.add_argument(
+            "--" + name.replace("_", "-"),
+            default=getattr(tagging.Config, name),
+            help=tagging.HELP.get(name, ""),
+        )
+    args = parser.parse_args(argv)
+    if args.quick:
+        for name, value in QUICK.items():
+            setattr(args, name, min(getattr(args, name), value))
+    return args
+
+
+def check(args):
+    properties = [p for p in args.properties.split(",") if p]
+    unknown = sorted(set(properties) - set(PROPERTIES))
+    if unknown or not properties:
+        raise _common.RecipeError(
+            f"--properties must be some of {', '.join(PROPERTIES)}; "
+            f"received {args.properties!r}"
+        )
+    for name in ("train_sentences", "test_sentences", "epochs"):
+        _common.check_range(name, getattr(args, name), low=1)
+    return properties
+
+
+def targets(sentences, prop):
+    """One label per token of `sentences` for property `prop`."""
+    labels = []
+    for _, tags in sentences:
+        if prop == "pos":
+            labels.extend(tags)
+        elif prop == "prev-pos":
+            labels.extend(["<s>", *tags[:-1]])
+        else:
+            labels.extend([*tags[1:], "</s>"])
+    return labels
+
+
+def fit_probe(train_x, train_y, test_x, test_y, classes, epochs, seed):
+    """Accuracy of a linear softmax probe; `train_x` may be a list (then a
+    `zoo.ScalarMix` of the arrays comes first); `(accuracy, mix weights)`.
+    """
+    keras.utils.set_random_seed(seed)
+    mixed = isinstance(train_x, list)
+    if mixed:
+        inputs = [keras.Input((x.shape[1],)) for x in train_x]
+        mix = zoo.ScalarMix(name="mix")
+        features = mix(inputs)
+    else:
+        inputs = keras.Input((train_x.shape[1],))
+        features = inputs
+    outputs = keras.layers.Dense(classes, activation="softmax")(features)
+    probe = keras.Model(inputs, outputs)
+    probe.compile(
+        optimizer=keras.optimizers.Adam(3e-3),
+        loss="sparse_categorical_crossentropy",
+        metrics=["accuracy"],
+    )
+    probe.fit(
+        train_x, train_y, epochs=epochs, batch_size=256, verbose=0, shuffle=True
+    )
+    _, accuracy = probe.evaluate(test_x, test_y, batch_size=1024, verbose=0)
+    weights = None
+    if mixed:
+        scalars = keras.ops.convert_to_numpy(mix.scalar_parameters)
+        weights = np.exp(scalars - scalars.max())
+        weights = [round(float(w), 4) for w in weights / weights.sum()]
+    return float(accuracy), weights
+
+
+def load_sentences(args):
+    config = tagging.Config(
+        dataset=args.dataset,
+        tagset=args.tagset,
+        corpus_dir=args.corpus_dir,
+        train_file=args.train_file,
+        dev_file=args.dev_file,
+        test_file=args.test_file,
+    )
+    tagging.check(config)
+    data = tagging.load_data(config)
+    train = _common.quick_subset(data.train, args.train_sentences, args.seed)
+    test = _common.quick_subset(data.test, args.test_sentences, args.seed)
+    return train, test, data.description
+
+
+def main(argv=None):
+    args = parse(argv)
+    properties = check(args)
+    tagger = _shared.Tagger(args.model)
+    train, test, description = load_sentences(args)
+    output = pathlib.Path(args.output)
+    output.mkdir(parents=True, exist_ok=True)
+    print(
+        f"states of {len(train)} train and {len(test)} test sentences, "
+        f"{tagger.num_layers + 1} layers"
+    )
+    train_states = tagger.states([words for words, _ in train])
+    test_states = tagger.states([words for words, _ in test])
+    rows, mixes = [], {}
+    for prop in properties:
+        train_labels = targets(train, prop)
+        test_labels = targets(test, prop)
+        names = sorted(set(train_labels) | set(test_labels))
+        ids = {name: i for i, name in enumerate(names)}
+        train_y = np.array([ids[t] for t in train_labels])
+        test_y = np.array([ids[t] for t in test_labels])
+        majority = collections.Counter(train_labels).most_common(1)[0][0]
+        baseline = float(np.mean([t == majority for t in test_labels]))
+        for layer, (train_x, test_x) in enumerate(
+            zip(train_states, test_states)
+        ):
+            accuracy, _ = fit_probe(
+                train_x, train_y, test_x, test_y, len(names), args.epochs,
+                args.seed,
+            )  # fmt: skip
+            rows.append(
+                {
+                    "property": prop,
+                    "layer": layer,
+                    "accuracy": round(accuracy, 4),
+                    "majority_baseline": round(baseline, 4),
+                }
+            )
+            print(f"{prop:>9}  layer {layer}: {accuracy:.4f}")
+        widths = {x.shape[1] for x in train_states[1:]}
+        if len(train_states) > 2 and len(widths) == 1:
+            accuracy, weights = fit_probe(
+                train_states[1:], train_y, test_states[1:], test_y,
+                len(names), args.epochs, args.seed,
+            )  # fmt: skip
+            rows.append(
+                {
+                    "property": prop,
+                    "layer": "mix",
+                    "accuracy": round(accuracy, 4),
+                    "majority_baseline": round(baseline, 4),
+                }
+            )
+            mixes[prop] = weights
+            print(f"{prop:>9}  ScalarMix: {accuracy:.4f} (weights {weights})")
+    _shared.write_rows(rows, output, "probe")
+    summary = {
+        "model": args.model,
+        "data": description,
+        "train_tokens": int(len(train_states[0])),
+        "test_tokens": int(len(test_states[0])),
+        "settings": {
+            k: v for k, v in vars(args).items() if k not in ("output",)
+        },
+        "accuracy": {
+            prop: {
+                str(r["layer"]): r["accuracy"]
+                for r in rows
+                if r["property"] == prop
+            }
+            for prop in properties
+        },
+        "mix_weights": mixes,
+    }
+    _common.write_json(output / "summary.json", summary)
+    plot(rows, properties, tagger.num_layers, output / "probe.png", description)
+    print(f"wrote {output}/probe.png, probe.csv, summary.json")
+    return summary
+
+
+def plot(rows, properties, num_layers, path, description):
+    plt = _shared.pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for index, prop in enumerate(properties):
+        color = f"C{index}"
+        mine = [r for r in rows if r["property"] == prop]
+        layers = [r for r in mine if r["layer"] != "mix"]
+        ax.plot(
+            [r["layer"] for r in layers],
+            [r["accuracy"] for r in layers],
+            "o-",
+            color=color,
+            label=prop,
+        )
+        for r in mine:
+            if r["layer"] == "mix":
+                ax.axhline(
+                    r["accuracy"], color=color, linestyle="--", linewidth=1
+                )
+        ax.axhline(
+            mine[0]["majority_baseline"],
+            color=color,
+            linestyle=":",
+            linewidth=1,
+        )
+    ax.set_xticks(
+        range(num_layers + 1),
+        ["embedding", *(f"layer {i}" for i in range(1, num_layers + 1))],
+    )
+    ax.set_ylabel("probe accuracy (test tokens)")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(
+        fontsize=8,
+        title="dashed: ScalarMix; dotted: majority",
+        title_fontsize=7,
+    )
+    ax.set_title(f"linear probes per layer\n{description}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

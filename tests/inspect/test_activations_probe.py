@@ -1,0 +1,84 @@
+"""`python -m recipes.inspect activations|probe` on a tiny tagger trained
+here on a corpus written here (TensorFlow: the tagger reads strings)."""
+
+import json
+
+import keras
+import numpy as np
+import pytest
+
+from recipes import _common
+from recipes import tagging
+from recipes.inspect import __main__ as dispatcher
+from recipes.inspect import activations
+from recipes.inspect import probing
+from tests.recipes.test_tagging import tiny_config
+
+pytestmark = pytest.mark.tf_only
+
+
+@pytest.fixture(scope="module")
+def tagger(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tagger")
+    config = tiny_config(root, epochs=2, num_layers=3, tensorboard=False)
+    tagging.run(config)
+    return root / "out" / "model.keras", config.corpus_dir
+
+
+def test_activation_trace_has_every_layer_and_token(tagger, tmp_path):
+    model, _ = tagger
+    summary = activations.main(
+        [
+            "--model", str(model), "--output", str(tmp_path), "--quick",
+            "--sentence", "the old dog sees a red house near the table .",
+        ]
+    )  # fmt: skip
+    assert [entry["layer"] for entry in summary["layers"]] == [0, 1, 2, 3]
+    assert len(summary["tags"]) == len(summary["tokens"]) == 11
+    rows = json.loads((tmp_path / "activations.json").read_text())
+    assert len(rows) == 4 * 11
+    for row in rows:
+        assert np.isfinite(row["mean_abs"]) and row["mean_abs"] > 0
+        if row["position"] == 0:
+            assert row["change"] is None
+        else:
+            assert np.isfinite(row["change"]) and row["change"] >= 0
+    assert (tmp_path / "activations.png").stat().st_size > 5000
+
+
+def test_probes_score_each_layer_and_the_mix(tagger, tmp_path):
+    model, corpus = tagger
+    summary = probing.main(
+        [
+            "--model", str(model), "--output", str(tmp_path), "--quick",
+            "--corpus-dir", corpus, "--properties", "pos,next-pos",
+        ]
+    )  # fmt: skip
+    rows = json.loads((tmp_path / "probe.json").read_text())
+    layers = [r["layer"] for r in rows if r["property"] == "pos"]
+    assert layers == [0, 1, 2, 3, "mix"]
+    for row in rows:
+        assert 0 <= row["accuracy"] <= 1
+        assert 0 < row["majority_baseline"] < 1
+    weights = summary["mix_weights"]["pos"]
+    assert len(weights) == 3 and sum(weights) == pytest.approx(1, abs=1e-3)
+    # The probes learn something real: the best layer beats always
+    # answering the most frequent tag.
+    pos = summary["accuracy"]["pos"]
+    assert max(pos.values()) > rows[0]["majority_baseline"] + 0.1
+    assert (tmp_path / "probe.png").stat().st_size > 5000
+
+
+def test_inspect_bad_input_is_one_line(tagger, tmp_path):
+    model, corpus = tagger
+    with pytest.raises(_common.RecipeError, match="--properties must be"):
+        probing.main(["--model", str(model), "--properties", "syntax"])
+    with pytest.raises(_common.RecipeError, match="no such file"):
+        activations.main(["--model", str(tmp_path / "missing.keras")])
+    other = tmp_path / "other.keras"
+    plain = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    plain.save(other)
+    with pytest.raises(_common.RecipeError, match="no 'labels' layer"):
+        activations.main(["--model", str(other)])
+    with pytest.raises(_common.RecipeError, match="unknown tool 'xray'"):
+        dispatcher.main(["xray"])
