@@ -52,6 +52,7 @@ def test_probes_score_each_layer_and_the_mix(tagger, tmp_path):
         [
             "--model", str(model), "--output", str(tmp_path), "--quick",
             "--corpus-dir", corpus, "--properties", "pos,next-pos",
+            "--epochs", "2",
         ]
     )  # fmt: skip
     rows = json.loads((tmp_path / "probe.json").read_text())
