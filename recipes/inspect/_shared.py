@@ -90,6 +90,22 @@ class Tagger:
         return [np.concatenate(parts) for parts in per_layer]
 
 
+def tagger_parser(tool, doc):
+    """The argument parser of a tool that reads a saved tagger (`--model`)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog=f"python -m recipes.inspect {tool}",
+        description=doc.splitlines()[0],
+    )
+    parser.add_argument(
+        "--model",
+        default="runs/tagging/model.keras",
+        help="a model.keras saved by recipes.tagging (default: %(default)s)",
+    )
+    return parser
+
+
 def write_rows(rows, folder, name):
     """`name.csv` and `name.json` in `folder`."""
     folder = pathlib.Path(folder)

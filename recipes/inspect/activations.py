@@ -21,7 +21,6 @@ weights). Writes to `--output`:
 Layer 0 is the word embedding (the stack's input), layers 1..L the stack.
 """
 
-import argparse
 import pathlib
 
 import numpy as np
@@ -34,15 +33,7 @@ QUICK_TOKENS = 12
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(
-        prog="python -m recipes.inspect activations",
-        description=__doc__.splitlines()[0],
-    )
-    parser.add_argument(
-        "--model",
-        default="runs/tagging/model.keras",
-        help="a model.keras saved by recipes.tagging (default: %(default)s)",
-    )
+    parser = _shared.tagger_parser("activations", __doc__)
     parser.add_argument(
         "--sentence",
         default=EXAMPLE,

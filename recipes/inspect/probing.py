@@ -25,7 +25,6 @@ close to what it was trained for: the interesting numbers are how the
 accuracy changes with depth, and the context properties.
 """
 
-import argparse
 import collections
 import pathlib
 
@@ -42,15 +41,7 @@ QUICK = {"train_sentences": 300, "test_sentences": 100, "epochs": 3}
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(
-        prog="python -m recipes.inspect probe",
-        description=__doc__.splitlines()[0],
-    )
-    parser.add_argument(
-        "--model",
-        default="runs/tagging/model.keras",
-        help="a model.keras saved by recipes.tagging (default: %(default)s)",
-    )
+    parser = _shared.tagger_parser("probe", __doc__)
     parser.add_argument("--output", default="runs/inspect/probe")
     parser.add_argument(
         "--properties",
