@@ -232,6 +232,22 @@ def classify(model, texts):
     return [(str(n), float(p.max())) for n, p in zip(names, probabilities)]
 
 
+def resolve_classes(config, data):
+    """`(saved model or None, labels)`: `_common.resolve_labels` on the
+    labels of `data`'s splits; a new classifier needs 2 or more."""
+    seen = {label for _, label in data.train}
+    held_out = {label for part in (data.dev, data.test) for _, label in part}
+    model, labels = _common.resolve_labels(
+        config, seen, held_out, data.description
+    )
+    if model is None and len(seen) < 2:
+        raise _common.RecipeError(
+            f"the training data have {len(seen)} label(s) {sorted(seen)}; "
+            "a classifier needs at least 2"
+        )
+    return model, labels
+
+
 def run(config, callbacks=()):
     """Trains, evaluates and saves a classifier; returns the metrics dict.
 
@@ -242,17 +258,8 @@ def run(config, callbacks=()):
     output = _common.prepare_output(config)
     keras.utils.set_random_seed(config.seed)
     data = load_data(config)
-    seen = {label for _, label in data.train}
-    held_out = {label for part in (data.dev, data.test) for _, label in part}
-    model, labels = _common.resolve_labels(
-        config, seen, held_out, data.description
-    )
+    model, labels = resolve_classes(config, data)
     if model is None:
-        if len(seen) < 2:
-            raise _common.RecipeError(
-                f"the training data have {len(seen)} label(s) {sorted(seen)}; "
-                "a classifier needs at least 2"
-            )
         model = build_model(config, [t for t, _ in data.train], labels)
     label_ids = {label: i for i, label in enumerate(labels)}
     compile_model(model, config.learning_rate)

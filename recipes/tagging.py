@@ -218,6 +218,18 @@ def vocabulary_of(sentences, config):
     )
 
 
+def resolve_tags(config, data):
+    """`(saved model or None, tags)`: `_common.resolve_labels` on the tags
+    of `data`'s splits (with `--init-from`, the saved tagger's columns)."""
+    seen = {t for _, ts in data.train for t in ts}
+    held_out = {
+        t for part in (data.dev, data.test) for _, ts in part for t in ts
+    }
+    return _common.resolve_labels(
+        config, seen, held_out, data.description, what="tags"
+    )
+
+
 def run(config, callbacks=()):
     """Trains, evaluates and saves a tagger; returns the metrics dict.
 
@@ -229,13 +241,7 @@ def run(config, callbacks=()):
     keras.utils.set_random_seed(config.seed)
     data = load_data(config)
     entities = datasets.is_bio(data.train)
-    seen = {t for _, ts in data.train for t in ts}
-    held_out = {
-        t for part in (data.dev, data.test) for _, ts in part for t in ts
-    }
-    model, labels = _common.resolve_labels(
-        config, seen, held_out, data.description, what="tags"
-    )
+    model, labels = resolve_tags(config, data)
     if model is None:
         tags = labels
         model = build_model(config, vocabulary_of(data.train, config), tags)

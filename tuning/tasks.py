@@ -61,16 +61,8 @@ def tagging_problem(config):
     tagging.check(config)
     data = tagging.load_data(config)
     entities = datasets.is_bio(data.train)
-    seen = {t for _, ts in data.train for t in ts}
-    held_out = {
-        t for part in (data.dev, data.test) for _, ts in part for t in ts
-    }
-    _, tags = _common.resolve_labels(
-        dataclasses.replace(config, init_from=""),
-        seen,
-        held_out,
-        data.description,
-        what="tags",
+    _, tags = tagging.resolve_tags(
+        dataclasses.replace(config, init_from=""), data
     )
     vocabulary = tagging.vocabulary_of(data.train, config)
     tag_ids = {t: i + 1 for i, t in enumerate(tags)}
@@ -103,19 +95,9 @@ def tagging_problem(config):
 def classification_problem(config):
     classification.check(config)
     data = classification.load_data(config)
-    seen = {label for _, label in data.train}
-    held_out = {label for part in (data.dev, data.test) for _, label in part}
-    _, labels = _common.resolve_labels(
-        dataclasses.replace(config, init_from=""),
-        seen,
-        held_out,
-        data.description,
+    _, labels = classification.resolve_classes(
+        dataclasses.replace(config, init_from=""), data
     )
-    if len(labels) < 2:
-        raise _common.RecipeError(
-            f"the training data have {len(labels)} label(s) {labels}; a "
-            "classifier needs at least 2"
-        )
     texts = [t for t, _ in data.train]
     vocabulary = classification.vocabulary_of(config, texts)
     label_ids = {label: i for i, label in enumerate(labels)}
