@@ -206,6 +206,22 @@ def write_json(path, values):
     partial.replace(path)  # atomic: an interrupted write loses nothing
 
 
+def write_rows(rows, folder, name, columns=()):
+    """`name.csv` and `name.json` in `folder`, written atomically; the CSV
+    has `columns` first, then every other key in the order first seen."""
+    folder = pathlib.Path(folder)
+    keys = list(columns)
+    for row in rows:
+        keys += [k for k in row if k not in keys]
+    partial = folder / f"{name}.csv.partial"
+    with partial.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=keys)
+        writer.writeheader()
+        writer.writerows(rows)
+    partial.replace(folder / f"{name}.csv")
+    write_json(folder / f"{name}.json", rows)
+
+
 def check_training(config):
     """Range checks shared by the recipes' training flags."""
     low_epochs = 0 if config.init_from else 1

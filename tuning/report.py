@@ -15,7 +15,6 @@ Files, in the project folder (`--directory/--project-name`):
   fixed budget, one line per cell.
 """
 
-import csv
 import dataclasses
 import json
 import math
@@ -95,19 +94,6 @@ def _worker(trial_dir):
         return json.loads((trial_dir / "worker.json").read_text())["tuner_id"]
     except (OSError, ValueError, KeyError):
         return ""
-
-
-def write_table(rows, project):
-    keys = list(COLUMNS)
-    for row in rows:
-        keys += [k for k in row if k not in keys]
-    partial = project / "trials.csv.partial"
-    with partial.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=keys)
-        writer.writeheader()
-        writer.writerows(rows)
-    partial.replace(project / "trials.csv")
-    _common.write_json(project / "trials.json", rows)
 
 
 def plot_heatmap(rows, path, title):
@@ -209,7 +195,7 @@ def write(tuner, hypermodel, problem, budget_params=None):
     summary dict (best trial, counts, paths)."""
     project = pathlib.Path(tuner.project_dir)
     rows = trial_rows(tuner, hypermodel)
-    write_table(rows, project)
+    _common.write_rows(rows, project, "trials", COLUMNS)
     objective = tuner.oracle.objective.name
     where = f"{problem.task}, {problem.description}"
     plot_heatmap(

@@ -1,8 +1,5 @@
 """What the inspection tools share: layer outputs of a saved stack,
-tables, straight-line fits."""
-
-import csv
-import pathlib
+straight-line fits, plots (tables: `recipes._common.write_rows`)."""
 
 import keras
 import numpy as np
@@ -104,21 +101,6 @@ def tagger_parser(tool, doc):
         help="a model.keras saved by recipes.tagging (default: %(default)s)",
     )
     return parser
-
-
-def write_rows(rows, folder, name):
-    """`name.csv` and `name.json` in `folder`."""
-    folder = pathlib.Path(folder)
-    keys = []
-    for row in rows:
-        keys += [k for k in row if k not in keys]
-    partial = folder / f"{name}.csv.partial"
-    with partial.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=keys)
-        writer.writeheader()
-        writer.writerows(rows)
-    partial.replace(folder / f"{name}.csv")
-    _common.write_json(folder / f"{name}.json", rows)
 
 
 def line_fit(x, y):

@@ -139,7 +139,7 @@ def main(argv=None):
     from recipes import tagging
 
     tags = tagging.predict_tags(tagger.model, [words])[0]
-    _shared.write_rows(rows, output, "activations")
+    _common.write_rows(rows, output, "activations")
     per_layer = []
     for layer in range(len(states)):
         mine = [r for r in rows if r["layer"] == layer]

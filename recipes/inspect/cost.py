@@ -398,7 +398,7 @@ def main(argv=None):
         seconds=time.perf_counter() - started,
         fits=fits,
     )
-    _shared.write_rows(rows, output, "cost")
+    _common.write_rows(rows, output, "cost")
     _common.write_json(output / "fits.json", fits)
     _common.write_json(output / "summary.json", summary)
     plot(rows, fits, args, output / "cost.png")

@@ -324,8 +324,8 @@ def main(argv=None):
                 flush=True,
             )
             keras.backend.clear_session()
-    _shared.write_rows(gradient_rows, output, "gradients")
-    _shared.write_rows(training_rows, output, "training")
+    _common.write_rows(gradient_rows, output, "gradients")
+    _common.write_rows(training_rows, output, "training")
     settings = {k: v for k, v in vars(args).items() if k != "output"}
     _common.write_json(
         output / "summary.json", {"settings": settings, "runs": summary}

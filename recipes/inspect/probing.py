@@ -207,7 +207,7 @@ def main(argv=None):
             )
             mixes[prop] = weights
             print(f"{prop:>9}  ScalarMix: {accuracy:.4f} (weights {weights})")
-    _shared.write_rows(rows, output, "probe")
+    _common.write_rows(rows, output, "probe")
     summary = {
         "model": args.model,
         "data": description,
