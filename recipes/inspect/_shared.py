@@ -6,11 +6,12 @@ import numpy as np
 
 import zoo
 from recipes import _common
+from zoo._walk import iter_layers
 
 
 def find_stack(model):
     """The (first) `zoo.StackedRNN` inside `model`."""
-    for layer in model._flatten_layers(include_self=True):
+    for layer in iter_layers(model):
         if isinstance(layer, zoo.StackedRNN):
             return layer
     raise _common.RecipeError(

@@ -8,6 +8,8 @@ import pytest
 
 import tuning
 import zoo
+from zoo._walk import iter_layers
+from zoo._walk import recurrent_layers
 
 
 def tagger(**kwargs):
@@ -19,20 +21,19 @@ def tagger(**kwargs):
 def stack_of(model):
     return next(
         layer
-        for layer in model._flatten_layers()
+        for layer in iter_layers(model)
         if isinstance(layer, zoo.StackedRNN)
     )
 
 
 def rnn_layers(model):
-    """`(class name, units)` of each recurrent layer, bottom first."""
-    found = []
-    for entry in zoo.fast_path_report(model):
-        layer = next(
-            x for x in model._flatten_layers() if x.name == entry["layer"]
+    """`(cell, units)` of each recurrent layer, bottom first."""
+    return [
+        (entry["cell"], layer.units)
+        for entry, layer in zip(
+            zoo.fast_path_report(model), recurrent_layers(model), strict=True
         )
-        found.append((entry["cell"], layer.units))
-    return found
+    ]
 
 
 def test_empty_hyperparameters_build_the_zoo_defaults():
