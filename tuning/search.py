@@ -410,6 +410,7 @@ def finish(
 ):
     import keras
 
+    from tuning import distributed
     from tuning import report
     from tuning import tasks
 
@@ -423,9 +424,8 @@ def finish(
         # `<tuner id>.json` exists; a search started in another mode
         # (standalone, chief, a worker that never finished a trial) has
         # the oracle's state but not that file.
-        own = (
-            project / f"{os.environ.get('KERASTUNER_TUNER_ID', 'tuner0')}.json"
-        )
+        tuner_id = os.environ.get(distributed.ENV_ID, "tuner0")
+        own = project / f"{tuner_id}.json"
         if (project / "oracle.json").is_file() and not own.is_file():
             own.write_text("{}")
     tuner = make_tuner(options, hypermodel, problem, project, epochs)
