@@ -61,3 +61,20 @@ def test_reset_states_counts_only_stateful_layers():
     )
     assert zoo.reset_states(model) == 6
     assert zoo.reset_states(zoo.stacked_lstm(2, 4, input_dim=2)) == 0
+
+
+def test_fused_runs_are_reported():
+    model = zoo.stacked_rnn(
+        ["lstm", "lstm", "gru"], 3, 4, input_dim=3, name="m"
+    )
+    report = _by_name(zoo.fast_path_report(model))
+    first = report["m_stack_layer0_lstm"]
+    assert first["run"] == "0-1"
+    assert "nn.LSTM(num_layers=2)" in first["backends"]["torch"]["reason"]
+    assert "num_layers=2" in first["backends"]["jax"]["reason"]
+    gru = report["m_stack_layer2_gru"]
+    assert gru["run"] == "2-2"
+    assert "nn.GRU(num_layers=1)" in gru["backends"]["torch"]["reason"]
+    residual = zoo.stacked_lstm(3, 4, input_dim=4, residual=True, name="r")
+    runs = [e["run"] for e in zoo.fast_path_report(residual)]
+    assert runs == ["0-0", None, None]

@@ -10,7 +10,12 @@ The rules follow Keras 3.15's own dispatch (`keras.layers.LSTM` / `GRU`
 - JAX: cuDNN LSTM (`jax.experimental.rnn`), not with a mask. GRU has no
   cuDNN kernel in JAX; without a mask Keras runs a `lax.scan` with the
   input projection hoisted out of the loop, on any device.
-- PyTorch: cuDNN LSTM and GRU, not with a mask.
+- PyTorch: cuDNN LSTM and GRU, not with a mask. Inside a
+  `zoo.layers.StackedRNN`, runs of plain LSTM / GRU layers also run as one
+  `nn.LSTM` / `nn.GRU(num_layers=L)` call on CPU and GPU (`zoo.fused`),
+  and on JAX GPUs runs of LSTM layers as one
+  `jax.experimental.rnn.lstm(num_layers=L)` call; each entry's `"run"`
+  names the stack layers that share a call.
 - All backends need `activation="tanh"`, `recurrent_activation="sigmoid"`,
   `use_bias=True`, `unroll=False`, `use_cudnn` not False and
   `recurrent_dropout == 0`; GRU also needs `reset_after=True`.
@@ -29,7 +34,7 @@ from zoo._walk import iter_layers
 BACKENDS = ("tensorflow", "jax", "torch")
 
 
-def _reasons(layer):
+def kernel_reasons(layer):
     """Reasons that rule out a fused kernel on every backend."""
     if isinstance(layer, keras.layers.SimpleRNN):
         return ["SimpleRNN has no fused kernel on any backend"]
@@ -60,9 +65,18 @@ def _reasons(layer):
     return reasons
 
 
-def _backend_entry(layer, backend, reasons):
+def _backend_entry(layer, backend, reasons, run=None):
     if reasons:
         return {"fused": False, "reason": "; ".join(reasons)}
+    cell = "LSTM" if isinstance(layer, keras.layers.LSTM) else "GRU"
+    if backend == "torch" and run is not None:
+        count = run[1] - run[0]
+        return {
+            "fused": True,
+            "reason": f"CPU and GPU: one nn.{cell}(num_layers={count})"
+            f" call for stack layers {run[0]}-{run[1] - 1} (zoo.fused); "
+            "not with a mask, an initial state or input dropout in training",
+        }
     if backend == "jax" and isinstance(layer, keras.layers.GRU):
         return {
             "fused": False,
@@ -73,7 +87,26 @@ def _backend_entry(layer, backend, reasons):
         condition = "GPU only; a mask must be right-padded"
     else:
         condition = "GPU only; not with a mask (masked batches fall back)"
+    if backend == "jax" and run is not None and run[1] - run[0] > 1:
+        condition += (
+            f"; stack layers {run[0]}-{run[1] - 1} run as one "
+            f"jax.experimental.rnn.lstm(num_layers={run[1] - run[0]}) call"
+        )
     return {"fused": True, "reason": condition}
+
+
+def _runs_by_layer(model_or_layer):
+    """Maps id(recurrent layer) -> its fused run (start, stop) in a stack."""
+    from zoo import fused
+    from zoo.layers.stacked_rnn import StackedRNN
+
+    runs = {}
+    for layer in iter_layers(model_or_layer):
+        if isinstance(layer, StackedRNN):
+            for start, stop in fused.candidate_runs(layer):
+                for index in range(start, stop):
+                    runs[id(layer.recurrent_layers[index])] = (start, stop)
+    return runs
 
 
 class FastPathReport(list):
@@ -116,7 +149,10 @@ def fast_path_report(model_or_layer):
     Returns:
         A `FastPathReport`: a list with one dict per recurrent layer, with
         keys `"layer"` (name), `"cell"` (`"lstm"`, `"gru"`,
-        `"simple_rnn"` or the class name) and `"backends"` (for each of
+        `"simple_rnn"` or the class name), `"run"` (for a layer of a
+        `StackedRNN` that can join a multi-layer fused call, the stack
+        layer indices of that call, e.g. `"0-2"`; else None) and
+        `"backends"` (for each of
         `"tensorflow"`, `"jax"`, `"torch"`: `{"fused": bool, "reason":
         str}`, the reason being why not, or the conditions that still
         apply). `print()` it for a table.
@@ -132,6 +168,7 @@ def fast_path_report(model_or_layer):
         keras.layers.SimpleRNN: "simple_rnn",
     }
     report = FastPathReport()
+    runs = _runs_by_layer(model_or_layer)
     for layer in iter_layers(model_or_layer):
         if not isinstance(layer, keras.layers.RNN):
             continue
@@ -139,13 +176,15 @@ def fast_path_report(model_or_layer):
             (n for c, n in cells.items() if isinstance(layer, c)),
             type(layer).__name__,
         )
-        reasons = _reasons(layer)
+        reasons = kernel_reasons(layer)
+        run = runs.get(id(layer))
         report.append(
             {
                 "layer": layer.name,
                 "cell": cell,
+                "run": None if run is None else f"{run[0]}-{run[1] - 1}",
                 "backends": {
-                    b: _backend_entry(layer, b, reasons) for b in BACKENDS
+                    b: _backend_entry(layer, b, reasons, run) for b in BACKENDS
                 },
             }
         )

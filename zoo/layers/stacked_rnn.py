@@ -1,6 +1,7 @@
 import keras
 
 from zoo import _validation as v
+from zoo import fused
 from zoo import spec as spec_lib
 from zoo._package import PACKAGE
 from zoo.layers.highway_wrapper import HighwayWrapper
@@ -305,7 +306,22 @@ class StackedRNN(keras.layers.Layer):
         initial_states = self._split_initial_state(initial_state)
         x = sequences
         outputs, states = [], []
-        for index, block in enumerate(self.blocks):
+        runs = fused.plan(
+            self, mask, initial_states, training, self.compute_dtype
+        )
+        index = 0
+        while index < len(self.blocks):
+            if index in runs:
+                stop = runs[index]
+                layers = self.recurrent_layers[index:stop]
+                with weight_dropped(layers, training):
+                    x = fused.call_run(layers, x)
+                outputs.append(x)
+                for layer in self.between_layers[stop - 1]:
+                    x = layer(x, training=training)
+                index = stop
+                continue
+            block = self.blocks[index]
             kwargs = {"mask": mask, "training": training}
             if initial_states is not None:
                 kwargs["initial_state"] = initial_states[index]
@@ -320,6 +336,7 @@ class StackedRNN(keras.layers.Layer):
             for layer in self.between_layers[index]:
                 y = layer(y, training=training)
             x = y
+            index += 1
         result = outputs if self.output_mode == "all" else outputs[-1]
         if self.return_state:
             return [result, *states]
