@@ -78,7 +78,9 @@ class ScalarMix(keras.layers.Layer):
         self.gamma = self.add_weight(shape=(), initializer="ones", name="gamma")
 
     def call(self, inputs, mask=None):
-        weights = ops.softmax(self.scalar_parameters)
+        # The softmax runs in float32 under a mixed-precision policy too.
+        weights = ops.softmax(ops.cast(self.scalar_parameters, "float32"))
+        weights = ops.cast(weights, inputs[0].dtype)
         mixed = weights[0] * inputs[0]
         for index in range(1, len(inputs)):
             mixed = mixed + weights[index] * inputs[index]
