@@ -44,8 +44,10 @@ def kernel_reasons(layer):
     reasons = []
     if cell.recurrent_dropout > 0:
         reasons.append(
-            f"recurrent_dropout={cell.recurrent_dropout} > 0 (use "
-            "inter_layer_dropout or weight_drop to stay fused)"
+            f"recurrent_dropout={cell.recurrent_dropout} > 0: use "
+            f"weight_drop={cell.recurrent_dropout} instead (DropConnect on "
+            "the recurrent kernel, the same hidden-to-hidden path, fused), "
+            "or inter_layer_dropout"
         )
     if cell.activation is not keras.activations.tanh:
         reasons.append(f"activation={cell.activation.__name__}, not tanh")
