@@ -51,7 +51,17 @@ def _randomise(model, seed=0):
         (dict(cell=["lstm", "lstm", "gru"], num_layers=3), [(0, 2), (2, 3)]),
         (dict(cell="gru", units=[4, 4, 6], num_layers=3), [(0, 2), (2, 3)]),
         (dict(cell="lstm", num_layers=3, residual=True), [(0, 1)]),
-        (dict(cell="lstm", num_layers=2, bidirectional=True), []),
+        (dict(cell="lstm", num_layers=3, bidirectional=True), [(0, 3)]),
+        (
+            dict(cell="gru", num_layers=3, bidirectional=[True, True, False]),
+            [(0, 2), (2, 3)],
+        ),
+        (
+            dict(
+                cell="lstm", num_layers=2, bidirectional=True, merge_mode="sum"
+            ),
+            [],
+        ),
         (
             dict(cell="lstm", num_layers=3, layer_norm=[True, False, False]),
             [(0, 1), (1, 3)],
@@ -81,15 +91,28 @@ def test_candidate_runs(kwargs, runs):
 def test_plan_falls_back_for_masks_states_and_dropout():
     model = zoo.stacked_lstm(3, 4, input_dim=5, dropout=0.1)
     stack = _stack(model)
-    assert (
-        fused.plan(stack, np.ones((2, 3), bool), None, False, "float32") == {}
+    left_padded = np.array([[0, 1, 1], [1, 1, 1]], bool)
+    assert fused.plan(stack, left_padded, None, False, "float32") == ({}, None)
+    assert fused.plan(stack, None, [[0, 0]] * 3, False, "float32") == (
+        {},
+        None,
     )
-    assert fused.plan(stack, None, [[0, 0]] * 3, False, "float32") == {}
-    assert fused.plan(stack, None, None, True, "float32") == {}
-    expected = {0: 3} if BACKEND == "torch" else {}
-    assert fused.plan(stack, None, None, False, "float32") == expected
+    assert fused.plan(stack, None, None, True, "float32") == ({}, None)
+    runs, lengths = fused.plan(stack, None, None, False, "float32")
+    assert runs == ({0: 3} if BACKEND == "torch" else {})
+    assert lengths is None
     with fused.disabled():
-        assert fused.plan(stack, None, None, False, "float32") == {}
+        assert fused.plan(stack, None, None, False, "float32") == ({}, None)
+
+
+def test_right_padded_lengths():
+    right = np.array([[1, 1, 0], [1, 1, 1], [1, 0, 0]], bool)
+    np.testing.assert_array_equal(
+        _numpy(fused.right_padded_lengths(right)), [2, 3, 1]
+    )
+    assert fused.right_padded_lengths(np.array([[0, 1, 1]], bool)) is None
+    assert fused.right_padded_lengths(np.array([[1, 0, 1]], bool)) is None
+    assert fused.right_padded_lengths(np.array([[0, 0, 0]], bool)) is None
 
 
 def _torch_reference_check(cell):
@@ -129,32 +152,33 @@ def test_torch_weight_conversion_matches_reference(cell):
     _torch_reference_check(cell)
 
 
-def test_cudnn_flat_packing_matches_reference():
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_cudnn_flat_packing_matches_reference(bidirectional):
     rnn = pytest.importorskip("jax.experimental.rnn")
     import jax.numpy as jnp
 
-    model = zoo.stacked_lstm(3, 6, input_dim=5, return_sequences=True)
+    model = zoo.stacked_lstm(
+        3, 6, input_dim=5, bidirectional=bidirectional, return_sequences=True
+    )
     _randomise(model)
     x = _inputs()
-    layers = _stack(model).recurrent_layers
-    flat = jnp.asarray(_numpy(fused.keras_to_cudnn_flat(layers)))
-    assert flat.shape[0] == rnn.get_num_params_in_lstm(5, 6, 3, False)
-    w_ih, w_hh, b_ih, b_hh = rnn.unpack_lstm_weights(flat, 5, 6, 3, False)
-    zeros = jnp.zeros((3, 3, 6))
-    y, h, c = rnn.lstm_ref(
+    entries = _stack(model).recurrent_layers
+    flat = jnp.asarray(_numpy(fused.keras_to_cudnn_flat(entries)))
+    expected_size = rnn.get_num_params_in_lstm(5, 6, 3, bidirectional)
+    assert flat.shape[0] == expected_size
+    weights = rnn.unpack_lstm_weights(flat, 5, 6, 3, bidirectional)
+    zeros = jnp.zeros((3 * (1 + bidirectional), 3, 6))
+    y, _, _ = rnn.lstm_ref(
         jnp.asarray(x),
         zeros,
         zeros,
-        w_ih,
-        w_hh,
-        b_ih,
-        b_hh,
+        *weights,
         jnp.full((3,), 7, dtype=jnp.int32),
         5,
         6,
         3,
         0.0,
-        False,
+        bidirectional,
     )
     expected = zoo.reference.forward(model, x)["output"]
     np.testing.assert_allclose(np.asarray(y), expected, atol=2e-5)
@@ -165,40 +189,104 @@ torch_only = pytest.mark.skipif(
 )
 
 
-def _gradients(model, x):
+def _gradients(model, x, mask=None):
     import torch
 
-    out = model(torch.tensor(x))
-    loss = (out**2).sum()
-    grads = torch.autograd.grad(
-        loss, [v.value for v in model.trainable_variables]
+    out = (
+        model(torch.tensor(x), mask=mask)
+        if mask is not None
+        else model(torch.tensor(x))
     )
+    loss = (out**2).sum()
+    variables = [v.value for v in model.trainable_variables]
+    grads = torch.autograd.grad(loss, variables)
     return _numpy(out), [_numpy(g) for g in grads]
 
 
-@torch_only
-@pytest.mark.parametrize("cell", ["lstm", "gru"])
-@pytest.mark.parametrize("return_sequences", [True, False])
-def test_model_fused_equals_per_layer_and_reference(cell, return_sequences):
-    model = zoo.stacked_rnn(
-        cell, 3, 6, input_dim=5, return_sequences=return_sequences
-    )
-    _randomise(model)
-    x = _inputs()
-    assert fused.plan(_stack(model), None, None, False, "float32") == {0: 3}
-    out, grads = _gradients(model, x)
+def _check_against_loop_and_reference(model, x, mask=None):
+    out, grads = _gradients(model, x, mask)
     with fused.disabled():
-        loop_out, loop_grads = _gradients(model, x)
+        loop_out, loop_grads = _gradients(model, x, mask)
     np.testing.assert_allclose(out, loop_out, atol=1e-5)
     for g, h in zip(grads, loop_grads):
         np.testing.assert_allclose(g, h, atol=1e-4, rtol=1e-4)
-    expected = zoo.reference.forward(model, x)["output"]
+    expected = zoo.reference.forward(model, x, mask=mask)["output"]
+    if mask is not None and expected.ndim == 3:
+        # The reference leaves padded steps undefined; compare real ones.
+        out, expected = out[mask], expected[mask]
     np.testing.assert_allclose(out, expected, atol=2e-5)
 
 
 @torch_only
+@pytest.mark.parametrize("cell", ["lstm", "gru"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("return_sequences", [True, False])
+def test_model_fused_equals_per_layer_and_reference(
+    cell, bidirectional, return_sequences
+):
+    model = zoo.stacked_rnn(
+        cell,
+        3,
+        6,
+        input_dim=5,
+        bidirectional=bidirectional,
+        return_sequences=return_sequences,
+    )
+    _randomise(model)
+    x = _inputs()
+    plan = fused.plan(_stack(model), None, None, False, "float32")
+    assert plan == ({0: 3}, None)
+    _check_against_loop_and_reference(model, x)
+
+
+@torch_only
+@pytest.mark.parametrize("cell", ["lstm", "gru"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("return_sequences", [True, False])
+def test_right_padded_mask_is_packed(cell, bidirectional, return_sequences):
+    inputs = keras.Input((None, 5))
+    stack = zoo.StackedRNN(
+        cell=cell,
+        units=6,
+        num_layers=2,
+        bidirectional=bidirectional,
+        return_sequences=return_sequences,
+    )
+    model = keras.Model(inputs, stack(inputs))
+    _randomise(model)
+    x = _inputs((3, 7, 5))
+    mask = np.array(
+        [[True] * 7, [True] * 4 + [False] * 3, [True] + [False] * 6]
+    )
+    runs, lengths = fused.plan(stack, mask, None, False, "float32")
+    assert runs == {0: 2}
+    np.testing.assert_array_equal(_numpy(lengths), [7, 4, 1])
+    padded = x.copy()
+    padded[~mask] = 99.0  # padding values must not matter
+
+    def call(data, use_fused=True):
+        import torch
+
+        if use_fused:
+            return _numpy(stack(torch.tensor(data), mask=torch.tensor(mask)))
+        with fused.disabled():
+            return _numpy(stack(torch.tensor(data), mask=torch.tensor(mask)))
+
+    got = call(padded)
+    np.testing.assert_allclose(got, call(x), atol=1e-6)
+    # Padded steps as well: Keras's own values (carried or zero).
+    np.testing.assert_allclose(got, call(padded, use_fused=False), atol=1e-5)
+    expected = zoo.reference.forward(stack, x, mask=mask)["output"]
+    if return_sequences:
+        got, expected = got[mask], expected[mask]
+    np.testing.assert_allclose(got, expected, atol=2e-5)
+
+
+@torch_only
 def test_weight_drop_reaches_the_fused_call(tmp_path):
-    model = zoo.stacked_lstm(2, 6, input_dim=5, weight_drop=0.5, seed=3)
+    model = zoo.stacked_lstm(
+        2, 6, input_dim=5, weight_drop=0.5, bidirectional=True, seed=3
+    )
     x = _inputs()
     plain = _numpy(model(x, training=False))
     dropped = _numpy(model(x, training=True))

@@ -77,7 +77,8 @@ def _backend_entry(layer, backend, reasons, run=None):
             "fused": True,
             "reason": f"CPU and GPU: one nn.{cell}(num_layers={count})"
             f" call for stack layers {run[0]}-{run[1] - 1} (zoo.fused); "
-            "not with a mask, an initial state or input dropout in training",
+            "masks only if right-padded; not with an initial state or "
+            "input dropout in training",
         }
     if backend == "jax" and isinstance(layer, keras.layers.GRU):
         return {
@@ -107,7 +108,9 @@ def _runs_by_layer(model_or_layer):
         if isinstance(layer, StackedRNN):
             for start, stop in fused.candidate_runs(layer):
                 for index in range(start, stop):
-                    runs[id(layer.recurrent_layers[index])] = (start, stop)
+                    rnn = layer.recurrent_layers[index]
+                    for direction in fused.directions(rnn):
+                        runs[id(direction)] = (start, stop)
     return runs
 
 

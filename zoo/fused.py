@@ -3,9 +3,10 @@
 `zoo.layers.StackedRNN` looks for runs of consecutive layers that a
 multi-layer kernel can compute in one call (PyTorch's `nn.LSTM(num_layers=
 L)`, `jax.experimental.rnn.lstm(num_layers=L)`): plain LSTM or GRU layers
-(weight-drop variants included) of one width, nothing between them, every
-one eligible for the fused kernel (see `zoo.fast_path`). The weights stay
-in the layers' own `kernel` / `recurrent_kernel` / `bias` variables; this
+(weight-drop variants included), all unidirectional or all bidirectional
+with `merge_mode="concat"`, of one width, nothing between them, every one
+eligible for the fused kernel (see `zoo.fast_path`). The weights stay in
+the layers' own `kernel` / `recurrent_kernel` / `bias` variables; this
 module only repacks them into the kernel's layout for each call, so the
 `.keras` files are the same with or without it, and the outputs are the
 same up to float rounding (tests check this against the per-layer path
@@ -15,22 +16,25 @@ Where the kernel is used:
 
 - PyTorch backend, CPU and GPU: `torch.nn.LSTM` / `torch.nn.GRU` with
   `num_layers` equal to the run's length (cuDNN on GPU, PyTorch's own
-  kernel on CPU), in float32, or float16 / bfloat16 on a GPU. A run of
-  one layer is fused too: on this backend Keras itself has no CPU kernel
-  and runs a Python-level time loop.
+  kernel on CPU), in float32, bfloat16, or float16 on a GPU. A run of one
+  layer is fused too: on this backend Keras itself has no CPU kernel and
+  runs a Python-level time loop. A right-padded mask (every row's real
+  steps first, at least one) is passed as a packed sequence, with Keras's
+  values on padded steps (the last real output, or zeros in a
+  bidirectional layer); any other mask falls back.
 - JAX backend, GPU only: `jax.experimental.rnn.lstm(num_layers=L)` (cuDNN)
-  for runs of two or more float32 LSTM layers. JAX has no cuDNN GRU, and
-  a one-layer run is what Keras already does on its own.
+  for runs of two or more float32 LSTM layers without a mask. JAX has no
+  cuDNN GRU, and for a one-layer run Keras already makes the same call.
 - TensorFlow: never (Keras's own per-layer cuDNN call on a GPU; on a CPU no
   TensorFlow kernel beat Keras's loop, see benchmarks/README.md).
 
 Everything else falls back to calling the layers one by one, automatically:
-a mask, an initial state, `return_state`, `output="all"` (every layer's
-output is needed; runs of one only), bidirectional or wrapped (residual,
-highway) layers, something between layers (layer norm, dropout), input
-`dropout` while training, `go_backwards`, `stateful`. `zoo.fast_path_report`
-says which layers form a run. Set the environment variable `ZOO_FUSED=0`,
-or use `with zoo.fused.disabled():`, to turn the multi-layer path off.
+an initial state, `return_state`, `output="all"` (every layer's output is
+needed; runs of one only), wrapped layers (residual, highway), something
+between layers (layer norm, dropout), input `dropout` while training,
+`go_backwards`, `stateful`. `zoo.fast_path_report` says which layers form a
+run. Set the environment variable `ZOO_FUSED=0`, or use
+`with zoo.fused.disabled():`, to turn the multi-layer path off.
 """
 
 import contextlib
@@ -76,55 +80,70 @@ def _cell_name(layer):
     return None
 
 
-def static_reasons(layer):
-    """Why `layer` can never join a fused run (empty if it can)."""
+def directions(rnn):
+    """The recurrent layers of a stack entry: [layer] or [forward, backward]."""
+    if isinstance(rnn, keras.layers.Bidirectional):
+        return [rnn.forward_layer, rnn.backward_layer]
+    return [rnn]
+
+
+def static_reasons(layer, backward=False):
+    """Why `layer` can never join a fused run (empty if it can).
+
+    `backward=True` for the backward layer of a `Bidirectional`, whose
+    `go_backwards=True` the multi-layer kernels do themselves.
+    """
     from zoo.fast_path import kernel_reasons
 
     reasons = list(kernel_reasons(layer))
     if _cell_name(layer) is None:
         return reasons or [f"{type(layer).__name__} is not an LSTM or GRU"]
-    for flag in ("stateful", "go_backwards", "return_state"):
+    flags = ["stateful", "return_state", "go_backwards"]
+    for flag in flags[:2] if backward else flags:
         if getattr(layer, flag, False):
             reasons.append(f"{flag}=True")
     return reasons
 
 
-def _jax_on_gpu():
-    import jax
+def _entry_ok(stack, index):
+    rnn = stack.recurrent_layers[index]
+    if stack.blocks[index] is not rnn:
+        return False  # residual or highway wrapper
+    if isinstance(rnn, keras.layers.Bidirectional):
+        forward, backward = directions(rnn)
+        return (
+            rnn.merge_mode == "concat"
+            and not static_reasons(forward)
+            and not static_reasons(backward, backward=True)
+            and _cell_name(forward) == _cell_name(backward)
+            and forward.cell.units == backward.cell.units
+        )
+    return not static_reasons(rnn)
 
-    return jax.default_backend() == "gpu"
 
-
-def backend_supports(cell, length, backend=None):
-    """Whether this backend (on this machine) has a kernel for the run."""
-    backend = backend or keras.backend.backend()
-    if backend == "torch":
-        return True
-    if backend == "jax":
-        return cell == "lstm" and length >= 2 and _jax_on_gpu()
-    return False
+def _signature(rnn):
+    first = directions(rnn)[0]
+    return (_cell_name(first), first.cell.units, len(directions(rnn)))
 
 
 def candidate_runs(stack):
     """Maximal runs of layers that could be fused, ignoring the backend.
 
     Returns a list of `(start, stop)` index pairs (stop exclusive) over
-    `stack.recurrent_layers`. A run holds layers of one cell and width,
-    each a bare layer (not bidirectional or wrapped) with no layer between
-    it and the next one in the run.
+    `stack.recurrent_layers`. A run holds layers of one cell, width and
+    directionality (bidirectional ones with `merge_mode="concat"`), each
+    not wrapped (residual, highway), with no layer between it and the next
+    one in the run; with `output="all"`, runs of one layer.
     """
     runs, start = [], None
     layers = stack.recurrent_layers
-    for index, layer in enumerate(layers):
-        ok = stack.blocks[index] is layer and not static_reasons(layer)
+    for index, rnn in enumerate(layers):
+        ok = _entry_ok(stack, index)
         if ok and start is not None:
-            first = layers[start]
-            previous = layers[index - 1]
             joins = (
-                _cell_name(layer) == _cell_name(first)
-                and layer.cell.units == first.cell.units
+                _signature(rnn) == _signature(layers[start])
                 and not stack.between_layers[index - 1]
-                and previous.return_sequences
+                and directions(layers[index - 1])[0].return_sequences
                 and stack.output_mode != "all"
             )
             if not joins:
@@ -140,25 +159,67 @@ def candidate_runs(stack):
     return runs
 
 
+def _jax_on_gpu():
+    import jax
+
+    return jax.default_backend() == "gpu"
+
+
+def backend_supports(cell, length, bidirectional, backend=None):
+    """Whether this backend (on this machine) has a kernel for the run."""
+    backend = backend or keras.backend.backend()
+    if backend == "torch":
+        return True
+    if backend == "jax":
+        # Keras itself already makes one cuDNN call per (bi)layer.
+        return cell == "lstm" and length >= 2 and _jax_on_gpu()
+    return False
+
+
+def right_padded_lengths(mask):
+    """Per-row lengths if `mask` is right-padded with no empty row, else None.
+
+    Eager (PyTorch backend) only: the check reads the mask's values.
+    """
+    mask = ops.cast(mask, "int32")
+    lengths = ops.sum(mask, axis=1)
+    steps = ops.arange(ops.shape(mask)[1], dtype="int32")
+    expected = ops.cast(steps[None, :] < lengths[:, None], "int32")
+    if bool(ops.all(ops.equal(mask, expected))) and bool(ops.all(lengths > 0)):
+        return lengths
+    return None
+
+
 def plan(stack, mask, initial_states, training, dtype):
-    """The runs to fuse for this call (dict start -> stop)."""
-    if not enabled() or mask is not None or initial_states is not None:
-        return {}
-    if stack.return_state:
-        return {}
+    """The runs to fuse for this call: (dict start -> stop, lengths).
+
+    `lengths` is None without a mask; with a right-padded mask (PyTorch
+    backend only) it holds each row's length.
+    """
+    if not enabled() or initial_states is not None or stack.return_state:
+        return {}, None
     backend = keras.backend.backend()
+    lengths = None
+    if mask is not None:
+        if backend != "torch":
+            return {}, None
+        lengths = right_padded_lengths(mask)
+        if lengths is None:
+            return {}, None
     selected = {}
     for start, stop in candidate_runs(stack):
-        layers = stack.recurrent_layers[start:stop]
+        entries = stack.recurrent_layers[start:stop]
+        layers = [d for rnn in entries for d in directions(rnn)]
         if training and any(layer.cell.dropout > 0 for layer in layers):
             continue
         cell = _cell_name(layers[0])
-        if not backend_supports(cell, stop - start, backend):
+        bidirectional = len(directions(entries[0])) == 2
+        if not backend_supports(cell, stop - start, bidirectional, backend):
             continue
         if not _dtype_ok(backend, dtype):
             continue
         selected[start] = stop
-    return selected
+    return selected, lengths
 
 
 def _dtype_ok(backend, dtype):
@@ -172,18 +233,21 @@ def _dtype_ok(backend, dtype):
     return False
 
 
-def call_run(layers, x):
-    """Runs `layers` (a fused run) on `x`; returns the top layer's output."""
+def call_run(entries, x, lengths=None):
+    """Runs a fused run of stack entries on `x`; returns the top output.
+
+    Args:
+        entries: the run's `stack.recurrent_layers` (LSTM / GRU layers or
+            `Bidirectional` wrappers of them).
+        x: `(batch, timesteps, features)` input.
+        lengths: per-row lengths of a right-padded mask, or None.
+    """
     backend = keras.backend.backend()
     if backend == "torch":
-        y = _torch_run(layers, x)
-    elif backend == "jax":
-        y = _jax_run(layers, x)
-    else:  # pragma: no cover - plan() never selects a run here
-        raise NotImplementedError(f"no fused kernel on {backend}")
-    if not layers[-1].return_sequences:
-        y = y[:, -1]
-    return y
+        return _torch_run(entries, x, lengths)
+    if backend == "jax":
+        return _jax_run(entries, x)
+    raise NotImplementedError(f"no fused kernel on {backend}")
 
 
 def _tensor(value, dtype):
@@ -226,11 +290,11 @@ def keras_to_torch_gru(kernel, recurrent_kernel, bias):
     )
 
 
-def _torch_module(cell, input_size, units, num_layers):
+def _torch_module(cell, input_size, units, num_layers, bidirectional):
     """A parameterless (meta-device) nn.LSTM / nn.GRU to call functionally."""
     import torch
 
-    key = (cell, input_size, units, num_layers)
+    key = (cell, input_size, units, num_layers, bidirectional)
     if key not in _TORCH_MODULES:
         kind = torch.nn.LSTM if cell == "lstm" else torch.nn.GRU
         _TORCH_MODULES[key] = kind(
@@ -238,69 +302,117 @@ def _torch_module(cell, input_size, units, num_layers):
             units,
             num_layers=num_layers,
             batch_first=True,
+            bidirectional=bidirectional,
             device="meta",
         )
     return _TORCH_MODULES[key]
 
 
-def _torch_run(layers, x):
+def _converted(layer, dtype):
+    cell = layer.cell
+    convert = (
+        keras_to_torch_lstm
+        if _cell_name(layer) == "lstm"
+        else keras_to_torch_gru
+    )
+    return convert(
+        *(
+            _tensor(w, dtype)
+            for w in (cell.kernel, cell.recurrent_kernel, cell.bias)
+        )
+    )
+
+
+def _torch_run(entries, x, lengths):
     import torch
 
-    cell = _cell_name(layers[0])
-    convert = keras_to_torch_lstm if cell == "lstm" else keras_to_torch_gru
+    first = directions(entries[0])[0]
+    cell, units = _cell_name(first), first.cell.units
+    bidirectional = len(directions(entries[0])) == 2
     params = {}
-    for j, layer in enumerate(layers):
-        c = layer.cell
-        weights = [
-            _tensor(w, x.dtype) for w in (c.kernel, c.recurrent_kernel, c.bias)
-        ]
-        names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
-        for name, value in zip(names, convert(*weights)):
-            params[f"{name}_l{j}"] = value
-    module = _torch_module(cell, x.shape[-1], layers[0].cell.units, len(layers))
+    names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+    for j, rnn in enumerate(entries):
+        for d, layer in enumerate(directions(rnn)):
+            suffix = f"_l{j}" + ("_reverse" if d else "")
+            for name, value in zip(names, _converted(layer, x.dtype)):
+                params[name + suffix] = value
+    module = _torch_module(
+        cell, x.shape[-1], units, len(entries), bidirectional
+    )
+    inputs = x
+    if lengths is not None:
+        inputs = torch.nn.utils.rnn.pack_padded_sequence(
+            x, lengths.cpu(), batch_first=True, enforce_sorted=False
+        )
     with warnings.catch_warnings():
         # cuDNN copies weights that are not one contiguous block; that copy
         # is the cost of keeping Keras's per-layer variables.
         warnings.simplefilter("ignore", UserWarning)
-        y, _ = torch.func.functional_call(module, params, (x,))
+        y, final = torch.func.functional_call(module, params, (inputs,))
+    top = directions(entries[-1])
+    if not top[0].return_sequences:
+        # The final states: the forward direction's at each row's last
+        # real step, the backward direction's after the first step.
+        h = final[0] if cell == "lstm" else final
+        return torch.cat([h[-2], h[-1]], -1) if bidirectional else h[-1]
+    if lengths is None:
+        return y
+    y, _ = torch.nn.utils.rnn.pad_packed_sequence(
+        y, batch_first=True, total_length=x.shape[1]
+    )
+    if not top[0].zero_output_for_mask:
+        # Keras carries the last real output over padded steps (a
+        # Bidirectional sets zero_output_for_mask and gets zeros, as here).
+        rows = torch.arange(y.shape[0], device=y.device)
+        last = y[rows, lengths.to(y.device).long() - 1]
+        real = (
+            torch.arange(y.shape[1], device=y.device)[None, :]
+            < (lengths.to(y.device)[:, None])
+        )
+        y = torch.where(real[..., None], y, last[:, None, :])
     return y
 
 
-def keras_to_cudnn_flat(layers, dtype="float32"):
+def keras_to_cudnn_flat(entries, dtype="float32"):
     """Packs a run of Keras LSTM layers into cuDNN's flat weight vector.
 
-    The layout of `jax.experimental.rnn`: every layer's `W_ih` (4H, in)
-    then `W_hh` (4H, H), row-major, then every layer's `b_ih`, `b_hh`.
-    Keras's gate order i, f, c, o is cuDNN's i, f, g, o.
+    The layout of `jax.experimental.rnn`: for every layer and direction
+    (forward, then backward) `W_ih` (4H, in) then `W_hh` (4H, H),
+    row-major; then, in the same order, `b_ih`, `b_hh`. Keras's gate order
+    i, f, c, o is cuDNN's i, f, g, o.
     """
     matrices, biases = [], []
-    for layer in layers:
-        c = layer.cell
-        w_ih, w_hh, b_ih, b_hh = keras_to_torch_lstm(
-            *(_tensor(w, dtype) for w in (c.kernel, c.recurrent_kernel, c.bias))
-        )
-        matrices += [ops.reshape(w_ih, (-1,)), ops.reshape(w_hh, (-1,))]
-        biases += [b_ih, b_hh]
+    for rnn in entries:
+        for layer in directions(rnn):
+            w_ih, w_hh, b_ih, b_hh = _converted(layer, dtype)
+            matrices += [ops.reshape(w_ih, (-1,)), ops.reshape(w_hh, (-1,))]
+            biases += [b_ih, b_hh]
     return ops.concatenate(matrices + biases, axis=0)
 
 
-def _jax_run(layers, x):
+def _jax_run(entries, x):
     import jax.numpy as jnp
     from jax.experimental import rnn
 
-    units = layers[0].cell.units
+    top = directions(entries[-1])
+    count = len(top)
+    units = top[0].cell.units
     batch = x.shape[0]
-    zeros = jnp.zeros((len(layers), batch, units), x.dtype)
-    y, _, _ = rnn.lstm(
+    zeros = jnp.zeros((len(entries) * count, batch, units), x.dtype)
+    y, h, _ = rnn.lstm(
         x,
         zeros,
         zeros,
-        keras_to_cudnn_flat(layers, x.dtype),
+        keras_to_cudnn_flat(entries, x.dtype),
         jnp.full((batch,), x.shape[1], dtype=jnp.int32),
         input_size=x.shape[-1],
         hidden_size=units,
-        num_layers=len(layers),
+        num_layers=len(entries),
         dropout=0.0,
-        bidirectional=False,
+        bidirectional=count == 2,
     )
-    return y
+    if top[0].return_sequences:
+        return y
+    if count == 2:
+        return jnp.concatenate([h[-2], h[-1]], axis=-1)
+    return h[-1]

@@ -306,16 +306,21 @@ class StackedRNN(keras.layers.Layer):
         initial_states = self._split_initial_state(initial_state)
         x = sequences
         outputs, states = [], []
-        runs = fused.plan(
+        runs, lengths = fused.plan(
             self, mask, initial_states, training, self.compute_dtype
         )
         index = 0
         while index < len(self.blocks):
             if index in runs:
                 stop = runs[index]
-                layers = self.recurrent_layers[index:stop]
-                with weight_dropped(layers, training):
-                    x = fused.call_run(layers, x)
+                entries = self.recurrent_layers[index:stop]
+                swapped = [
+                    layer
+                    for i in range(index, stop)
+                    for layer in self._weight_drop_layers(i)
+                ]
+                with weight_dropped(swapped, training):
+                    x = fused.call_run(entries, x, lengths)
                 outputs.append(x)
                 for layer in self.between_layers[stop - 1]:
                     x = layer(x, training=training)
