@@ -44,6 +44,9 @@ def _randomise(model, seed=0):
         weight.assign(rng.uniform(-0.5, 0.5, weight.shape).astype("float32"))
 
 
+# Structure and weight-layout tests do not depend on the backend: they run
+# once (TensorFlow for the structure and PyTorch layout, JAX for cuDNN's).
+@pytest.mark.tf_only
 @pytest.mark.parametrize(
     "kwargs, runs",
     [
@@ -147,11 +150,13 @@ def _torch_reference_check(cell):
     np.testing.assert_allclose(_numpy(y), expected, atol=2e-5)
 
 
+@pytest.mark.tf_only
 @pytest.mark.parametrize("cell", ["lstm", "gru"])
 def test_torch_weight_conversion_matches_reference(cell):
     _torch_reference_check(cell)
 
 
+@pytest.mark.skipif(BACKEND != "jax", reason="checked on the JAX backend")
 @pytest.mark.parametrize("bidirectional", [False, True])
 def test_cudnn_flat_packing_matches_reference(bidirectional):
     rnn = pytest.importorskip("jax.experimental.rnn")
