@@ -100,7 +100,16 @@ def test_plan_falls_back_for_masks_states_and_dropout():
         {},
         None,
     )
-    assert fused.plan(stack, None, None, True, "float32") == ({}, None)
+    training = fused.plan(stack, None, None, True, "float32")
+    # Input dropout cuts the run before each layer that has it.
+    assert training == ({0: 1, 1: 2, 2: 3} if BACKEND == "torch" else {}, None)
+    bidirectional = zoo.stacked_lstm(
+        2, 4, input_dim=5, dropout=0.1, bidirectional=True
+    )
+    assert fused.plan(_stack(bidirectional), None, None, True, "float32") == (
+        {},
+        None,
+    )
     runs, lengths = fused.plan(stack, None, None, False, "float32")
     assert runs == ({0: 3} if BACKEND == "torch" else {})
     assert lengths is None
@@ -300,3 +309,24 @@ def test_weight_drop_reaches_the_fused_call(tmp_path):
     model.save(path)
     loaded = keras.saving.load_model(path, safe_mode=True)
     np.testing.assert_allclose(_numpy(loaded(x)), plain, atol=1e-6)
+
+
+@torch_only
+@pytest.mark.parametrize("cell", ["lstm", "gru"])
+def test_input_dropout_draws_keras_own_mask(cell):
+    def build():
+        return zoo.stacked_rnn(
+            cell, 3, 6, input_dim=5, dropout=[0.0, 0.5, 0.0], seed=7
+        )
+
+    fused_model, loop_model = build(), build()
+    _randomise(fused_model)
+    loop_model.set_weights(fused_model.get_weights())
+    x = _inputs()
+    stack = _stack(fused_model)
+    assert fused.plan(stack, None, None, True, "float32")[0] == {0: 1, 1: 3}
+    got = _numpy(fused_model(x, training=True))
+    with fused.disabled():
+        expected = _numpy(loop_model(x, training=True))
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+    assert np.abs(got - _numpy(fused_model(x, training=False))).max() > 1e-3

@@ -31,10 +31,12 @@ Where the kernel is used:
 Everything else falls back to calling the layers one by one, automatically:
 an initial state, `return_state`, `output="all"` (every layer's output is
 needed; runs of one only), wrapped layers (residual, highway), something
-between layers (layer norm, dropout), input `dropout` while training,
-`go_backwards`, `stateful`. `zoo.fast_path_report` says which layers form a
-run. Set the environment variable `ZOO_FUSED=0`, or use
-`with zoo.fused.disabled():`, to turn the multi-layer path off.
+between layers (layer norm, dropout; the run is split there), input
+`dropout` of a bidirectional layer while training (a unidirectional
+layer's starts a new run, its mask applied to the run's input as Keras's
+cuDNN path does), `go_backwards`, `stateful`. `zoo.fast_path_report` says
+which layers form a run. Set the environment variable `ZOO_FUSED=0`, or
+use `with zoo.fused.disabled():`, to turn the multi-layer path off.
 """
 
 import contextlib
@@ -206,20 +208,46 @@ def plan(stack, mask, initial_states, training, dtype):
         lengths = right_padded_lengths(mask)
         if lengths is None:
             return {}, None
+    if not _dtype_ok(backend, dtype):
+        return {}, None
     selected = {}
-    for start, stop in candidate_runs(stack):
+    for start, stop in _dropout_pieces(stack, training):
         entries = stack.recurrent_layers[start:stop]
-        layers = [d for rnn in entries for d in directions(rnn)]
-        if training and any(layer.cell.dropout > 0 for layer in layers):
-            continue
-        cell = _cell_name(layers[0])
+        cell = _cell_name(directions(entries[0])[0])
         bidirectional = len(directions(entries[0])) == 2
-        if not backend_supports(cell, stop - start, bidirectional, backend):
-            continue
-        if not _dtype_ok(backend, dtype):
-            continue
-        selected[start] = stop
+        if backend_supports(cell, stop - start, bidirectional, backend):
+            selected[start] = stop
     return selected, lengths
+
+
+def _dropout_pieces(stack, training):
+    """`candidate_runs`, split so that input dropout stays possible.
+
+    Keras's input `dropout` is one mask per sequence on a layer's input,
+    which a multi-layer kernel cannot apply between its layers. While
+    training, a run is cut before every layer with `dropout > 0` (the mask
+    is then applied to the piece's input, as Keras's own cuDNN path does);
+    a bidirectional layer with it (one mask per direction) is not fused.
+    """
+    pieces = []
+    for start, stop in candidate_runs(stack):
+        if not training:
+            pieces.append((start, stop))
+            continue
+        piece_start = start
+        for index in range(start, stop):
+            rnn = stack.recurrent_layers[index]
+            dropout = directions(rnn)[0].cell.dropout > 0
+            if dropout and len(directions(rnn)) == 2:
+                if piece_start < index:
+                    pieces.append((piece_start, index))
+                piece_start = index + 1
+            elif dropout and index > piece_start:
+                pieces.append((piece_start, index))
+                piece_start = index
+        if piece_start < stop:
+            pieces.append((piece_start, stop))
+    return pieces
 
 
 def _dtype_ok(backend, dtype):
@@ -233,15 +261,22 @@ def _dtype_ok(backend, dtype):
     return False
 
 
-def call_run(entries, x, lengths=None):
+def call_run(entries, x, lengths=None, training=None):
     """Runs a fused run of stack entries on `x`; returns the top output.
 
     Args:
         entries: the run's `stack.recurrent_layers` (LSTM / GRU layers or
-            `Bidirectional` wrappers of them).
+            `Bidirectional` wrappers of them), as planned by `plan`.
         x: `(batch, timesteps, features)` input.
         lengths: per-row lengths of a right-padded mask, or None.
+        training: the call's training flag (input dropout of the first
+            layer, drawn from that layer's own seed generator).
     """
+    first = directions(entries[0])[0]
+    if training and first.cell.dropout > 0:
+        mask = first.cell.get_dropout_mask(x[:, 0, :])
+        first.cell.reset_dropout_mask()
+        x = x * ops.expand_dims(mask, 1)
     backend = keras.backend.backend()
     if backend == "torch":
         return _torch_run(entries, x, lengths)

@@ -320,7 +320,7 @@ class StackedRNN(keras.layers.Layer):
                     for layer in self._weight_drop_layers(i)
                 ]
                 with weight_dropped(swapped, training):
-                    x = fused.call_run(entries, x, lengths)
+                    x = fused.call_run(entries, x, lengths, training)
                 outputs.append(x)
                 for layer in self.between_layers[stop - 1]:
                     x = layer(x, training=training)
