@@ -77,4 +77,4 @@ def test_fused_runs_are_reported():
     assert "nn.GRU(num_layers=1)" in gru["backends"]["torch"]["reason"]
     residual = zoo.stacked_lstm(3, 4, input_dim=4, residual=True, name="r")
     runs = [e["run"] for e in zoo.fast_path_report(residual)]
-    assert runs == ["0-0", None, None]
+    assert runs == ["0-0", "1-1", "2-2"]

@@ -53,7 +53,10 @@ def _randomise(model, seed=0):
         (dict(cell="lstm", num_layers=3), [(0, 3)]),
         (dict(cell=["lstm", "lstm", "gru"], num_layers=3), [(0, 2), (2, 3)]),
         (dict(cell="gru", units=[4, 4, 6], num_layers=3), [(0, 2), (2, 3)]),
-        (dict(cell="lstm", num_layers=3, residual=True), [(0, 1)]),
+        (
+            dict(cell="lstm", num_layers=3, residual=True),
+            [(0, 1), (1, 2), (2, 3)],
+        ),
         (dict(cell="lstm", num_layers=3, bidirectional=True), [(0, 3)]),
         (
             dict(cell="gru", num_layers=3, bidirectional=[True, True, False]),
@@ -330,3 +333,35 @@ def test_input_dropout_draws_keras_own_mask(cell):
         expected = _numpy(loop_model(x, training=True))
     np.testing.assert_allclose(got, expected, atol=1e-5)
     assert np.abs(got - _numpy(fused_model(x, training=False))).max() > 1e-3
+
+
+@torch_only
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(residual=True),
+        dict(highway=True, bidirectional=True, merge_mode="concat"),
+        dict(residual=True, return_sequences=False),
+    ],
+)
+def test_residual_and_highway_layers_are_fused_one_by_one(kwargs):
+    kwargs.setdefault("return_sequences", True)
+    inputs = keras.Input((None, 6))
+    stack = zoo.StackedRNN(cell="lstm", units=6, num_layers=3, **kwargs)
+    model = keras.Model(inputs, stack(inputs))
+    _randomise(model)
+    x = _inputs((3, 7, 6))
+    mask = np.array(
+        [[True] * 7, [True] * 4 + [False] * 3, [True] + [False] * 6]
+    )
+    runs, _ = fused.plan(stack, mask, None, False, "float32")
+    assert len(runs) == 3
+    for use_mask in (None, mask):
+        got = _numpy(stack(x, mask=use_mask))
+        with fused.disabled():
+            expected = _numpy(stack(x, mask=use_mask))
+        np.testing.assert_allclose(got, expected, atol=1e-5)
+        reference = zoo.reference.forward(stack, x, mask=use_mask)["output"]
+        if use_mask is not None and kwargs["return_sequences"]:
+            got, reference = got[mask], reference[mask]
+        np.testing.assert_allclose(got, reference, atol=2e-5)

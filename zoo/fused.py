@@ -30,8 +30,9 @@ Where the kernel is used:
 
 Everything else falls back to calling the layers one by one, automatically:
 an initial state, `return_state`, `output="all"` (every layer's output is
-needed; runs of one only), wrapped layers (residual, highway), something
-between layers (layer norm, dropout; the run is split there), input
+needed; runs of one only), residual and highway layers (runs of one, the
+wrapper's skip path added after the call), something between layers
+(layer norm, dropout; the run is split there), input
 `dropout` of a bidirectional layer while training (a unidirectional
 layer's starts a new run, its mask applied to the run's input as Keras's
 cuDNN path does), `go_backwards`, `stateful`. `zoo.fast_path_report` says
@@ -107,10 +108,16 @@ def static_reasons(layer, backward=False):
     return reasons
 
 
+def wrapped(stack, index):
+    """Whether stack layer `index` sits in a residual / highway wrapper."""
+    return stack.blocks[index] is not stack.recurrent_layers[index]
+
+
 def _entry_ok(stack, index):
     rnn = stack.recurrent_layers[index]
-    if stack.blocks[index] is not rnn:
-        return False  # residual or highway wrapper
+    block = stack.blocks[index]
+    if block is not rnn and getattr(block, "layer", None) is not rnn:
+        return False
     if isinstance(rnn, keras.layers.Bidirectional):
         forward, backward = directions(rnn)
         return (
@@ -133,17 +140,21 @@ def candidate_runs(stack):
 
     Returns a list of `(start, stop)` index pairs (stop exclusive) over
     `stack.recurrent_layers`. A run holds layers of one cell, width and
-    directionality (bidirectional ones with `merge_mode="concat"`), each
-    not wrapped (residual, highway), with no layer between it and the next
-    one in the run; with `output="all"`, runs of one layer.
+    directionality (bidirectional ones with `merge_mode="concat"`), with no
+    layer between one and the next; a residual or highway layer, and with
+    `output="all"` every layer, is a run of one.
     """
     runs, start = [], None
     layers = stack.recurrent_layers
     for index, rnn in enumerate(layers):
         ok = _entry_ok(stack, index)
         if ok and start is not None:
+            # A residual / highway layer adds its input to its output: it
+            # is a run of its own (the wrapper's merge follows the call).
             joins = (
-                _signature(rnn) == _signature(layers[start])
+                not wrapped(stack, index)
+                and not wrapped(stack, start)
+                and _signature(rnn) == _signature(layers[start])
                 and not stack.between_layers[index - 1]
                 and directions(layers[index - 1])[0].return_sequences
                 and stack.output_mode != "all"

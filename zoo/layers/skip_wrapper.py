@@ -156,7 +156,17 @@ class SkipWrapper(keras.layers.Wrapper):
         states = []
         if self.return_state:
             outputs, states = outputs[0], list(outputs[1:])
+        outputs = self.merge(sequences, outputs, mask)
+        if self.return_state:
+            return [outputs, *states]
+        return outputs
 
+    def merge(self, sequences, outputs, mask=None):
+        """Combines the wrapped layer's `outputs` with its input `sequences`.
+
+        What `call` does after calling the layer; `zoo.layers.StackedRNN`
+        calls it after computing the layer's outputs with a fused kernel.
+        """
         if not self.return_sequences:
             # The output belongs to the last step read: the first unmasked
             # one for a layer reading backwards, the last one otherwise.
@@ -170,10 +180,7 @@ class SkipWrapper(keras.layers.Wrapper):
         skip = skip_inputs
         if self.projection_layer is not None:
             skip = self.projection_layer(skip_inputs)
-        outputs = self._combine(outputs, skip_inputs, skip)
-        if self.return_state:
-            return [outputs, *states]
-        return outputs
+        return self._combine(outputs, skip_inputs, skip)
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):
         return self.layer.compute_output_shape(sequences_shape)

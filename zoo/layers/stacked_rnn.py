@@ -320,7 +320,10 @@ class StackedRNN(keras.layers.Layer):
                     for layer in self._weight_drop_layers(i)
                 ]
                 with weight_dropped(swapped, training):
-                    x = fused.call_run(entries, x, lengths, training)
+                    y = fused.call_run(entries, x, lengths, training)
+                if fused.wrapped(self, index):
+                    y = self.blocks[index].merge(x, y, mask)
+                x = y
                 outputs.append(x)
                 for layer in self.between_layers[stop - 1]:
                     x = layer(x, training=training)
