@@ -12,7 +12,9 @@ not the repository root; each script puts the root first before importing
 `benchmarks.*` (see the top of `benchmarks/regularisation.py`).
 """
 
+import json
 import pathlib
+import statistics
 import sys
 
 import keras
@@ -70,3 +72,30 @@ def pyplot():
         print("matplotlib is not installed: no plot written")
         return None
     return plt
+
+
+def peak_at_end(peak_start, source):
+    """Measures the matmul peak again at the end of a run and prints it.
+
+    Returns `(used, record)`: the median of the start and end readings, and
+    the `matmul_peak_flops` entry of a result file.
+    """
+    from benchmarks.peers import matmul_peak
+
+    peak_end, _ = matmul_peak()
+    peak = statistics.median([peak_start, peak_end])
+    print(
+        f"matmul peak (end): {peak_end / 1e9:.1f} GFLOP/s; "
+        f"using the median {peak / 1e9:.1f}"
+    )
+    record = {"start": peak_start, "end": peak_end, "used": peak}
+    return peak, {**record, "source": source}
+
+
+def write_result(path, output, png=None):
+    """Writes a result file (JSON) and says where it and its plot went."""
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(output, indent=2) + "\n")
+    print(f"\nwrote {path}" + (f" and {png}" if png else ""))
+    return output

@@ -347,8 +347,7 @@ def main(argv=None):
         for name in order:
             samples[name].append(timed_block(steps[name], args.block))
         print(f"round {round_index + 1}/{args.repeats} done", flush=True)
-    peak_end, _ = matmul_peak()
-    peak = statistics.median([peak_start, peak_end])
+    peak, peak_record = _common.peak_at_end(peak_start, source)
 
     flops = 3 * flops_per_token("lstm", args.layers, f, shape["units"])
     keras_step = statistics.median(samples["keras"])
@@ -379,19 +378,17 @@ def main(argv=None):
             f"| {name} | {tps:,.0f} | {row['ratio_to_keras']:.2f} "
             f"| {vs_torch} | {row['pct_of_peak']:.0f}% | {diff} |"
         )
-    pathlib.Path(output).parent.mkdir(parents=True, exist_ok=True)
     result = {
         "command": _common.command_line(argv),
         "machine": machine_info(),
         "versions": versions(),
         "shape": shape,
         "layers": args.layers,
-        "matmul_peak_flops": peak,
+        "matmul_peak_flops": peak_record,
         "max_abs_gradient_diff": grad_checks,
         "results": rows,
     }
-    pathlib.Path(output).write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {output}")
+    _common.write_result(output, result)
 
 
 if __name__ == "__main__":

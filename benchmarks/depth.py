@@ -205,12 +205,7 @@ def main(argv=None):
     run_start = time.perf_counter()
     step_s, call_s = cost.time_round_robin(models, data, args.repeats)
     timing_seconds = time.perf_counter() - run_start
-    peak_end, _ = matmul_peak()
-    peak = statistics.median([peak_start, peak_end])
-    print(
-        f"matmul peak (end): {peak_end / 1e9:.1f} GFLOP/s; "
-        f"using the median {peak / 1e9:.1f}"
-    )
+    peak, peak_record = _common.peak_at_end(peak_start, peak_source)
     del models  # the memory probes run in fresh processes
 
     rows = []
@@ -292,12 +287,7 @@ def main(argv=None):
         "latency_block": cost.LATENCY_BLOCK,
         "flops_note": "per training token 3 x sum_layers 2 G H (in + H); "
         "head excluded",
-        "matmul_peak_flops": {
-            "start": peak_start,
-            "end": peak_end,
-            "used": peak,
-            "source": peak_source,
-        },
+        "matmul_peak_flops": peak_record,
         "memory_baseline_mb": statistics.median(baselines)
         if baselines
         else None,
@@ -307,9 +297,7 @@ def main(argv=None):
         "timing_seconds": timing_seconds,
         "run_seconds": time.perf_counter() - setup_start,
     }
-    path.write_text(json.dumps(output, indent=2) + "\n")
-    print(f"\nwrote {path}" + (f" and {png}" if png else ""))
-    return output
+    return _common.write_result(path, output, png)
 
 
 if __name__ == "__main__":

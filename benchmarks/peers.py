@@ -56,11 +56,13 @@ import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 import zoo  # noqa: E402
+from benchmarks import _common  # noqa: E402
 
 try:
     import torch
@@ -451,12 +453,7 @@ def main(argv=None):
             f"({time.perf_counter() - run_start:.0f} s)",
             flush=True,
         )
-    peak_end, _ = matmul_peak()
-    peak = statistics.median([peak_start, peak_end])
-    print(
-        f"matmul peak (end): {peak_end / 1e9:.1f} GFLOP/s; "
-        f"using the median {peak / 1e9:.1f}"
-    )
+    peak, peak_record = _common.peak_at_end(peak_start, peak_source)
 
     tokens = b * t
     results = []
@@ -566,20 +563,13 @@ def main(argv=None):
         },
         "flops_note": "per training token 3 x sum_layers 2 G H (in + H); "
         "per inference token a third; head excluded",
-        "matmul_peak_flops": {
-            "start": peak_start,
-            "end": peak_end,
-            "used": peak,
-            "source": peak_source,
-        },
+        "matmul_peak_flops": peak_record,
         "results": results,
         "ratios": ratios,
         "plot": png,
         "run_seconds": time.perf_counter() - run_start,
     }
-    path.write_text(json.dumps(output, indent=2) + "\n")
-    print(f"\nwrote {path}" + (f" and {png}" if png else ""))
-    return output
+    return _common.write_result(path, output, png)
 
 
 if __name__ == "__main__":
