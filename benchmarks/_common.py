@@ -99,3 +99,21 @@ def write_result(path, output, png=None):
     path.write_text(json.dumps(output, indent=2) + "\n")
     print(f"\nwrote {path}" + (f" and {png}" if png else ""))
     return output
+
+
+def print_header(argv, stem, quick):
+    """Prints the command, machine and versions at the start of a run.
+
+    Returns `(command, versions, default output path)`; PyTorch, when
+    installed, only measures the matmul peak in these scripts.
+    """
+    from benchmarks.peers import machine_info
+    from benchmarks.peers import versions
+
+    command = command_line(argv)
+    info = versions()
+    info["torch (matmul peak)"] = info.pop("torch (contender)")
+    print("command:", command)
+    print("machine:", json.dumps(machine_info()))
+    print("versions:", json.dumps(info))
+    return command, info, default_output(stem, quick)

@@ -30,7 +30,6 @@ device memory. Results: `--output` (JSON) with a PNG next to it.
 """
 
 import argparse
-import json
 import logging
 import os
 import pathlib
@@ -52,7 +51,6 @@ from benchmarks.peers import SHAPES  # noqa: E402
 from benchmarks.peers import flops_per_token  # noqa: E402
 from benchmarks.peers import machine_info  # noqa: E402
 from benchmarks.peers import matmul_peak  # noqa: E402
-from benchmarks.peers import versions  # noqa: E402
 from recipes import _common as recipes_common  # noqa: E402
 from recipes.inspect import cost  # noqa: E402
 
@@ -158,16 +156,9 @@ def main(argv=None):
     args = parse_args(argv)
     shape, ns = SHAPES[args.shape], args.cost
     backend = keras.backend.backend()
-    command = _common.command_line(argv)
-    if args.output is None:
-        args.output = _common.default_output("depth", args.quick)
+    command, info, default = _common.print_header(argv, "depth", args.quick)
+    args.output = args.output or default
     kind = _common.accelerator()
-
-    info = versions()
-    info["torch (matmul peak)"] = info.pop("torch (contender)")
-    print("command:", command)
-    print("machine:", json.dumps(machine_info()))
-    print("versions:", json.dumps(info))
     print(
         f"device: {kind}; {args.cell}, depths {args.depths}; shape "
         f"{args.shape}: {shape}; blocks of {cost.TRAIN_BLOCK} train steps "

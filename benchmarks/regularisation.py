@@ -52,7 +52,6 @@ torch); results go to `--output` (JSON) and a PNG next to it.
 """
 
 import argparse
-import json
 import logging
 import os
 import pathlib
@@ -77,7 +76,6 @@ from benchmarks.peers import keras_head  # noqa: E402
 from benchmarks.peers import machine_info  # noqa: E402
 from benchmarks.peers import matmul_peak  # noqa: E402
 from benchmarks.peers import timed_block  # noqa: E402
-from benchmarks.peers import versions  # noqa: E402
 
 CELLS = ("lstm", "gru")
 # name: the `zoo.stacked_rnn` option it sets (None: none), its value
@@ -264,16 +262,11 @@ def main(argv=None):
     args = parse_args(argv)
     shape = SHAPES[args.shape]
     backend = keras.backend.backend()
-    command = _common.command_line(argv)
-    if args.output is None:
-        args.output = _common.default_output("regularisation", args.quick)
+    command, info, default = _common.print_header(
+        argv, "regularisation", args.quick
+    )
+    args.output = args.output or default
     kind = _common.accelerator()
-
-    info = versions()
-    info["torch (matmul peak)"] = info.pop("torch (contender)")
-    print("command:", command)
-    print("machine:", json.dumps(machine_info()))
-    print("versions:", json.dumps(info))
     print(f"device: {kind}; shape {args.shape}: {shape}; rate {args.rate}")
     peak_start, peak_source = matmul_peak()
     print(f"matmul peak (start): {peak_start / 1e9:.1f} GFLOP/s, {peak_source}")
