@@ -3,6 +3,8 @@
     python -m recipes.tagging          # POS tagging / NER
     python -m recipes.classification   # text classification
     python -m recipes.seq2seq          # grapheme-to-phoneme (encoder-decoder)
+    python -m recipes.launch --workers 2 -- python -m recipes.tagging \
+        --distribute multi-worker      # N local workers (recipes.distributed)
 
 Importing `recipes` registers the layers the recipes save in their models
 (`recipes.layers.LabelNames`), so `keras.saving.load_model` reads them.

@@ -13,6 +13,7 @@ import random
 import sys
 import time
 import typing
+import weakref
 
 import keras
 
@@ -65,6 +66,19 @@ def parse_config(prog, description, config_cls, help_texts, argv=None):
     return resolve_config(config_cls, parser.parse_args(argv))
 
 
+def parse_run(prog, description, config_cls, help_texts, argv=None):
+    """`(config, distributed.Options)`: `parse_config` plus the run
+    options `--distribute` and `--distribute-timeout`, which are not part
+    of the config (nor of `config.json`)."""
+    from recipes import distributed
+
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    add_config_arguments(parser, config_cls, help_texts)
+    distributed.add_arguments(parser)
+    args = parser.parse_args(argv)
+    return resolve_config(config_cls, args), distributed.options_from(args)
+
+
 def read_config_file(path):
     path = pathlib.Path(path)
     try:
@@ -110,6 +124,19 @@ def run_cli(main, argv=None):
     except (RecipeError, DataError) as error:
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
+
+
+def print_written(config, metrics, files):
+    """The last line of a run: what it wrote (a non-chief worker of a
+    distributed run writes nothing to `--output`)."""
+    described = metrics.get("distribute", {})
+    if described and not described["chief"]:
+        print(
+            f"worker {described['worker_index']} finished; the chief wrote "
+            f"{config.output}"
+        )
+    else:
+        print(f"wrote {config.output}/{files}")
 
 
 def check_range(name, value, low=None, high=None):
@@ -337,14 +364,19 @@ def resolve_labels(config, seen, held_out, description, what="labels"):
     return None, sorted(seen)
 
 
-def make_callbacks(config, output, monitor, metric_callbacks=(), extra=()):
+def make_callbacks(
+    config, output, monitor, metric_callbacks=(), extra=(), backup=None
+):
     """Backup, validation metrics, early stopping, NaN guard, logs.
 
     `metric_callbacks` add validation metrics to the epoch logs, so they
-    run before the callbacks that read them.
+    run before the callbacks that read them. `backup` replaces the
+    default `BackupAndRestore(OUTPUT/backup)` (a non-chief worker's).
     """
+    if backup is None:
+        backup = keras.callbacks.BackupAndRestore(str(output / "backup"))
     callbacks = [
-        keras.callbacks.BackupAndRestore(str(output / "backup")),
+        backup,
         *metric_callbacks,
         keras.callbacks.EarlyStopping(
             monitor=monitor,
@@ -360,6 +392,37 @@ def make_callbacks(config, output, monitor, metric_callbacks=(), extra=()):
             keras.callbacks.TensorBoard(str(output / "tensorboard"))
         )
     return callbacks + list(extra)
+
+
+def predict_texts(model, texts):
+    """`model.predict_on_batch` for a model that reads raw strings.
+
+    On TensorFlow the model runs whole. Other backends cannot run its
+    `TextVectorization` layer (named `words`) inside a compiled model, so
+    it runs first, on its own, and the rest of the model after it.
+    """
+    if keras.backend.backend() == "tensorflow":
+        return model.predict_on_batch(texts)
+    import numpy as np
+
+    if model not in _BODIES:
+        words = model.get_layer("words")
+        _BODIES[model] = (words, keras.Model(words.output, model.output))
+    words, rest = _BODIES[model]
+    ids = keras.ops.convert_to_numpy(words(texts))
+    # Under a keras.distribution (`--distribute mirrored` on JAX), a batch
+    # is split evenly over the devices: pad it with empty rows.
+    distribution = keras.distribution.distribution()
+    devices = distribution.device_mesh.devices.size if distribution else 1
+    extra = -len(ids) % devices
+    if extra:
+        ids = np.concatenate(
+            [ids, np.zeros((extra, *ids.shape[1:]), ids.dtype)]
+        )
+    return keras.ops.convert_to_numpy(rest.predict_on_batch(ids))[: len(texts)]
+
+
+_BODIES = weakref.WeakKeyDictionary()  # model -> (its vectorizer, the rest)
 
 
 def compile_per_token(model, learning_rate):

@@ -34,6 +34,7 @@ import numpy as np
 import zoo
 from recipes import _common
 from recipes import datasets
+from recipes import distributed
 from recipes.layers import LabelNames
 
 POOLINGS = ("last", "mean", "max", "attention")
@@ -226,7 +227,7 @@ def classify(model, texts):
     """`[(label, probability), ...]` for raw strings."""
     layer = model.get_layer("labels")
     probabilities = keras.ops.convert_to_numpy(
-        model.predict_on_batch(np.array(texts, dtype=object))
+        _common.predict_texts(model, np.array(texts, dtype=object))
     )
     names = layer.decode(probabilities)
     return [(str(n), float(p.max())) for n, p in zip(names, probabilities)]
@@ -248,36 +249,65 @@ def resolve_classes(config, data):
     return model, labels
 
 
-def run(config, callbacks=()):
+def run(config, callbacks=(), distribute="none"):
     """Trains, evaluates and saves a classifier; returns the metrics dict.
 
     `callbacks` are added after the recipe's own (backup first, so a run
     stopped by one of them resumes from the epoch the backup saved).
+    `distribute` is a `recipes.distributed.Options` or a mode name.
     """
     check(config)
-    output = _common.prepare_output(config)
+    dist = distributed.setup(distribute)  # first: before any TF work
+    output = dist.prepare_output(config)
     keras.utils.set_random_seed(config.seed)
     data = load_data(config)
-    model, labels = resolve_classes(config, data)
+    with dist.scope():
+        model, labels = resolve_classes(config, data)
     if model is None:
-        model = build_model(config, [t for t, _ in data.train], labels)
+        # Adapted outside the strategy's scope: only the model's
+        # variables belong there.
+        texts = [t for t, _ in data.train]
+        vocabulary = vocabulary_of(config, texts)
+        with dist.scope():
+            model = build_model(config, texts, labels, vocabulary)
+    with dist.scope():
+        compile_model(model, config.learning_rate)
     label_ids = {label: i for i, label in enumerate(labels)}
-    compile_model(model, config.learning_rate)
-    train_ds = make_dataset(
-        data.train, label_ids, config.batch_size, config.seed
+    batch_size = dist.global_batch(config.batch_size)
+    words = model.get_layer("words")
+    train_ds, dev_ds, test_ds = (
+        dist.dataset(make_dataset(part, label_ids, batch_size, seed), words)
+        for part, seed in (
+            (data.train, config.seed),
+            (data.dev, None),
+            (data.test, None),
+        )
     )
-    dev_ds = make_dataset(data.dev, label_ids, config.batch_size)
-    test_ds = make_dataset(data.test, label_ids, config.batch_size)
+    trainer = dist.trainer(
+        model,
+        keras.losses.CategoricalCrossentropy,
+        lambda: [
+            keras.metrics.CategoricalAccuracy(name="accuracy"),
+            keras.metrics.F1Score(average="macro", name="macro_f1"),
+        ],
+        sample=dev_ds,
+        inputs_from="words",
+    )
     callbacks = _common.make_callbacks(
-        config, output, monitor="val_macro_f1", extra=callbacks
+        config,
+        output,
+        monitor="val_macro_f1",
+        extra=callbacks,
+        backup=dist.backup(config, output),
     )
     epochs = min(config.epochs, 2) if config.quick else config.epochs
     history, train_seconds = {}, 0.0
-    if epochs:
-        history, train_seconds = _common.fit(
-            model, train_ds, dev_ds, epochs, callbacks
-        )
-    scores = model.evaluate(test_ds, verbose=0, return_dict=True)
+    with dist.fit_scope():
+        if epochs:
+            history, train_seconds = _common.fit(
+                trainer, train_ds, dev_ds, epochs, callbacks
+            )
+        scores = trainer.evaluate(test_ds, verbose=0, return_dict=True)
     reloaded = _common.save_and_reload(model, output)
     examples = EXAMPLES.get(config.dataset, DEFAULT_EXAMPLES)
     predictions = classify(reloaded, examples)
@@ -309,19 +339,24 @@ def run(config, callbacks=()):
             for text, (label, p) in zip(examples, predictions)
         ],
     }
+    if dist.active:
+        metrics["distribute"] = dist.describe(
+            config.batch_size, steps_per_epoch=len(train_ds)
+        )
     _common.write_json(output / "metrics.json", metrics)
+    dist.finish()
     return metrics
 
 
 def main(argv=None):
-    config = _common.parse_config(
+    config, options = _common.parse_run(
         "python -m recipes.classification",
         __doc__.splitlines()[0],
         Config,
         HELP,
         argv,
     )
-    metrics = run(config)
+    metrics = run(config, distribute=options)
     print(
         f"\ntest accuracy: {metrics['test_accuracy']:.4f}, macro F1: "
         f"{metrics['test_macro_f1']:.4f} "
@@ -332,7 +367,9 @@ def main(argv=None):
             f"  {example['label']:>14} ({example['probability']:.2f})  "
             f"{example['text']}"
         )
-    print(f"wrote {config.output}/metrics.json, model.keras, learning curves")
+    _common.print_written(
+        config, metrics, "metrics.json, model.keras, learning curves"
+    )
     return metrics
 
 

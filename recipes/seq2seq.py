@@ -46,6 +46,7 @@ import numpy as np
 
 import zoo
 from recipes import _common
+from recipes import distributed
 from recipes.data import cmudict
 
 PAD, UNKNOWN, START, END = 0, 1, 2, 3
@@ -332,10 +333,14 @@ class Transcriber:
         return result
 
 
-def run(config, callbacks=()):
-    """Trains, evaluates and saves a G2P model; returns the metrics dict."""
+def run(config, callbacks=(), distribute="none"):
+    """Trains, evaluates and saves a G2P model; returns the metrics dict.
+
+    `distribute` is a `recipes.distributed.Options` or a mode name.
+    """
     check(config)
-    output = _common.prepare_output(config)
+    dist = distributed.setup(distribute)  # first: before any TF work
+    output = dist.prepare_output(config)
     keras.utils.set_random_seed(config.seed)
     entries, (train, dev, test) = load_data(config)
     if config.init_from:
@@ -344,23 +349,38 @@ def run(config, callbacks=()):
         )
     vocab = Vocabulary.from_entries(train)
     _common.write_json(output / "vocab.json", vocab.to_json())
-    model = build_model(config, vocab)
-    _common.compile_per_token(model, config.learning_rate)
-    train_ds = make_dataset(
-        pairs(vocab, train, config.max_word_length),
-        config.batch_size,
-        config.seed,
+    with dist.scope():
+        model = build_model(config, vocab)
+        _common.compile_per_token(model, config.learning_rate)
+    batch_size = dist.global_batch(config.batch_size)
+    train_ds = dist.dataset(
+        make_dataset(
+            pairs(vocab, train, config.max_word_length),
+            batch_size,
+            config.seed,
+        )
     )
-    dev_ds = make_dataset(
-        pairs(vocab, dev, config.max_word_length), config.batch_size
+    dev_ds = dist.dataset(
+        make_dataset(pairs(vocab, dev, config.max_word_length), batch_size)
+    )
+    trainer = dist.trainer(
+        model,
+        keras.losses.SparseCategoricalCrossentropy,
+        lambda: [keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
+        sample=dev_ds,
     )
     callbacks = _common.make_callbacks(
-        config, output, monitor="val_accuracy", extra=callbacks
+        config,
+        output,
+        monitor="val_accuracy",
+        extra=callbacks,
+        backup=dist.backup(config, output),
     )
     epochs = min(config.epochs, 2) if config.quick else config.epochs
-    history, train_seconds = _common.fit(
-        model, train_ds, dev_ds, epochs, callbacks
-    )
+    with dist.fit_scope():
+        history, train_seconds = _common.fit(
+            trainer, train_ds, dev_ds, epochs, callbacks
+        )
     reloaded = _common.save_and_reload(model, output)
     transcribe = Transcriber(reloaded, vocab, config)
     metrics = {
@@ -406,7 +426,12 @@ def run(config, callbacks=()):
                 "attention, CMUdict G2P"
             ),
         )
+    if dist.active:
+        metrics["distribute"] = dist.describe(
+            config.batch_size, steps_per_epoch=len(train_ds)
+        )
     _common.write_json(output / "metrics.json", metrics)
+    dist.finish()
     return metrics
 
 
@@ -426,10 +451,10 @@ def load_transcriber(output, config=None):
 
 
 def main(argv=None):
-    config = _common.parse_config(
+    config, options = _common.parse_run(
         "python -m recipes.seq2seq", __doc__.splitlines()[0], Config, HELP, argv
     )
-    metrics = run(config)
+    metrics = run(config, distribute=options)
     print(
         f"\ntest PER {metrics['test_per']:.2f}%, "
         f"WER {metrics['test_wer']:.2f}% "
@@ -440,7 +465,9 @@ def main(argv=None):
     )
     for word, phones in metrics["examples"].items():
         print(f"  {word:>16}  {phones}")
-    print(f"wrote {config.output}/metrics.json, model.keras, vocab.json")
+    _common.print_written(
+        config, metrics, "metrics.json, model.keras, vocab.json"
+    )
     return metrics
 
 

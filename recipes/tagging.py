@@ -37,6 +37,7 @@ import numpy as np
 import zoo
 from recipes import _common
 from recipes import datasets
+from recipes import distributed
 from recipes.layers import LabelNames
 
 EXAMPLE = "The keys to the cabinet are on the table ."
@@ -163,7 +164,7 @@ def predict_tags(model, sentences, batch_size=64):
         batch = order[start : start + batch_size]
         texts = np.array([" ".join(sentences[i]) for i in batch], object)
         probabilities = keras.ops.convert_to_numpy(
-            model.predict_on_batch(texts)
+            _common.predict_texts(model, texts)
         )
         for i, row in zip(batch, probabilities):
             ids = row[: len(sentences[i]), 1:].argmax(axis=-1) + 1
@@ -179,15 +180,21 @@ def tag_sentences(model, sentences):
 
 
 class SpanF1(keras.callbacks.Callback):
-    """Adds `val_f1` (entity span F1, seqeval) to each epoch's logs."""
+    """Adds `val_f1` (entity span F1, seqeval) to each epoch's logs.
 
-    def __init__(self, sentences):
+    `tagger` is the model to tag with when it is not the one being
+    trained (under `--distribute`, that one reads ids, not text).
+    """
+
+    def __init__(self, sentences, tagger=None):
         super().__init__()
         self.sentences = sentences
+        self.tagger = tagger
 
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:
-            logs["val_f1"] = span_scores(self.model, self.sentences)["f1"]
+            tagger = self.tagger or self.model
+            logs["val_f1"] = span_scores(tagger, self.sentences)["f1"]
 
 
 def span_scores(model, sentences):
@@ -230,42 +237,63 @@ def resolve_tags(config, data):
     )
 
 
-def run(config, callbacks=()):
+def run(config, callbacks=(), distribute="none"):
     """Trains, evaluates and saves a tagger; returns the metrics dict.
 
     `callbacks` are added after the recipe's own (backup first, so a run
     stopped by one of them resumes from the epoch the backup saved).
+    `distribute` is a `recipes.distributed.Options` or a mode name.
     """
     check(config)
-    output = _common.prepare_output(config)
+    dist = distributed.setup(distribute)  # first: before any TF work
+    output = dist.prepare_output(config)
     keras.utils.set_random_seed(config.seed)
     data = load_data(config)
     entities = datasets.is_bio(data.train)
-    model, labels = resolve_tags(config, data)
-    if model is None:
-        tags = labels
-        model = build_model(config, vocabulary_of(data.train, config), tags)
-    else:
-        tags = labels[1:]  # column 0 of a saved tagger is padding
-    tag_ids = {t: i + 1 for i, t in enumerate(tags)}
-    _common.compile_per_token(model, config.learning_rate)
-    train_ds = make_dataset(data.train, tag_ids, config.batch_size, config.seed)
-    dev_ds = make_dataset(data.dev, tag_ids, config.batch_size)
-    test_ds = make_dataset(data.test, tag_ids, config.batch_size)
+    with dist.scope():
+        model, labels = resolve_tags(config, data)
+        if model is None:
+            tags = labels
+            model = build_model(config, vocabulary_of(data.train, config), tags)
+        else:
+            tags = labels[1:]  # column 0 of a saved tagger is padding
+        tag_ids = {t: i + 1 for i, t in enumerate(tags)}
+        _common.compile_per_token(model, config.learning_rate)
+    batch_size = dist.global_batch(config.batch_size)
+    words = model.get_layer("words")
+    train_ds, dev_ds, test_ds = (
+        dist.dataset(make_dataset(part, tag_ids, batch_size, seed), words)
+        for part, seed in (
+            (data.train, config.seed),
+            (data.dev, None),
+            (data.test, None),
+        )
+    )
+    trainer = dist.trainer(
+        model,
+        keras.losses.SparseCategoricalCrossentropy,
+        lambda: [keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
+        sample=dev_ds,
+        inputs_from="words",
+    )
     callbacks = _common.make_callbacks(
         config,
         output,
         monitor="val_f1" if entities else "val_accuracy",
-        metric_callbacks=[SpanF1(data.dev)] if entities else [],
+        metric_callbacks=(
+            [SpanF1(data.dev, dist.predictor(model))] if entities else []
+        ),
         extra=callbacks,
+        backup=dist.backup(config, output),
     )
     epochs = min(config.epochs, 2) if config.quick else config.epochs
     history, train_seconds = {}, 0.0
-    if epochs:
-        history, train_seconds = _common.fit(
-            model, train_ds, dev_ds, epochs, callbacks
-        )
-    test_loss, test_accuracy = model.evaluate(test_ds, verbose=0)
+    with dist.fit_scope():
+        if epochs:
+            history, train_seconds = _common.fit(
+                trainer, train_ds, dev_ds, epochs, callbacks
+            )
+        test_loss, test_accuracy = trainer.evaluate(test_ds, verbose=0)
     reloaded = _common.save_and_reload(model, output)
     example = tag_sentences(reloaded, [EXAMPLE])[0]
     if history:
@@ -304,15 +332,20 @@ def run(config, callbacks=()):
         scores = span_scores(reloaded, data.test)
         metrics.update({f"test_{k}": v for k, v in scores.items()})
     metrics["example"] = [f"{w}/{t}" for w, t in example]
+    if dist.active:
+        metrics["distribute"] = dist.describe(
+            config.batch_size, steps_per_epoch=len(train_ds)
+        )
     _common.write_json(output / "metrics.json", metrics)
+    dist.finish()
     return metrics
 
 
 def main(argv=None):
-    config = _common.parse_config(
+    config, options = _common.parse_run(
         "python -m recipes.tagging", __doc__.splitlines()[0], Config, HELP, argv
     )
-    metrics = run(config)
+    metrics = run(config, distribute=options)
     tokens = metrics["split_tokens"]["test"]
     print(f"\ntest accuracy: {metrics['test_accuracy']:.4f} ({tokens} tokens)")
     if "test_f1" in metrics:
@@ -322,7 +355,9 @@ def main(argv=None):
             f"{metrics['test_recall']:.4f})"
         )
     print("example: " + " ".join(metrics["example"]))
-    print(f"wrote {config.output}/metrics.json, model.keras, learning curves")
+    _common.print_written(
+        config, metrics, "metrics.json, model.keras, learning curves"
+    )
     return metrics
 
 

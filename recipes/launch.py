@@ -1,0 +1,241 @@
+"""Run a command as N local workers of one multi-worker job.
+
+    python -m recipes.launch --workers 2 -- python -m recipes.tagging \\
+        --quick --distribute multi-worker --output runs/tagging-2w
+
+For trying `--distribute multi-worker` on one machine: builds `TF_CONFIG`
+for N workers on free 127.0.0.1 ports (worker 0 is the chief, the only one
+that writes `--output`), starts N copies of the command with it, and
+copies their output here, each line prefixed `[worker i]`. It stops every
+worker as soon as one fails (and exits with that worker's code), when
+`--timeout` passes (exit code 124), or when it is stopped itself (SIGTERM,
+Ctrl-C); each stop is SIGTERM, then SIGKILL after `--grace` seconds. A
+worker whose launcher is killed outright exits on its own (the recipes
+watch for it). Rerunning the same command after a failure resumes the job
+from the chief's last backup (`BackupAndRestore` in `OUTPUT/backup`).
+
+On a real cluster there is no launcher: run the same recipe command on
+every machine with its own `TF_CONFIG` (see the README, "Scaling out").
+"""
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+from recipes import _processes
+from recipes._common import RecipeError
+from recipes._common import check_range
+from recipes._common import run_cli
+
+RECIPES = ("recipes.tagging", "recipes.classification", "recipes.seq2seq")
+TIMED_OUT = 124
+MAX_WORKERS = 64
+
+
+def tf_config(addresses, index):
+    """The `TF_CONFIG` of worker `index` of a cluster of `addresses`."""
+    return json.dumps(
+        {
+            "cluster": {"worker": list(addresses)},
+            "task": {"type": "worker", "index": index},
+        }
+    )
+
+
+def _exit_code(code):
+    # Popen reports a death by signal N as -N; a shell reports 128 + N.
+    return 128 - code if code < 0 else code
+
+
+def _describe(code):
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"exit code {128 - code} ({name})"
+    return f"exit code {code}"
+
+
+def launch(
+    command,
+    workers,
+    *,
+    ports=None,
+    timeout=0.0,
+    grace=10.0,
+    log=sys.stdout,
+    poll=0.2,
+):
+    """Runs `command` as `workers` local workers; returns the exit code
+    (0 when every worker finished cleanly). `ports`: one per worker, or
+    None to pick free ones."""
+    ports = list(ports) if ports else _processes.free_ports(workers)
+    addresses = [f"127.0.0.1:{port}" for port in ports]
+    lock = threading.Lock()
+
+    def say(message):
+        with lock:
+            log.write(f"[launcher] {message}\n")
+            log.flush()
+
+    env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        _processes.ENV_LAUNCHER: str(os.getpid()),
+    }
+    processes = []
+
+    def on_signal(signum, frame):
+        raise SystemExit(128 + signum)  # runs the `finally` below
+
+    previous = {
+        number: signal.signal(number, on_signal)
+        for number in (signal.SIGTERM, signal.SIGINT)
+    }
+    start = time.monotonic()
+    try:
+        for index in range(workers):
+            process = _processes.PrefixedProcess(
+                f"worker {index}",
+                command,
+                {**env, "TF_CONFIG": tf_config(addresses, index)},
+                log,
+                lock,
+            )
+            processes.append(process)
+            role = " (chief)" if index == 0 else ""
+            say(f"worker {index}{role}: {addresses[index]}, pid {process.pid}")
+        while True:
+            codes = [process.poll() for process in processes]
+            for index, code in enumerate(codes):
+                if code not in (None, 0):
+                    say(
+                        f"worker {index} exited with {_describe(code)}; "
+                        "stopping the others"
+                    )
+                    return _exit_code(code)
+            if all(code == 0 for code in codes):
+                say(f"all {workers} worker(s) finished")
+                return 0
+            if timeout and time.monotonic() - start > timeout:
+                say(f"--timeout {timeout:g} s passed; stopping every worker")
+                return TIMED_OUT
+            time.sleep(poll)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        for process in processes:
+            if process.poll() is None:
+                process.popen.terminate()
+        for process in processes:
+            process.stop(grace)
+
+
+def parse(argv):
+    """`(options, command)` from `[options] -- command ...`."""
+    parser = argparse.ArgumentParser(
+        prog="python -m recipes.launch",
+        description=__doc__.splitlines()[0],
+        usage="python -m recipes.launch [options] -- COMMAND [ARGS ...]",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="number of worker processes (default: 2)",
+    )
+    parser.add_argument(
+        "--ports",
+        default="",
+        help="comma-separated ports, one per worker (default: free ones)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=0.0,
+        help="seconds before every worker is stopped (default: 0, no limit)",
+    )
+    parser.add_argument(
+        "--grace",
+        type=float,
+        default=10.0,
+        help="seconds between SIGTERM and SIGKILL when stopping a worker "
+        "(default: 10)",
+    )
+    if "--" not in argv:
+        options = parser.parse_args(argv)  # --help, or a bad option
+        raise RecipeError(
+            "no command to run: put it after --, e.g. python -m "
+            "recipes.launch --workers 2 -- python -m recipes.tagging "
+            "--quick --distribute multi-worker"
+        )
+    split = argv.index("--")
+    options = parser.parse_args(argv[:split])
+    return options, argv[split + 1 :]
+
+
+def check(options, command):
+    check_range("workers", options.workers, low=1, high=MAX_WORKERS)
+    check_range("timeout", options.timeout, low=0)
+    check_range("grace", options.grace, low=0)
+    if not command:
+        raise RecipeError("no command to run after --")
+    recipe = next((r for r in RECIPES if r in command), None)
+    joined = " ".join(command)
+    if recipe and not (
+        "--distribute=multi-worker" in command
+        or any(
+            a == "--distribute" and b == "multi-worker"
+            for a, b in zip(command, command[1:])
+        )
+    ):
+        raise RecipeError(
+            f"the command runs {recipe} without --distribute multi-worker, "
+            "so each worker would train alone and write the same --output; "
+            f"received: {joined}"
+        )
+    if not options.ports:
+        return None
+    ports = []
+    for text in options.ports.split(","):
+        text = text.strip()
+        if not text.isdigit() or not 1 <= int(text) <= 65535:
+            raise RecipeError(
+                "--ports must be comma-separated ports in 1..65535; "
+                f"received {options.ports!r}"
+            )
+        ports.append(int(text))
+    if len(ports) != options.workers or len(set(ports)) != len(ports):
+        raise RecipeError(
+            f"--ports must list {options.workers} different port(s), one "
+            f"per worker; received {options.ports!r}"
+        )
+    for port in ports:
+        if _processes.port_in_use(port):
+            raise RecipeError(
+                f"--ports: port {port} is already in use on this machine; "
+                "stop what holds it or choose another port"
+            )
+    return ports
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    options, command = parse(argv)
+    ports = check(options, command)
+    return launch(
+        command,
+        options.workers,
+        ports=ports,
+        timeout=options.timeout,
+        grace=options.grace,
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_cli(main))

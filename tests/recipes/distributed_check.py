@@ -1,0 +1,161 @@
+"""Runs recipes with `--distribute mirrored` on several local devices,
+and the same recipe on one device with the same global batch, then prints
+what the test compares, as JSON on the last line.
+
+    python -m tests.recipes.distributed_check tagging CORPUS_DIR OUT_DIR
+    python -m tests.recipes.distributed_check others CORPUS_DIR OUT_DIR
+    python -m tests.recipes.distributed_check tagging CORPUS OUT --alone \
+        --per-replica 8
+
+Devices must be set up before TensorFlow (or JAX) initialises them, so
+this runs in its own process: two logical CPU devices on TensorFlow
+(`tf.config.set_logical_device_configuration`); on JAX the caller sets
+`XLA_FLAGS=--xla_force_host_platform_device_count=N` instead.
+"""
+
+import csv
+import json
+import pathlib
+import sys
+
+import keras
+
+
+def logical_cpus(count):
+    import tensorflow as tf
+
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(
+        cpu, [tf.config.LogicalDeviceConfiguration()] * count
+    )
+
+
+def log_rows(output):
+    with (pathlib.Path(output) / "log.csv").open() as handle:
+        return [
+            {k: float(v) for k, v in row.items() if k != "epoch"}
+            for row in csv.DictReader(handle)
+        ]
+
+
+def weights_difference(first, second):
+    import numpy as np
+
+    a = keras.saving.load_model(first, safe_mode=True, compile=False)
+    b = keras.saving.load_model(second, safe_mode=True, compile=False)
+    return max(
+        float(np.abs(x - y).max())
+        for x, y in zip(a.get_weights(), b.get_weights())
+    )
+
+
+def tagging(corpus, out, per_replica=4, one_device=True):
+    from recipes import tagging
+
+    # No dropout: masks drawn per replica differ from one device's.
+    common = dict(
+        corpus_dir=corpus,
+        epochs=2,
+        units=8,
+        embedding_dim=8,
+        learning_rate=0.01,
+        inter_layer_dropout=0.0,
+        embedding_dropout=0.0,
+        tensorboard=False,
+    )
+    out = pathlib.Path(out)
+    mirrored = tagging.run(
+        tagging.Config(
+            output=str(out / "mirrored"), batch_size=per_replica, **common
+        ),
+        distribute="mirrored",
+    )
+    replicas = mirrored["distribute"]["replicas"]
+    result = {"distribute": mirrored["distribute"]}
+    result["mirrored"] = log_rows(out / "mirrored")
+    result["mirrored_test"] = [mirrored["test_loss"], mirrored["test_accuracy"]]
+    if one_device:
+        single = tagging.run(
+            tagging.Config(
+                output=str(out / "one"),
+                batch_size=per_replica * replicas,
+                **common,
+            ),
+        )
+        result["one"] = log_rows(out / "one")
+        result["one_test"] = [single["test_loss"], single["test_accuracy"]]
+        result["weights_difference"] = weights_difference(
+            out / "mirrored" / "model.keras", out / "one" / "model.keras"
+        )
+    return result
+
+
+def others(corpus, out):
+    """The classifier and the G2P model train and save under mirrored."""
+    from recipes import classification
+    from recipes import seq2seq
+    from recipes.data import cmudict
+    from tests.recipes.test_classification import write_csv
+    from tests.recipes.test_seq2seq_recipe import tiny_config
+    from tests.recipes.test_seq2seq_recipe import write_dictionary
+
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    words = write_dictionary(out / "cmudict.dict")
+    cmudict.load = lambda stress=False, **kw: cmudict.read_cmudict(
+        words, stress=stress
+    )
+    csv_path = write_csv(out / "texts.csv")
+    metrics = classification.run(
+        classification.Config(
+            dataset="csv",
+            train_file=str(csv_path),
+            output=str(out / "classification"),
+            epochs=2,
+            units=8,
+            embedding_dim=8,
+            batch_size=8,
+            tensorboard=False,
+        ),
+        distribute="mirrored",
+    )
+    g2p = seq2seq.run(tiny_config(out / "g2p", epochs=2), distribute="mirrored")
+    return {
+        "classification": {
+            k: metrics[k] for k in ("test_accuracy", "distribute")
+        },
+        "seq2seq": {k: g2p[k] for k in ("test_per", "distribute")},
+    }
+
+
+def main(argv):
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("what", choices=("tagging", "others"))
+    parser.add_argument("corpus")
+    parser.add_argument("out")
+    parser.add_argument("--per-replica", type=int, default=4)
+    parser.add_argument(
+        "--alone",
+        action="store_true",
+        help="no one-device run (on JAX, whose recipes train only under "
+        "--distribute)",
+    )
+    args = parser.parse_args(argv)
+    if keras.backend.backend() == "tensorflow":
+        logical_cpus(2)
+    if args.what == "tagging":
+        result = tagging(
+            args.corpus,
+            args.out,
+            per_replica=args.per_replica,
+            one_device=not args.alone,
+        )
+    else:
+        result = others(args.corpus, args.out)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

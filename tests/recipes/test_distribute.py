@@ -1,0 +1,616 @@
+"""`--distribute` in the recipes and `python -m recipes.launch`.
+
+Bad input is checked in-process (nothing starts); the launcher's process
+handling with stand-in commands (plain `python -c`, a second or two).
+Training under a strategy runs in subprocesses where devices must be set
+up before TensorFlow starts (two logical CPU devices, or two JAX host
+devices) and, for multi-worker, as real worker processes on 127.0.0.1;
+those runs take tens of seconds each, so they are marked slow
+(`make test-slow`).
+"""
+
+import contextlib
+import csv
+import importlib.util
+import io
+import json
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import keras
+import pytest
+
+from recipes import _common
+from recipes import _processes
+from recipes import distributed
+from recipes import launch
+from recipes import tagging
+from tests.recipes.test_tagging import write_corpus
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ON_TF = keras.backend.backend() == "tensorflow"
+TINY = [
+    "--units", "8", "--embedding-dim", "8", "--no-tensorboard",
+    "--learning-rate", "0.01",
+]  # fmt: skip
+
+
+def env(**extra):
+    values = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "TF_CPP_MIN_LOG_LEVEL": "2",
+        "TF_NUM_INTEROP_THREADS": "1",
+        "TF_NUM_INTRAOP_THREADS": "1",
+        **extra,
+    }
+    for name in ("TF_CONFIG", "XLA_FLAGS"):
+        if name not in extra:
+            values.pop(name, None)
+    return values
+
+
+def one_line_error(capsys, run, argv):
+    with pytest.raises(SystemExit) as exit_info:
+        _common.run_cli(run, argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    return err
+
+
+@contextlib.contextmanager
+def held_port():
+    """A port that something listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield sock.getsockname()[1]
+
+
+# --- TF_CONFIG ---------------------------------------------------------------
+
+TWO = {"worker": ["127.0.0.1:2001", "127.0.0.1:2002"]}
+
+
+def config_text(cluster=None, task=None):
+    return json.dumps(
+        {
+            "cluster": TWO if cluster is None else cluster,
+            "task": {"type": "worker", "index": 0} if task is None else task,
+        }
+    )
+
+
+MALFORMED = [
+    (None, "needs the TF_CONFIG environment variable"),
+    ("{'cluster': 1", "TF_CONFIG is not valid JSON"),
+    ("[1, 2]", "TF_CONFIG must be a JSON object"),
+    (json.dumps({"task": {}}), "TF_CONFIG 'cluster' must map"),
+    (
+        config_text({"ps": ["h:1"], **TWO}),
+        "cluster job 'ps' is not supported",
+    ),
+    (
+        config_text({"chief": ["a:1", "b:2"], **TWO}),
+        "cluster.chief must be one address",
+    ),
+    (
+        config_text({"worker": ["127.0.0.1:2001", "localhost"]}),
+        "cluster.worker[1] must be 'host:port' with a port in "
+        "1..65535; received 'localhost'",
+    ),
+    (
+        config_text({"worker": ["h:2001", "h:99999"]}),
+        "received 'h:99999'",
+    ),
+    (
+        config_text({"worker": ["h:2001", "h:2001"]}),
+        "cluster.worker[1] repeats the address 'h:2001'",
+    ),
+    (json.dumps({"cluster": TWO}), "TF_CONFIG 'task' must be"),
+    (
+        config_text(task={"type": "chief", "index": 0}),
+        "task.type 'chief' is not a job of the cluster; allowed: worker",
+    ),
+    (
+        config_text(task={"type": "worker", "index": "1"}),
+        "task.index must be an integer; received '1'",
+    ),
+    (
+        config_text(task={"type": "worker", "index": 2}),
+        "task.index 2 is out of range: job 'worker' has 2 address(es), "
+        "so allowed: 0..1",
+    ),
+    (
+        config_text(task={"type": "worker", "index": -1}),
+        "task.index -1 is out of range",
+    ),
+]
+
+
+def test_malformed_tf_config_is_a_clear_error():
+    # One test for all cases: each test costs a Keras session reset here.
+    for text, message in MALFORMED:
+        with pytest.raises(_common.RecipeError) as error:
+            distributed.parse_tf_config(text)
+        assert message in str(error.value), (text, str(error.value))
+        assert len(str(error.value).splitlines()) == 1
+
+
+def test_tf_config_roles_put_the_chief_first():
+    workers = distributed.parse_tf_config(
+        config_text(task={"type": "worker", "index": 1})
+    )
+    assert (workers.worker_index, workers.is_chief) == (1, False)
+    assert workers.address == "127.0.0.1:2002"
+    assert distributed.parse_tf_config(config_text()).is_chief
+    cluster = {"chief": ["c:1"], **TWO}
+    chief = distributed.parse_tf_config(
+        config_text(cluster, {"type": "chief", "index": 0})
+    )
+    first_worker = distributed.parse_tf_config(config_text(cluster))
+    assert chief.is_chief and chief.addresses[0] == "c:1"
+    assert (first_worker.worker_index, first_worker.is_chief) == (1, False)
+
+
+def test_a_port_in_use_is_named():
+    with held_port() as port:
+        cluster = distributed.parse_tf_config(
+            config_text({"worker": [f"127.0.0.1:{port}", "127.0.0.1:2"]})
+        )
+        with pytest.raises(_common.RecipeError) as error:
+            distributed.check_own_port(cluster)
+    assert f"cluster.worker[0] = 127.0.0.1:{port}: port {port} is " in str(
+        error.value
+    )
+
+
+# --- the recipes' flags ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (
+            ["--distribute", "horovod"],
+            "--distribute must be one of none, mirrored, multi-worker; "
+            "received 'horovod'",
+        ),
+        (
+            ["--distribute", "mirrored", "--distribute-timeout", "0"],
+            "--distribute-timeout must be > 0; received 0.0",
+        ),
+    ],
+)
+def test_bad_distribute_flags_exit_2(argv, message, tmp_path, capsys):
+    err = one_line_error(
+        capsys, tagging.main, [*argv, "--output", str(tmp_path)]
+    )
+    assert message in err
+
+
+@pytest.mark.tf_only
+@pytest.mark.parametrize(
+    "tf_config,message",
+    [
+        (None, "needs the TF_CONFIG environment variable"),
+        ('{"cluster": ', "TF_CONFIG is not valid JSON"),
+        (
+            config_text(task={"type": "worker", "index": 5}),
+            "task.index 5 is out of range",
+        ),
+        ("in use", "is already in use on this machine"),
+    ],
+)
+def test_multi_worker_bad_input_exits_2_before_starting(
+    tf_config, message, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    argv = ["--distribute", "multi-worker", "--output", str(tmp_path / "o")]
+    with held_port() as port:
+        if tf_config == "in use":
+            tf_config = config_text(
+                {"worker": [f"127.0.0.1:{port}", "127.0.0.1:2"]}
+            )
+        if tf_config is not None:
+            monkeypatch.setenv("TF_CONFIG", tf_config)
+        err = one_line_error(capsys, tagging.main, argv)
+    assert message in err
+    assert not (tmp_path / "o").exists()  # nothing was written
+
+
+@pytest.mark.skipif(ON_TF, reason="the JAX backend's refusal")
+def test_multi_worker_on_jax_is_refused(tmp_path, capsys):
+    err = one_line_error(
+        capsys,
+        tagging.main,
+        ["--distribute", "multi-worker", "--output", str(tmp_path)],
+    )
+    assert "runs on the TensorFlow backend only" in err
+    assert "allowed on JAX: none, mirrored" in err
+
+
+@pytest.mark.tf_only
+def test_mirrored_runs_the_whole_recipe_in_process(tmp_path):
+    """The distributed path end to end on this process's devices (one
+    CPU here): vectorising pipeline, trainer, chief's outputs."""
+    corpus = write_corpus(tmp_path / "corpus", documents=10, sentences=8)
+    config = tagging.Config(
+        corpus_dir=str(corpus),
+        output=str(tmp_path / "out"),
+        epochs=1,
+        units=4,
+        embedding_dim=4,
+        batch_size=8,
+        tensorboard=False,
+    )
+    metrics = tagging.run(config, distribute="mirrored")
+    described = metrics["distribute"]
+    assert described["mode"] == "mirrored" and described["chief"]
+    assert described["global_batch_size"] == 8 * described["replicas"]
+    saved = json.loads((tmp_path / "out" / "metrics.json").read_text())
+    assert saved["distribute"] == described
+    assert "distribute" not in json.loads(
+        (tmp_path / "out" / "config.json").read_text()
+    )
+    model = keras.saving.load_model(
+        tmp_path / "out" / "model.keras", safe_mode=True
+    )
+    assert len(tagging.tag_sentences(model, ["the dog runs ."])[0]) == 4
+    assert not (tmp_path / "out" / "backup").exists()
+
+
+# --- the launcher, with stand-in workers --------------------------------------
+
+
+LAUNCHER_ERRORS = [
+    (["--workers", "2"], "no command to run: put it after --"),
+    (["--workers", "0", "--", "true"], "--workers must be [1, 64]"),
+    (["--workers", "2", "--"], "no command to run after --"),
+    (
+        ["--", sys.executable, "-m", "recipes.tagging", "--quick"],
+        "runs recipes.tagging without --distribute multi-worker",
+    ),
+    (
+        ["--ports", "7001", "--", "true"],
+        "--ports must list 2 different port(s)",
+    ),
+    (["--ports", "70000,1", "--", "true"], "--ports must be"),
+    (["--timeout", "-1", "--", "true"], "--timeout must be >= 0"),
+]
+
+
+def test_launcher_bad_input_exits_2(capsys):
+    for argv, message in LAUNCHER_ERRORS:
+        assert message in one_line_error(capsys, launch.main, argv), argv
+
+
+def test_launcher_refuses_a_port_in_use(capsys):
+    with held_port() as port:
+        err = one_line_error(
+            capsys, launch.main, ["--ports", f"{port},1", "--", "true"]
+        )
+    assert f"--ports: port {port} is already in use" in err
+
+
+WORKER = (
+    "import json, os, sys, time; "
+    "c = json.loads(os.environ['TF_CONFIG']); i = c['task']['index']; "
+    "print('index', i, 'of', len(c['cluster']['worker']), flush=True); "
+    "time.sleep(float(sys.argv[1 + i])); "
+    "sys.exit(int(sys.argv[3 + i]))"
+)
+
+
+def run_launcher(*argv):
+    """`launch.main` in this process (the stand-in workers are separate
+    processes); returns `(exit code, output)`."""
+    log = io.StringIO()
+    options, command = launch.parse(list(argv))
+    code = launch.launch(
+        command,
+        options.workers,
+        ports=launch.check(options, command),
+        timeout=options.timeout,
+        grace=options.grace,
+        log=log,
+    )
+    return code, log.getvalue()
+
+
+def test_launcher_gives_each_worker_its_tf_config_and_a_prefix():
+    code, output = run_launcher(
+        "--workers", "2", "--", sys.executable, "-c", WORKER, "0", "0",
+        "0", "0",
+    )  # fmt: skip
+    assert code == 0, output
+    lines = output.splitlines()
+    assert "[worker 0] index 0 of 2" in lines
+    assert "[worker 1] index 1 of 2" in lines
+    assert any(
+        x.startswith("[launcher] worker 0 (chief): 127.0") for x in lines
+    )
+    assert lines[-1] == "[launcher] all 2 worker(s) finished"
+
+
+def test_launcher_stops_every_worker_when_one_fails():
+    start = time.monotonic()
+    # Worker 1 fails at once with code 3; worker 0 would run for 60 s.
+    code, output = run_launcher(
+        "--workers", "2", "--grace", "2", "--", sys.executable, "-c", WORKER,
+        "60", "0", "0", "3",
+    )  # fmt: skip
+    assert code == 3, output
+    assert time.monotonic() - start < 30
+    assert "[launcher] worker 1 exited with exit code 3; stopping" in output
+
+
+def test_launcher_timeout_stops_everything():
+    start = time.monotonic()
+    code, output = run_launcher(
+        "--workers", "2", "--timeout", "1", "--grace", "2", "--",
+        sys.executable, "-c", WORKER, "60", "60", "0", "0",
+    )  # fmt: skip
+    assert code == launch.TIMED_OUT
+    assert time.monotonic() - start < 30
+    assert "--timeout 1 s passed; stopping every worker" in output
+
+
+def test_deadline_kills_a_process_stuck_in_native_code():
+    """What guards the multi-worker start-up: TensorFlow waits for every
+    worker holding Python's lock, so the watch is another process."""
+    path = ROOT / "recipes" / "_processes.py"
+    code = (
+        "import importlib.util, time\n"
+        f"spec = importlib.util.spec_from_file_location('p', {str(path)!r})\n"
+        "p = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(p)\n"
+        "p.Deadline(0.5, 'gave up on {silent}', ['127.0.0.1:1'])\n"
+        "time.sleep(60)\n"
+    )
+    start = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == -signal.SIGKILL
+    assert time.monotonic() - start < 30
+    assert result.stderr.strip() == "gave up on 127.0.0.1:1"
+
+
+# --- real training under a strategy (slow) -----------------------------------
+
+
+def check(*argv, timeout=600, **extra):
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.recipes.distributed_check", *argv],
+        env=env(**extra),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def assert_same_trajectory(first, second, tolerance=1e-5):
+    assert len(first) == len(second)
+    for a, b in zip(first, second):
+        assert a.keys() == b.keys()
+        for key in a:
+            assert a[key] == pytest.approx(b[key], rel=tolerance, abs=1e-6), (
+                key,
+                first,
+                second,
+            )
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("distribute")  # one at a time: they start processes
+@pytest.mark.tf_only
+def test_mirrored_on_two_devices_equals_one_device(tmp_path):
+    """Two logical CPU devices, batch 4 each, against one device with
+    batch 8: the same loss and accuracy every epoch (train and dev, as
+    Keras logs them), the same test loss and the same trained weights.
+    The corpus's length buckets leave odd batches (3 rows over 2
+    replicas, and some of 1 row), so uneven splits are covered."""
+    corpus = write_corpus(tmp_path / "corpus", documents=10, sentences=8)
+    result = check("tagging", str(corpus), str(tmp_path / "out"))
+    assert result["distribute"]["replicas"] == 2
+    assert result["distribute"]["global_batch_size"] == 8
+    assert_same_trajectory(result["mirrored"], result["one"])
+    assert result["mirrored_test"] == pytest.approx(result["one_test"], 1e-5)
+    assert result["weights_difference"] < 1e-5
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("distribute")  # one at a time: they start processes
+@pytest.mark.tf_only
+def test_classification_and_seq2seq_train_under_mirrored(tmp_path):
+    corpus = write_corpus(tmp_path / "corpus", documents=4)
+    result = check("others", str(corpus), str(tmp_path / "out"))
+    for recipe in ("classification", "seq2seq"):
+        described = result[recipe]["distribute"]
+        assert (described["mode"], described["replicas"]) == ("mirrored", 2)
+    assert 0 <= result["classification"]["test_accuracy"] <= 1
+    assert result["seq2seq"]["test_per"] >= 0
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("distribute")  # one at a time: they start processes
+@pytest.mark.skipif(
+    importlib.util.find_spec("jax") is None, reason="needs jax installed"
+)
+def test_jax_data_parallel_on_two_devices_equals_one_device(tmp_path):
+    """`--distribute mirrored` on JAX: keras.distribution.DataParallel
+    over 2 host devices (batch 4 each) against 1 device (batch 8)."""
+    corpus = write_corpus(tmp_path / "corpus", documents=10, sentences=8)
+    runs = [
+        check(
+            "tagging",
+            str(corpus),
+            str(tmp_path / f"out{devices}"),
+            "--alone",
+            "--per-replica",
+            str(8 // devices),
+            KERAS_BACKEND="jax",
+            XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}",
+        )  # fmt: skip
+        for devices in (2, 1)
+    ]
+    assert [r["distribute"]["replicas"] for r in runs] == [2, 1]
+    assert [r["distribute"]["backend"] for r in runs] == ["jax", "jax"]
+    assert_same_trajectory(runs[0]["mirrored"], runs[1]["mirrored"])
+    assert runs[0]["mirrored_test"] == pytest.approx(
+        runs[1]["mirrored_test"], 1e-5
+    )
+
+
+def launch_tagging(tmp_path, *extra, workers=2, timeout=300, **popen):
+    corpus = tmp_path / "corpus"
+    if not corpus.exists():
+        write_corpus(corpus, documents=10, sentences=8)
+    command = [
+        sys.executable, "-m", "recipes.launch", "--workers", str(workers),
+        "--timeout", str(timeout), "--grace", "3", "--",
+        sys.executable, "-m", "recipes.tagging", "--corpus-dir", str(corpus),
+        "--output", str(tmp_path / "out"), "--distribute", "multi-worker",
+        "--distribute-timeout", "120", *TINY, *extra,
+    ]  # fmt: skip
+    return subprocess.Popen(
+        command,
+        env=env(TMPDIR=str(tmp_path / "tmp")),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        **popen,
+    )
+
+
+def epochs_logged(output):
+    log = output / "log.csv"
+    if not log.is_file():
+        return []
+    with log.open() as handle:
+        return [int(row["epoch"]) for row in csv.DictReader(handle)]
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("distribute")  # one at a time: they start processes
+@pytest.mark.tf_only
+def test_two_workers_train_and_only_the_chief_writes(tmp_path):
+    (tmp_path / "tmp").mkdir()
+    process = launch_tagging(tmp_path, "--quick", "--batch-size", "4")
+    output, _ = process.communicate(timeout=400)
+    assert process.returncode == 0, output[-3000:]
+    lines = output.splitlines()
+    for index in (0, 1):
+        assert any(x.startswith(f"[worker {index}] Epoch 2/2") for x in lines)
+    assert "[worker 1] worker 1 finished; the chief wrote" in output
+    assert f"[worker 0] wrote {tmp_path / 'out'}/metrics.json" in output
+    out = tmp_path / "out"
+    assert sorted(p.name for p in out.iterdir()) == [
+        "config.json",
+        "learning_curves.png",
+        "log.csv",
+        "metrics.json",
+        "model.keras",
+    ]
+    assert epochs_logged(out) == [0, 1]  # one writer, no duplicate rows
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["distribute"]["workers"] == 2
+    assert metrics["distribute"]["global_batch_size"] == 8
+    # The other worker's temporary directory is gone.
+    assert list((tmp_path / "tmp").iterdir()) == []
+    model = keras.saving.load_model(out / "model.keras", safe_mode=True)
+    tagged = tagging.tag_sentences(model, ["the dog sees a cat ."])[0]
+    assert [w for w, _ in tagged] == ["the", "dog", "sees", "a", "cat", "."]
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("distribute")  # one at a time: they start processes
+@pytest.mark.tf_only
+def test_a_killed_worker_is_resumed_from_the_chiefs_backup(tmp_path):
+    """Kill worker 1 (SIGKILL) mid-training: the launcher stops the chief
+    and fails; the same launch again resumes from the last backed-up
+    epoch, and log.csv keeps every epoch written before the kill."""
+    epochs = 30
+    extra = ["--epochs", str(epochs), "--patience", str(epochs)]
+    process = launch_tagging(tmp_path, *extra, "--batch-size", "4")
+    out = tmp_path / "out"
+    pid, lines = None, []
+    deadline = time.monotonic() + 300
+    os.set_blocking(process.stdout.fileno(), False)
+    while len(epochs_logged(out)) < 3:
+        assert process.poll() is None, "".join(lines)[-3000:]
+        assert time.monotonic() < deadline, "no 3 epochs in 300 s"
+        lines += process.stdout.readlines()
+        for line in lines:
+            if line.startswith("[launcher] worker 1: "):
+                pid = int(line.rsplit("pid ", 1)[1])
+        time.sleep(0.2)
+    os.kill(pid, signal.SIGKILL)
+    os.set_blocking(process.stdout.fileno(), True)
+    output = "".join(lines) + process.communicate(timeout=120)[0]
+    assert process.returncode == 128 + signal.SIGKILL, output[-3000:]
+    assert "[launcher] worker 1 exited with exit code 137 (SIGKILL)" in output
+    before = epochs_logged(out)
+    assert 3 <= len(before) < epochs
+    assert not (out / "metrics.json").exists()
+    backup = json.loads((out / "backup" / "training_metadata.json").read_text())
+
+    again = launch_tagging(tmp_path, *extra, "--batch-size", "4")
+    output, _ = again.communicate(timeout=600)
+    assert again.returncode == 0, output[-3000:]
+    after = epochs_logged(out)
+    assert after[: len(before)] == before  # nothing written is lost
+    resumed = after[len(before) :]
+    # Training went on from the chief's last backup, not from epoch 0.
+    assert resumed[0] == backup["epoch"] >= before[-1]
+    assert after == list(range(epochs))
+    assert f"[worker 0] Epoch {backup['epoch'] + 1}/{epochs}" in output
+    assert f"[worker 1] Epoch {backup['epoch'] + 1}/{epochs}" in output
+    print(
+        f"worker 1 killed after epochs {before[0]}..{before[-1]} were "
+        f"logged; the rerun resumed at epoch {resumed[0]} (the chief's "
+        f"backup) and ran to {after[-1]}"
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("distribute")  # one at a time: they start processes
+@pytest.mark.tf_only
+def test_a_worker_whose_peer_never_starts_stops_at_the_timeout(tmp_path):
+    corpus = write_corpus(tmp_path / "corpus", documents=4)
+    with held_port() as absent:
+        pass  # free again: nothing will answer there
+    port = _processes.free_ports(1)[0]
+    tf_config = config_text(
+        {"worker": [f"127.0.0.1:{port}", f"127.0.0.1:{absent}"]}
+    )
+    start = time.monotonic()
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "recipes.tagging", "--corpus-dir",
+            str(corpus), "--output", str(tmp_path / "out"), *TINY,
+            "--distribute", "multi-worker", "--distribute-timeout", "5",
+        ],
+        env=env(TF_CONFIG=tf_config),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert time.monotonic() - start < 90
+    assert result.returncode == -signal.SIGKILL
+    assert (
+        "error: the multi-worker cluster did not form within "
+        f"--distribute-timeout 5 s (no answer from: 127.0.0.1:{absent})"
+    ) in result.stderr
