@@ -66,17 +66,49 @@ def parse_config(prog, description, config_cls, help_texts, argv=None):
     return resolve_config(config_cls, parser.parse_args(argv))
 
 
+PRECISIONS = {
+    "off": "float32",
+    "float16": "mixed_float16",
+    "bfloat16": "mixed_bfloat16",
+}
+
+
 def parse_run(prog, description, config_cls, help_texts, argv=None):
     """`(config, distributed.Options)`: `parse_config` plus the run
-    options `--distribute` and `--distribute-timeout`, which are not part
-    of the config (nor of `config.json`)."""
+    options `--distribute`, `--distribute-timeout` and `--mixed-precision`,
+    which are not part of the config (nor of `config.json`).
+
+    `--mixed-precision` sets Keras's global dtype policy here, before the
+    recipe builds its model; the saved model keeps each layer's policy.
+    """
     from recipes import distributed
 
     parser = argparse.ArgumentParser(prog=prog, description=description)
     add_config_arguments(parser, config_cls, help_texts)
     distributed.add_arguments(parser)
+    parser.add_argument(
+        "--mixed-precision",
+        default="off",
+        choices=sorted(PRECISIONS),
+        help="compute in float16 or bfloat16 with float32 variables "
+        "(keras.mixed_precision; float16 also scales the loss). Worth it "
+        "on GPUs with tensor cores; slower on CPUs (default: off)",
+    )
     args = parser.parse_args(argv)
+    set_precision(args.mixed_precision)
     return resolve_config(config_cls, args), distributed.options_from(args)
+
+
+def set_precision(name):
+    """Sets Keras's global dtype policy for `--mixed-precision NAME`."""
+    if name not in PRECISIONS:
+        raise RecipeError(
+            f"--mixed-precision must be one of {sorted(PRECISIONS)}; "
+            f"received {name!r}"
+        )
+    keras.mixed_precision.set_global_policy(PRECISIONS[name])
+    if name != "off":
+        print(f"mixed precision: {PRECISIONS[name]} (variables in float32)")
 
 
 def read_config_file(path):

@@ -204,7 +204,10 @@ def build_model(config, train_texts, labels, vocabulary=None):
         config.head_dropout, seed=config.seed, name="head_dropout"
     )(features)
     probabilities = keras.layers.Dense(
-        len(labels), activation="softmax", name="classes"
+        len(labels),
+        activation="softmax",
+        name="classes",
+        dtype="float32",  # the softmax stays float32 under mixed precision
     )(features)
     outputs = LabelNames(labels, name="labels")(probabilities)
     return keras.Model(text, outputs, name="classifier")

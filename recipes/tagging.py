@@ -146,7 +146,10 @@ def build_model(config, vocabulary, tags):
     text = keras.Input(shape=(), dtype="string", name="text")
     features = encoder(vectorizer(text))
     probabilities = keras.layers.Dense(
-        len(tags) + 1, activation="softmax", name="tags"
+        len(tags) + 1,
+        activation="softmax",
+        name="tags",
+        dtype="float32",  # the softmax stays float32 under mixed precision
     )(features)
     labels = LabelNames(["", *tags], name="labels")(probabilities)
     return keras.Model(text, labels, name="tagger")

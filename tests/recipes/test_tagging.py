@@ -294,3 +294,24 @@ def test_tfds_dataset_through_mock_data(tmp_path):
     assert set(w for ws, _ in train for w in ws) <= {"eu", "the_bank", "x"}
     names = tfds.builder("conll2003").info.features["pos"].feature.names
     assert set(t for _, ts in train for t in ts) <= set(names)
+
+
+def test_mixed_precision_flag_trains_and_saves_a_mixed_model(tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "corpus")
+    argv = [
+        "--corpus-dir", str(corpus), "--output", str(tmp_path / "out"),
+        "--epochs", "1", "--units", "8", "--embedding-dim", "8",
+        "--batch-size", "8", "--no-tensorboard", "--mixed-precision",
+        "bfloat16",
+    ]  # fmt: skip
+    try:
+        metrics = tagging.main(argv)
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    assert "mixed precision: mixed_bfloat16" in capsys.readouterr().out
+    assert 0.0 <= metrics["test_accuracy"] <= 1.0
+    model = keras.saving.load_model(tmp_path / "out" / "model.keras")
+    policies = {layer.dtype_policy.name for layer in model.layers}
+    assert "mixed_bfloat16" in policies
+    assert model.get_layer("tags").dtype_policy.name == "float32"
+    assert all(w.dtype == "float32" for w in model.weights)
