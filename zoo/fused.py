@@ -212,13 +212,8 @@ def plan(stack, mask, initial_states, training, dtype):
     if not enabled() or initial_states is not None or stack.return_state:
         return {}, None
     backend = keras.backend.backend()
-    lengths = None
-    if mask is not None:
-        if backend != "torch":
-            return {}, None
-        lengths = right_padded_lengths(mask)
-        if lengths is None:
-            return {}, None
+    if mask is not None and backend != "torch":
+        return {}, None
     if not _dtype_ok(backend, dtype):
         return {}, None
     selected = {}
@@ -228,6 +223,12 @@ def plan(stack, mask, initial_states, training, dtype):
         bidirectional = len(directions(entries[0])) == 2
         if backend_supports(cell, stop - start, bidirectional, backend):
             selected[start] = stop
+    if not selected or mask is None:
+        return selected, None
+    # Read the mask's values only when a run could use them.
+    lengths = right_padded_lengths(mask)
+    if lengths is None:
+        return {}, None
     return selected, lengths
 
 
