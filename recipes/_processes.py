@@ -61,12 +61,13 @@ def reachable(address, timeout=2.0):
         return False
 
 
-def parent_watchdog(interval=1.0):
+def parent_watchdog(interval=1.0, env=ENV_LAUNCHER):
     """In a process started by `recipes.launch`: exits (code 4) once the
     launcher is gone, so that no worker outlives a killed launcher (a
     worker blocked in a collective would otherwise wait for its timeout).
-    Does nothing outside a launcher."""
-    parent = os.environ.get(ENV_LAUNCHER, "")
+    Does nothing outside a launcher. `env` names the variable holding the
+    launcher's process id (`tuning.distributed` uses its own)."""
+    parent = os.environ.get(env, "")
     if not parent.isdigit():
         return None
 

@@ -30,12 +30,12 @@ its id. It guards against keras-tuner's known failure modes:
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
 
+from recipes import _processes
 from recipes._common import RecipeError
 
 CHIEF = "chief"
@@ -65,35 +65,15 @@ def role():
 def launcher_watchdog(interval=2.0):
     """In a process started by `launch`: exits (code 4) once the launcher
     is gone, so that no chief or worker outlives a killed launcher."""
-    parent = os.environ.get(ENV_LAUNCHER)
-    if not parent:
-        return None
-
-    def watch():
-        while os.getppid() == int(parent):
-            time.sleep(interval)
-        print("error: the launcher is gone; stopping", file=sys.stderr)
-        os._exit(4)
-
-    thread = threading.Thread(
-        target=watch, name="launcher-watchdog", daemon=True
-    )
-    thread.start()
-    return thread
+    return _processes.parent_watchdog(interval, env=ENV_LAUNCHER)
 
 
 def free_port(host="127.0.0.1"):
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
+    return _processes.free_ports(1, host)[0]
 
 
 def reachable(host, port, timeout=2.0):
-    try:
-        with socket.create_connection((host, int(port)), timeout=timeout):
-            return True
-    except OSError:
-        return False
+    return _processes.reachable(f"{host}:{port}", timeout)
 
 
 def chief_watchdog(timeout, interval=5.0):
