@@ -77,8 +77,8 @@ def _backend_entry(layer, backend, reasons, run=None):
             "fused": True,
             "reason": f"CPU and GPU: one nn.{cell}(num_layers={count})"
             f" call for stack layers {run[0]}-{run[1] - 1} (zoo.fused); "
-            "masks only if right-padded; not with an initial state or "
-            "input dropout in training",
+            "masks only if right-padded; not with an initial state; "
+            "input dropout in training cuts the run before its layer",
         }
     if backend == "jax" and isinstance(layer, keras.layers.GRU):
         return {
