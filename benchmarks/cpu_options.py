@@ -97,8 +97,10 @@ def _loop(step, carry, xs, n, reverse=False, outputs=1):
     return carry, [w.stack() for w in write]
 
 
-def hoisted_lstm(x, kernel, recurrent_kernel, bias):
-    """Time-major x (T, B, F) -> h (T, B, H); TensorFlow differentiates."""
+def _forward(x, kernel, recurrent_kernel, bias, keep=False):
+    """The input projection as one matmul, then a `tf.while_loop` over
+    `h U`. Returns h (T, B, H) for time-major x (T, B, F); with `keep`,
+    also the cell states and the gate activations BPTT needs."""
     tf = _tf()
     steps, batch = tf.shape(x)[0], tf.shape(x)[1]
     units = tf.shape(recurrent_kernel)[0]
@@ -113,10 +115,17 @@ def hoisted_lstm(x, kernel, recurrent_kernel, bias):
         i, f, g, o = _gates(inputs[0] + tf.matmul(h, recurrent_kernel))
         c = f * c + i * g
         h = o * tf.tanh(c)
-        return (h, c), (h,)
+        saved = (h, c, tf.concat([i, f, g, o], -1)) if keep else (h,)
+        return (h, c), saved
 
-    _, (hs,) = _loop(step, (zeros, zeros), [projected], steps)
-    return hs
+    outputs = 3 if keep else 1
+    _, saved = _loop(step, (zeros, zeros), [projected], steps, outputs=outputs)
+    return saved if keep else saved[0]
+
+
+def hoisted_lstm(x, kernel, recurrent_kernel, bias):
+    """`_forward`, differentiated by TensorFlow."""
+    return _forward(x, kernel, recurrent_kernel, bias)
 
 
 def custom_grad_lstm(x, kernel, recurrent_kernel, bias):
@@ -125,25 +134,11 @@ def custom_grad_lstm(x, kernel, recurrent_kernel, bias):
 
     @tf.custom_gradient
     def run(x, kernel, recurrent_kernel, bias):
+        hs, cs, acts = _forward(x, kernel, recurrent_kernel, bias, keep=True)
         steps, batch = tf.shape(x)[0], tf.shape(x)[1]
-        features = tf.shape(x)[2]
         units = tf.shape(recurrent_kernel)[0]
-        flat_x = tf.reshape(x, (-1, features))
-        projected = tf.reshape(
-            tf.matmul(flat_x, kernel) + bias, (steps, batch, 4 * units)
-        )
+        flat_x = tf.reshape(x, (-1, tf.shape(x)[2]))
         zeros = tf.zeros((batch, units))
-
-        def step(carry, inputs):
-            h, c = carry
-            i, f, g, o = _gates(inputs[0] + tf.matmul(h, recurrent_kernel))
-            c = f * c + i * g
-            h = o * tf.tanh(c)
-            return (h, c), (h, c, tf.concat([i, f, g, o], -1))
-
-        _, (hs, cs, acts) = _loop(
-            step, (zeros, zeros), [projected], steps, outputs=3
-        )
 
         def grad(upstream):
             h_prev = tf.concat([zeros[None], hs[:-1]], 0)
