@@ -117,3 +117,15 @@ def print_header(argv, stem, quick):
     print("machine:", json.dumps(machine_info()))
     print("versions:", json.dumps(info))
     return command, info, default_output(stem, quick)
+
+
+def save_figure(fig, title, path):
+    """Titles, lays out, saves (110 dpi) and closes a figure; its path."""
+    import matplotlib.pyplot as plt
+
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return str(path)
+

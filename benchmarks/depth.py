@@ -145,11 +145,7 @@ def plot(rows, fits, peak, path, title):
             ax.set_ylim(0, peak / 1e9 * 1.15)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return str(path)
+    return _common.save_figure(fig, title, path)
 
 
 def main(argv=None):

@@ -333,11 +333,7 @@ def plot(results, args, path, title):
         ax.set_yscale("log")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return str(path)
+    return _common.save_figure(fig, title, path)
 
 
 def main(argv=None):

@@ -251,11 +251,7 @@ def plot(results, args, path, title):
         ax.set_xlim(0, max(1.15, *highs, *ratios) + 0.15)
         ax.grid(True, axis="x", alpha=0.3)
         ax.legend(fontsize=8, loc="lower left")
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return str(path)
+    return _common.save_figure(fig, title, path)
 
 
 def main(argv=None):
