@@ -64,7 +64,7 @@ import tempfile
 import keras
 
 from recipes import _common
-from recipes import _processes
+from recipes import processes as _processes
 
 MODES = ("none", "mirrored", "multi-worker")
 ENV_TF_CONFIG = "TF_CONFIG"

@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 
-from recipes import _processes
+from recipes import processes as _processes
 from recipes._common import RecipeError
 from recipes._common import check_range
 from recipes._common import run_cli

@@ -35,7 +35,7 @@ import sys
 import threading
 import time
 
-from recipes import _processes
+from recipes import processes as _processes
 from recipes._common import RecipeError
 
 CHIEF = "chief"

@@ -26,9 +26,9 @@ import keras
 import pytest
 
 from recipes import _common
-from recipes import _processes
 from recipes import distributed
 from recipes import launch
+from recipes import processes as _processes
 from recipes import tagging
 from tests.recipes.test_tagging import write_corpus
 
@@ -365,7 +365,7 @@ def test_launcher_timeout_stops_everything():
 def test_deadline_kills_a_process_stuck_in_native_code():
     """What guards the multi-worker start-up: TensorFlow waits for every
     worker holding Python's lock, so the watch is another process."""
-    path = ROOT / "recipes" / "_processes.py"
+    path = ROOT / "recipes" / "processes.py"
     code = (
         "import importlib.util, time\n"
         f"spec = importlib.util.spec_from_file_location('p', {str(path)!r})\n"
