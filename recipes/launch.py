@@ -20,20 +20,16 @@ every machine with its own `TF_CONFIG` (see the README, "Scaling out").
 
 import argparse
 import json
-import os
-import signal
 import sys
-import threading
-import time
 
-from recipes import processes as _processes
+from recipes import processes
 from recipes._common import RecipeError
 from recipes._common import check_range
 from recipes._common import run_cli
 
 RECIPES = ("recipes.tagging", "recipes.classification", "recipes.seq2seq")
-TIMED_OUT = 124
 MAX_WORKERS = 64
+TIMED_OUT = processes.TIMED_OUT  # the exit code when --timeout passes
 
 
 def tf_config(addresses, index):
@@ -44,21 +40,6 @@ def tf_config(addresses, index):
             "task": {"type": "worker", "index": index},
         }
     )
-
-
-def _exit_code(code):
-    # Popen reports a death by signal N as -N; a shell reports 128 + N.
-    return 128 - code if code < 0 else code
-
-
-def _describe(code):
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"exit code {128 - code} ({name})"
-    return f"exit code {code}"
 
 
 def launch(
@@ -74,66 +55,22 @@ def launch(
     """Runs `command` as `workers` local workers; returns the exit code
     (0 when every worker finished cleanly). `ports`: one per worker, or
     None to pick free ones."""
-    ports = list(ports) if ports else _processes.free_ports(workers)
+    ports = list(ports) if ports else processes.free_ports(workers)
     addresses = [f"127.0.0.1:{port}" for port in ports]
-    lock = threading.Lock()
-
-    def say(message):
-        with lock:
-            log.write(f"[launcher] {message}\n")
-            log.flush()
-
-    env = {
-        **os.environ,
-        "PYTHONUNBUFFERED": "1",
-        _processes.ENV_LAUNCHER: str(os.getpid()),
-    }
-    processes = []
-
-    def on_signal(signum, frame):
-        raise SystemExit(128 + signum)  # runs the `finally` below
-
-    previous = {
-        number: signal.signal(number, on_signal)
-        for number in (signal.SIGTERM, signal.SIGINT)
-    }
-    start = time.monotonic()
-    try:
+    with processes.Supervisor(
+        log=log, timeout=timeout, grace=grace, poll=poll
+    ) as group:
         for index in range(workers):
-            process = _processes.PrefixedProcess(
+            worker = group.start(
                 f"worker {index}",
                 command,
-                {**env, "TF_CONFIG": tf_config(addresses, index)},
-                log,
-                lock,
+                {"TF_CONFIG": tf_config(addresses, index)},
             )
-            processes.append(process)
             role = " (chief)" if index == 0 else ""
-            say(f"worker {index}{role}: {addresses[index]}, pid {process.pid}")
-        while True:
-            codes = [process.poll() for process in processes]
-            for index, code in enumerate(codes):
-                if code not in (None, 0):
-                    say(
-                        f"worker {index} exited with {_describe(code)}; "
-                        "stopping the others"
-                    )
-                    return _exit_code(code)
-            if all(code == 0 for code in codes):
-                say(f"all {workers} worker(s) finished")
-                return 0
-            if timeout and time.monotonic() - start > timeout:
-                say(f"--timeout {timeout:g} s passed; stopping every worker")
-                return TIMED_OUT
-            time.sleep(poll)
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-        for process in processes:
-            if process.poll() is None:
-                process.popen.terminate()
-        for process in processes:
-            process.stop(grace)
+            group.say(
+                f"worker {index}{role}: {addresses[index]}, pid {worker.pid}"
+            )
+        return group.wait()
 
 
 def parse(argv):
@@ -216,7 +153,7 @@ def check(options, command):
             f"per worker; received {options.ports!r}"
         )
     for port in ports:
-        if _processes.port_in_use(port):
+        if processes.port_in_use(port):
             raise RecipeError(
                 f"--ports: port {port} is already in use on this machine; "
                 "stop what holds it or choose another port"

@@ -1,16 +1,22 @@
-"""Process plumbing for running a recipe on several local processes.
+"""Local processes for `python -m recipes.launch` and `tuning.distributed`.
 
-The same guards as `tuning.distributed` (keras-tuner's launcher), for
-`recipes.launch` and for the workers it starts: free ports on one host, a
-port-in-use check, child output streamed with a prefix, and a watchdog
-that ends a child whose launcher is gone. They live here rather than being
-imported from `tuning`, whose package imports keras-tuner (an optional
-extra the recipes do not need).
+One supervisor, `Supervisor`, runs the children of both launchers (the
+workers of a multi-worker recipe; keras-tuner's chief and workers): each
+child's output copied here a whole line at a time, prefixed `[name] `; a
+watchdog variable that makes a child exit once its launcher is gone
+(`parent_watchdog`, called in the child); restarts of a child that failed;
+one exit code for the group (the first failure's); and a clean shutdown
+(SIGTERM, then SIGKILL after a grace period) when one child fails, when the
+timeout passes, on SIGTERM or Ctrl-C, or when the launcher returns. Also the
+guards the children need: free ports, a port-in-use check, reachability,
+and a deadline for waits inside native code. The module itself uses the
+standard library only (no Keras, no keras-tuner).
 """
 
 import contextlib
 import errno
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -21,6 +27,8 @@ import time
 ENV_LAUNCHER = "RECIPES_LAUNCHER_PID"
 # A child's exit code when its launcher is gone.
 ORPHANED = 4
+# The group's exit code when its timeout passed (as timeout(1)'s).
+TIMED_OUT = 124
 
 
 def free_ports(count, host="127.0.0.1"):
@@ -62,11 +70,12 @@ def reachable(address, timeout=2.0):
 
 
 def parent_watchdog(interval=1.0, env=ENV_LAUNCHER):
-    """In a process started by `recipes.launch`: exits (code 4) once the
-    launcher is gone, so that no worker outlives a killed launcher (a
-    worker blocked in a collective would otherwise wait for its timeout).
-    Does nothing outside a launcher. `env` names the variable holding the
-    launcher's process id (`tuning.distributed` uses its own)."""
+    """In a child of a `Supervisor`: exits (code 4) once the launcher is
+    gone, so that no child outlives a killed launcher (a worker blocked in
+    a collective would otherwise wait for its timeout). Does nothing
+    outside a launcher. `env` names the variable holding the launcher's
+    process id (the supervisor's `watchdog_env`; `tuning.distributed` uses
+    its own)."""
     parent = os.environ.get(env, "")
     if not parent.isdigit():
         return None
@@ -74,7 +83,9 @@ def parent_watchdog(interval=1.0, env=ENV_LAUNCHER):
     def watch():
         while os.getppid() == int(parent):
             time.sleep(interval)
-        print("error: the launcher is gone; stopping", file=sys.stderr)
+        # The output usually went to the launcher: a broken pipe now.
+        with contextlib.suppress(OSError, ValueError):
+            print("error: the launcher is gone; stopping", file=sys.stderr)
         os._exit(ORPHANED)
 
     thread = threading.Thread(target=watch, name="launcher-watchdog")
@@ -141,17 +152,45 @@ class Deadline:
             self.popen.wait(10)
 
 
-class PrefixedProcess:
-    """A child process whose output lines are copied to `log` with a
-    prefix, one whole line at a time (`lock` is shared by all children)."""
+def exit_code(code):
+    """A shell's exit code for a `Popen.returncode`: a death by signal N
+    is -N there, 128 + N here."""
+    return 128 - code if code < 0 else code
 
-    def __init__(self, name, command, env, log, lock):
+
+def describe(code):
+    """`exit code 3`, or `exit code 137 (SIGKILL)` for a death by signal."""
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"exit code {128 - code} ({name})"
+    return f"exit code {code}"
+
+
+class Child:
+    """A process of a `Supervisor`: `command` with `env`, its output lines
+    copied to `log` prefixed `[name] ` (one whole line at a time, under
+    `lock`, which all children of a group share). `restarts`: how many
+    times it is started again after dying with a non-zero code that is
+    not in `final`."""
+
+    def __init__(self, name, command, env, log, lock, restarts=0, final=()):
         self.name = name
+        self.command = list(command)
+        self.env = env
         self.log = log
         self.lock = lock
+        self.restarts = restarts
+        self.final = tuple(final)
+        self.restarted = 0
+        self.start()
+
+    def start(self):
         self.popen = subprocess.Popen(
-            command,
-            env=env,
+            self.command,
+            env=self.env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -160,7 +199,7 @@ class PrefixedProcess:
             errors="replace",
         )
         self.reader = threading.Thread(
-            target=self._stream, name=f"{name}-output", daemon=True
+            target=self._stream, name=f"{self.name}-output", daemon=True
         )
         self.reader.start()
 
@@ -177,16 +216,168 @@ class PrefixedProcess:
     def poll(self):
         return self.popen.poll()
 
-    def stop(self, grace=10.0):
-        """SIGTERM, then SIGKILL after `grace` seconds; every wait is
+    def may_restart(self, code):
+        return self.restarted < self.restarts and code not in self.final
+
+    def restart(self):
+        self.reader.join(5)  # the last lines of the run that ended
+        self.restarted += 1
+        self.start()
+
+
+class Supervisor:
+    """Runs a group of child processes until they are done; a context
+    manager, so that no child outlives the `with` block.
+
+        with Supervisor(timeout=60) as group:
+            group.start("worker 0", [sys.executable, "-c", "..."])
+            group.start("worker 1", [sys.executable, "-c", "..."])
+            code = group.wait()
+
+    `env`: the children's environment (default: this one's), plus
+    `PYTHONUNBUFFERED=1` and `watchdog_env` = this process's id (for
+    `parent_watchdog` in the children). `timeout`: seconds for the whole
+    group (0: no limit). `grace`: seconds between SIGTERM and SIGKILL when
+    stopping the children. `kind`: what the messages call a child. Inside
+    the block SIGTERM and SIGINT (Ctrl-C) raise `SystemExit(128 + signal)`,
+    so the children are stopped on the way out. The launcher's own lines
+    go to `log` prefixed `[launcher] `.
+    """
+
+    def __init__(
+        self,
+        *,
+        log=sys.stdout,
+        env=None,
+        timeout=0.0,
+        grace=10.0,
+        poll=0.2,
+        watchdog_env=ENV_LAUNCHER,
+        kind="worker",
+    ):
+        self.log = log
+        self.env = {
+            **(os.environ if env is None else env),
+            "PYTHONUNBUFFERED": "1",
+            watchdog_env: str(os.getpid()),
+        }
+        self.timeout = timeout
+        self.grace = grace
+        self.interval = poll
+        self.kind = kind
+        self.lock = threading.Lock()
+        self.children = []
+        self.started = time.monotonic()
+        self._previous = {}
+
+    def __enter__(self):
+        def on_signal(signum, frame):
+            raise SystemExit(128 + signum)  # leaves the block: stop()
+
+        if threading.current_thread() is threading.main_thread():
+            self._previous = {
+                number: signal.signal(number, on_signal)
+                for number in (signal.SIGTERM, signal.SIGINT)
+            }
+        return self
+
+    def __exit__(self, *exc_info):
+        for number, handler in self._previous.items():
+            if handler is not None:  # None: not set from Python
+                signal.signal(number, handler)
+        self._previous = {}
+        self.stop()
+
+    def say(self, message):
+        with self.lock:
+            self.log.write(f"[launcher] {message}\n")
+            self.log.flush()
+
+    def start(self, name, command, env=None, *, restarts=0, final=()):
+        """Starts a child; `env` adds variables to the group's. Returns
+        the `Child`."""
+        child = Child(
+            name,
+            command,
+            {**self.env, **(env or {})},
+            self.log,
+            self.lock,
+            restarts=restarts,
+            final=final,
+        )
+        self.children.append(child)
+        return child
+
+    def elapsed(self):
+        return time.monotonic() - self.started
+
+    def late(self):
+        """Whether the group's timeout has passed."""
+        return bool(self.timeout) and self.elapsed() > self.timeout
+
+    def wait(self, check=None):
+        """Watches the children until one of these, and returns:
+
+        - every child finished with code 0: 0;
+        - a child died with a non-zero code and may not restart: its exit
+          code (128 + N for signal N); one that may is started again;
+        - the timeout passed: `TIMED_OUT`;
+        - `check()`, called every poll, returned a code: that code.
+
+        The children still running are left to `stop` (the `with` block's
+        end)."""
+        while True:
+            running = False
+            for child in self.children:
+                code = child.poll()
+                if code is None:
+                    running = True
+                elif code != 0 and child.may_restart(code):
+                    child.restart()
+                    running = True
+                    self.say(
+                        f"{child.name} exited with {describe(code)}; "
+                        f"restarting it ({child.restarted} of "
+                        f"{child.restarts}), pid {child.pid}"
+                    )
+                elif code != 0:
+                    again = " again" if child.restarted else ""
+                    self.say(
+                        f"{child.name} exited with {describe(code)}{again}; "
+                        "stopping the others"
+                    )
+                    return exit_code(code)
+            if not running:
+                for child in self.children:
+                    child.reader.join(5)  # their last lines first
+                self.say(f"all {len(self.children)} {self.kind}(s) finished")
+                return 0
+            code = check() if check else None
+            if code is not None:
+                return code
+            if self.late():
+                self.say(
+                    f"--timeout {self.timeout:g} s passed; stopping every "
+                    f"{self.kind}"
+                )
+                return TIMED_OUT
+            time.sleep(self.interval)
+
+    def stop(self):
+        """SIGTERM to every child still running (the last started first),
+        SIGKILL to those left after `grace` seconds; every wait is
         bounded."""
-        if self.popen.poll() is None:
-            self.popen.terminate()
+        running = [c for c in reversed(self.children) if c.poll() is None]
+        for child in running:
+            child.popen.terminate()
+        deadline = time.monotonic() + self.grace
+        for child in running:
             try:
-                self.popen.wait(grace)
+                child.popen.wait(max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                self.popen.kill()
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self.popen.wait(grace)
-        self.reader.join(5)
-        return self.popen.poll()
+                child.popen.kill()
+        for child in running:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.popen.wait(10)
+        for child in self.children:
+            child.reader.join(5)

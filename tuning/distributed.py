@@ -11,7 +11,8 @@ runs the same script with these environment variables:
 
 `launch` starts a chief and N workers of `python -m tuning.search` on this
 machine, on a free 127.0.0.1 port, with each process's output prefixed by
-its id. It guards against keras-tuner's known failure modes:
+its id (`recipes.processes.Supervisor`, which `recipes.launch` uses too).
+It guards against keras-tuner's known failure modes:
 
 - workers start only once the chief accepts connections (no race with a
   chief that is still loading data);
@@ -23,19 +24,17 @@ its id. It guards against keras-tuner's known failure modes:
   search (upstream, the chief would wait forever for that trial);
 - a chief still running once every worker has finished gets a grace
   period, then is stopped (its state is saved after every trial);
-- `timeout` bounds the whole run, and no child outlives the launcher
-  (SIGTERM stops them; if the launcher is killed outright, each child
-  exits once it sees its parent gone).
+- `timeout` bounds the whole run (exit code 124), and no child outlives
+  the launcher (SIGTERM or Ctrl-C stops them; if the launcher is killed
+  outright, each child exits once it sees its parent gone).
 """
 
 import os
-import signal
-import subprocess
 import sys
 import threading
 import time
 
-from recipes import processes as _processes
+from recipes import processes
 from recipes._common import RecipeError
 
 CHIEF = "chief"
@@ -65,15 +64,7 @@ def role():
 def launcher_watchdog(interval=2.0):
     """In a process started by `launch`: exits (code 4) once the launcher
     is gone, so that no chief or worker outlives a killed launcher."""
-    return _processes.parent_watchdog(interval, env=ENV_LAUNCHER)
-
-
-def free_port(host="127.0.0.1"):
-    return _processes.free_ports(1, host)[0]
-
-
-def reachable(host, port, timeout=2.0):
-    return _processes.reachable(f"{host}:{port}", timeout)
+    return processes.parent_watchdog(interval, env=ENV_LAUNCHER)
 
 
 def chief_watchdog(timeout, interval=5.0):
@@ -84,7 +75,7 @@ def chief_watchdog(timeout, interval=5.0):
     def watch():
         last_seen = time.monotonic()
         while True:
-            if reachable(host, port):
+            if processes.reachable(f"{host}:{port}"):
                 last_seen = time.monotonic()
             elif time.monotonic() - last_seen > timeout:
                 print(
@@ -101,48 +92,6 @@ def chief_watchdog(timeout, interval=5.0):
     return thread
 
 
-class _Process:
-    """A child `python -m tuning.search` whose output is prefixed."""
-
-    def __init__(self, tuner_id, argv, env, log=sys.stdout):
-        self.tuner_id = tuner_id
-        self.argv = argv
-        self.env = env
-        self.log = log
-        self.restarts = 0
-        self.start()
-
-    def start(self):
-        self.popen = subprocess.Popen(
-            [sys.executable, "-m", "tuning.search", *self.argv],
-            env={**self.env, ENV_ID: self.tuner_id},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            bufsize=1,
-        )
-        self.reader = threading.Thread(target=self._stream, daemon=True)
-        self.reader.start()
-
-    def _stream(self):
-        for line in self.popen.stdout:
-            self.log.write(f"[{self.tuner_id}] {line}")
-            self.log.flush()
-
-    def poll(self):
-        return self.popen.poll()
-
-    def stop(self, grace=10.0):
-        if self.popen.poll() is None:
-            self.popen.terminate()
-            try:
-                self.popen.wait(grace)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait()
-        self.reader.join(5)
-
-
 def launch(
     argv,
     workers,
@@ -154,110 +103,82 @@ def launch(
     log=sys.stdout,
 ):
     """Runs a chief and `workers` workers of `python -m tuning.search argv`
-    on 127.0.0.1; returns 0 when every process finished cleanly.
+    on 127.0.0.1; returns 0 when every process finished cleanly, else the
+    first failure's exit code (124 when `timeout` passed).
 
     Args:
         argv: the search's arguments, without `--distributed`.
         workers: number of worker processes.
         chief_timeout: seconds to wait for the chief to accept connections
             (it loads the data first).
-        chief_grace: seconds a chief may run on once every worker is done.
+        chief_grace: seconds a chief may run on once every worker is done,
+            and workers once the chief is done.
         timeout: seconds for the whole run (0: no limit).
         max_restarts: restarts per worker that died with an error.
     """
-    port = free_port()
-    env = {
-        **os.environ,
-        ENV_IP: "127.0.0.1",
-        ENV_PORT: str(port),
-        ENV_LAUNCHER: str(os.getpid()),
-        "PYTHONUNBUFFERED": "1",
-    }
-
-    def say(message):
-        log.write(f"[launcher] {message}\n")
-        log.flush()
-
-    start = time.monotonic()
-
-    def late():
-        return timeout and time.monotonic() - start > timeout
-
-    say(f"chief on 127.0.0.1:{port}, {workers} worker(s)")
-    processes = []
-
-    def on_term(signum, frame):
-        raise SystemExit(128 + signum)  # runs the `finally` below
-
-    previous = signal.signal(signal.SIGTERM, on_term)
-    try:
-        chief = _Process(CHIEF, argv, env, log)
-        processes.append(chief)
-        while not reachable("127.0.0.1", port, timeout=1.0):
-            if chief.poll() is not None:
-                say(f"the chief exited with {chief.poll()} before serving")
-                return chief.poll() or 1
-            if time.monotonic() - start > chief_timeout or late():
-                say(f"the chief did not serve within {chief_timeout:g} s")
-                return 1
-            time.sleep(0.5)
-        tuners = [_Process(f"tuner{i}", argv, env, log) for i in range(workers)]
-        processes += tuners
-        done_at = chief_done_at = None
-        while True:
-            if late():
-                say(f"stopping everything: --timeout {timeout:g} s passed")
-                return 1
+    port = processes.free_ports(1)[0]
+    address = f"127.0.0.1:{port}"
+    command = [sys.executable, "-m", "tuning.search", *argv]
+    env = {**os.environ, ENV_IP: "127.0.0.1", ENV_PORT: str(port)}
+    with processes.Supervisor(
+        log=log,
+        env=env,
+        timeout=timeout,
+        poll=0.5,
+        watchdog_env=ENV_LAUNCHER,
+        kind="process",
+    ) as group:
+        group.say(f"chief on {address}, {workers} worker(s)")
+        chief = group.start(CHIEF, command, {ENV_ID: CHIEF})
+        while not processes.reachable(address, timeout=1.0):
             code = chief.poll()
-            if code is not None and code != 0:
-                say(f"the chief exited with {code}; stopping the workers")
-                return code
-            if code == 0:
-                chief_done_at = chief_done_at or time.monotonic()
-                if time.monotonic() - chief_done_at > chief_grace:
-                    say(
-                        "the chief finished the search but a worker still "
-                        f"runs after {chief_grace:g} s; stopping it"
-                    )
-                    return 0
-            finished = True
-            for tuner in tuners:
-                code = tuner.poll()
-                if code is None:
-                    finished = False
-                elif code != 0:
-                    if code in FINAL_CODES:
-                        say(
-                            f"{tuner.tuner_id} exited with {code}; stopping "
-                            "the search"
-                        )
-                        return code
-                    if tuner.restarts >= max_restarts:
-                        say(
-                            f"{tuner.tuner_id} exited with {code} again; "
-                            "stopping the search (rerun the same command "
-                            "to resume it)"
-                        )
-                        return code
-                    tuner.restarts += 1
-                    say(
-                        f"{tuner.tuner_id} exited with {code}; restarting it "
-                        "to finish its trial"
-                    )
-                    tuner.start()
-                    finished = False
-            if finished:
-                if chief.poll() is not None:
-                    return 0
-                done_at = done_at or time.monotonic()
-                if time.monotonic() - done_at > chief_grace:
-                    say(
-                        f"every worker is done but the chief still runs "
-                        f"after {chief_grace:g} s; stopping it"
-                    )
-                    return 0
+            if code is not None:
+                group.say(f"the chief exited with {code} before serving")
+                return processes.exit_code(code) or 1
+            if group.elapsed() > chief_timeout or group.late():
+                group.say(f"the chief did not serve within {chief_timeout:g} s")
+                return 1
             time.sleep(0.5)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        for process in reversed(processes):
-            process.stop()
+        tuners = [
+            group.start(
+                tuner_id,
+                command,
+                {ENV_ID: tuner_id},
+                restarts=max_restarts,
+                final=FINAL_CODES,
+            )
+            for tuner_id in (f"tuner{i}" for i in range(workers))
+        ]
+        code = group.wait(_lingering(group, chief, tuners, chief_grace))
+        if code not in (0, processes.TIMED_OUT, *FINAL_CODES):
+            group.say("rerun the same command to resume the search")
+        return code
+
+
+def _lingering(group, chief, tuners, grace):
+    """`Supervisor.wait`'s check: once the chief, or every worker, has
+    finished cleanly, the others get `grace` seconds, then the search is
+    done (0)."""
+    since = None
+
+    def check():
+        nonlocal since
+        chief_done = chief.poll() == 0
+        if not chief_done and not all(t.poll() == 0 for t in tuners):
+            return None
+        since = since or time.monotonic()
+        if time.monotonic() - since <= grace:
+            return None
+        if chief_done:
+            group.say(
+                "the chief finished the search but a worker still runs "
+                f"after {grace:g} s; stopping it"
+            )
+        else:
+            group.say(
+                f"every worker is done but the chief still runs after "
+                f"{grace:g} s; stopping it"
+            )
+        return 0
+
+    return check

@@ -28,7 +28,7 @@ import pytest
 from recipes import _common
 from recipes import distributed
 from recipes import launch
-from recipes import processes as _processes
+from recipes import processes
 from recipes import tagging
 from tests.recipes.test_tagging import write_corpus
 
@@ -591,7 +591,7 @@ def test_a_worker_whose_peer_never_starts_stops_at_the_timeout(tmp_path):
     corpus = write_corpus(tmp_path / "corpus", documents=4)
     with held_port() as absent:
         pass  # free again: nothing will answer there
-    port = _processes.free_ports(1)[0]
+    port = processes.free_ports(1)[0]
     tf_config = config_text(
         {"worker": [f"127.0.0.1:{port}", f"127.0.0.1:{absent}"]}
     )

@@ -18,6 +18,7 @@ import keras
 import pytest
 
 from recipes import _common
+from recipes import processes
 from tests.recipes.test_tagging import write_corpus
 from tuning import distributed
 from tuning import search
@@ -181,7 +182,7 @@ def test_a_worker_stops_when_the_chief_is_unreachable(tmp_path):
     env = {
         **ENV,
         distributed.ENV_IP: "127.0.0.1",
-        distributed.ENV_PORT: str(distributed.free_port()),
+        distributed.ENV_PORT: str(processes.free_ports(1)[0]),
         distributed.ENV_ID: "tuner0",
     }
     code = (
