@@ -10,12 +10,12 @@ export TF_CPP_MIN_LOG_LEVEL := 2
 # Run on all cores of the machine, but not more: 2 in CI.
 JOBS ?= $(shell $(PYTHON) -c "import os; print(min(os.cpu_count() or 1, 4))")
 
-.PHONY: test test-slow test-jax test-torch test-all demo demo-stacks demo-classification demo-seq2seq demo-tuning lint bench-overhead clean
+.PHONY: test test-slow test-jax test-torch test-all demo demo-stacks demo-classification demo-seq2seq demo-tuning lint bench-overhead clean docs docs-serve
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,jax,recipes,tuning]"
+	$(PY) -m pip install --quiet -e ".[dev,jax,recipes,tuning,docs]"
 	touch $(STAMP)
 
 # The suite on TensorFlow (the default backend), then again on JAX.
@@ -71,6 +71,14 @@ lint: $(STAMP)
 
 bench-overhead: $(STAMP)
 	$(PY) benchmarks/overhead.py
+
+# The documentation site (docs/*.md, API reference from the docstrings)
+# into site/; --strict turns every warning into an error, as in the tests.
+docs: $(STAMP)
+	$(PY) -m mkdocs build --strict --site-dir site
+
+docs-serve: $(STAMP)
+	$(PY) -m mkdocs serve
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
