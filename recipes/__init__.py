@@ -1,19 +1,41 @@
-"""Runnable training recipes on real data.
+"""Runnable training recipes on real data, on every Keras backend.
 
     python -m recipes.tagging          # POS tagging / NER
     python -m recipes.classification   # text classification
     python -m recipes.seq2seq          # grapheme-to-phoneme (encoder-decoder)
+    python -m recipes.tagging --backend torch   # or KERAS_BACKEND=torch
     python -m recipes.launch --workers 2 -- python -m recipes.tagging \
         --distribute multi-worker      # N local workers (recipes.distributed)
 
-Importing `recipes` registers the layers the recipes save in their models
-(`recipes.layers.LabelNames`), so `keras.saving.load_model` reads them.
+Importing `recipes` imports `zoo`, which registers every layer the recipes
+save in their models, so `keras.saving.load_model` reads them; it also
+registers the first release's `recipes>LabelNames`.
 """
 
 import os
+import sys
 
 # Quiet TensorFlow's C++ start-up logs unless the user asked for them; set
 # here because importing `recipes.layers` imports Keras (and TensorFlow).
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from recipes import layers  # noqa: E402, F401 - registers LabelNames
+
+def _backend_from_argv(argv):
+    """`--backend NAME` of a `python -m recipes.X` command line, applied
+    before Keras is imported (Keras reads KERAS_BACKEND once, at import)."""
+    for i, arg in enumerate(argv):
+        if arg == "--backend" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--backend="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+# While `python -m recipes.X` locates its module, sys.argv[0] is "-m".
+if sys.argv[:1] == ["-m"] and "keras" not in sys.modules:
+    _backend = _backend_from_argv(sys.argv[1:])
+    if _backend in ("tensorflow", "jax", "torch"):
+        os.environ["KERAS_BACKEND"] = _backend
+
+import zoo  # noqa: E402, F401 - registers the zoo's layers
+from recipes import layers  # noqa: E402, F401 - the first release's names

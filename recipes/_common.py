@@ -1,19 +1,16 @@
-"""What every recipe shares: config files, exit codes, callbacks, plots."""
+"""What every recipe shares: its config (flags, `--config` files, checks),
+user errors (one line, exit code 2), saved-model loading and JSON/CSV
+writers. The training loop itself is `recipes.training`."""
 
 import argparse
-import bisect
-import collections
 import csv
 import dataclasses
 import json
 import math
-import os
 import pathlib
 import random
 import sys
-import time
 import typing
-import weakref
 
 import keras
 
@@ -59,58 +56,6 @@ def add_config_arguments(parser, config_cls, help_texts=None, skip=()):
     )
 
 
-def parse_config(prog, description, config_cls, help_texts, argv=None):
-    """The recipe's config from defaults, `--config` and flags."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
-    add_config_arguments(parser, config_cls, help_texts)
-    return resolve_config(config_cls, parser.parse_args(argv))
-
-
-PRECISIONS = {
-    "off": "float32",
-    "float16": "mixed_float16",
-    "bfloat16": "mixed_bfloat16",
-}
-
-
-def parse_run(prog, description, config_cls, help_texts, argv=None):
-    """`(config, distributed.Options)`: `parse_config` plus the run
-    options `--distribute`, `--distribute-timeout` and `--mixed-precision`,
-    which are not part of the config (nor of `config.json`).
-
-    `--mixed-precision` sets Keras's global dtype policy here, before the
-    recipe builds its model; the saved model keeps each layer's policy.
-    """
-    from recipes import distributed
-
-    parser = argparse.ArgumentParser(prog=prog, description=description)
-    add_config_arguments(parser, config_cls, help_texts)
-    distributed.add_arguments(parser)
-    parser.add_argument(
-        "--mixed-precision",
-        default="off",
-        choices=sorted(PRECISIONS),
-        help="compute in float16 or bfloat16 with float32 variables "
-        "(keras.mixed_precision; float16 also scales the loss). Worth it "
-        "on GPUs with tensor cores; slower on CPUs (default: off)",
-    )
-    args = parser.parse_args(argv)
-    set_precision(args.mixed_precision)
-    return resolve_config(config_cls, args), distributed.options_from(args)
-
-
-def set_precision(name):
-    """Sets Keras's global dtype policy for `--mixed-precision NAME`."""
-    if name not in PRECISIONS:
-        raise RecipeError(
-            f"--mixed-precision must be one of {sorted(PRECISIONS)}; "
-            f"received {name!r}"
-        )
-    keras.mixed_precision.set_global_policy(PRECISIONS[name])
-    if name != "off":
-        print(f"mixed precision: {PRECISIONS[name]} (variables in float32)")
-
-
 def read_config_file(path):
     path = pathlib.Path(path)
     try:
@@ -146,6 +91,11 @@ def resolve_config(config_cls, args):
         value = getattr(args, name, None)  # None: not a flag, or not given
         if value is not None:
             values[name] = value
+    if values.get("model"):
+        # A registered backbone: its own defaults hold for every stack
+        # option not given explicitly (None: "the variant's value").
+        for name in STACK_FIELDS:
+            values.setdefault(name, None)
     return config_cls(**values)
 
 
@@ -158,50 +108,12 @@ def run_cli(main, argv=None):
         raise SystemExit(2) from None
 
 
-def print_written(config, metrics, files):
-    """The last line of a run: what it wrote (a non-chief worker of a
-    distributed run writes nothing to `--output`)."""
-    described = metrics.get("distribute", {})
-    if described and not described["chief"]:
-        print(
-            f"worker {described['worker_index']} finished; the chief wrote "
-            f"{config.output}"
-        )
-    else:
-        print(f"wrote {config.output}/{files}")
-
-
 def check_range(name, value, low=None, high=None):
     if (low is not None and value < low) or (high is not None and value > high):
         bounds = f"[{low}, {high}]" if high is not None else f">= {low}"
         raise RecipeError(
             f"--{name.replace('_', '-')} must be {bounds}; received {value}"
         )
-
-
-def plot_history(history, path, metric="accuracy", title=""):
-    """Learning curves (loss and `metric`, train and validation) as PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
-    from matplotlib.ticker import MaxNLocator
-
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
-    for ax, name in zip(axes, ("loss", metric)):
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        for prefix, style in (("", "-o"), ("val_", "--o")):
-            values = history.get(prefix + name)
-            if values:
-                epochs = range(1, len(values) + 1)
-                ax.plot(epochs, values, style, label=prefix + name)
-        ax.set_xlabel("epoch")
-        ax.set_title(name)
-        ax.legend()
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 @dataclasses.dataclass
@@ -211,6 +123,7 @@ class StackOptions:
     """
 
     output: str = "runs/recipe"
+    model: str = ""
     init_from: str = ""
     quick: bool = False
     seed: int = 0
@@ -282,15 +195,26 @@ def write_rows(rows, folder, name, columns=()):
 
 
 def check_training(config):
-    """Range checks shared by the recipes' training flags."""
+    """Range checks shared by the recipes' training flags (a stack option
+    left to a `--model` variant is None and not checked here)."""
+    if config.model:
+        import zoo
+
+        if config.model not in zoo.list_models():
+            raise RecipeError(
+                f"--model {config.model!r} is not a registered backbone; "
+                f"choose one of {', '.join(zoo.list_models())}"
+            )
     low_epochs = 0 if config.init_from else 1
     check_range("epochs", config.epochs, low=low_epochs)
     for name in ("batch_size", "num_layers", "embedding_dim"):
-        check_range(name, getattr(config, name), low=1)
+        if getattr(config, name) is not None:
+            check_range(name, getattr(config, name), low=1)
     # One width for all layers, or one per layer (as tuning writes them).
     units = config.units if isinstance(config.units, list) else [config.units]
     for width in units:
-        check_range("units", width, low=1)
+        if width is not None:
+            check_range("units", width, low=1)
     check_range("patience", config.patience, low=0)
     for name in (
         "dropout",
@@ -299,7 +223,18 @@ def check_training(config):
         "weight_drop",
         "embedding_dropout",
     ):
-        check_range(name, getattr(config, name), low=0, high=0.95)
+        if getattr(config, name) is not None:
+            check_range(name, getattr(config, name), low=0, high=0.95)
+    if config.cell is not None and config.cell not in CELLS:
+        raise RecipeError(
+            f"--cell must be one of {', '.join(CELLS)}; received "
+            f"{config.cell!r}"
+        )
+    if not math.isfinite(config.learning_rate):
+        raise RecipeError(
+            f"--learning-rate must be a finite number > 0; received "
+            f"{config.learning_rate}"
+        )
     if config.learning_rate <= 0:
         raise RecipeError(
             f"--learning-rate must be > 0; received {config.learning_rate}"
@@ -324,45 +259,109 @@ STACK_HELP = {
 }
 
 
-def stack_options(config):
-    """The `zoo.stacked_rnn` keyword arguments a recipe config sets."""
-    return dict(
-        bidirectional=config.bidirectional,
-        merge_mode=config.merge_mode,
-        residual=config.residual,
-        highway=config.highway,
-        layer_norm=config.layer_norm,
-        dropout=config.dropout,
-        recurrent_dropout=config.recurrent_dropout,
-        inter_layer_dropout=config.inter_layer_dropout,
-        weight_drop=config.weight_drop,
-        embedding_dim=config.embedding_dim,
-        embedding_dropout=config.embedding_dropout,
-        seed=config.seed,
+CELLS = ("lstm", "gru", "simple_rnn")
+MERGE_MODES = ("concat", "sum", "mul", "ave")
+# The config fields that are `zoo.stacked_rnn` options.
+STACK_FIELDS = (
+    "cell",
+    "num_layers",
+    "units",
+    "embedding_dim",
+    "bidirectional",
+    "merge_mode",
+    "residual",
+    "highway",
+    "layer_norm",
+    "dropout",
+    "recurrent_dropout",
+    "inter_layer_dropout",
+    "weight_drop",
+    "embedding_dropout",
+)
+
+
+def stack_options(config, skip=()):
+    """The `zoo.stacked_rnn` keyword arguments a recipe config sets (the
+    ones left to a `--model` variant, None, are not passed)."""
+    options = {
+        name: getattr(config, name)
+        for name in STACK_FIELDS
+        if getattr(config, name) is not None and name not in skip
+    }
+    return {**options, "seed": config.seed}
+
+
+def backbone(config, vocabulary_size, return_sequences=True, name="encoder"):
+    """The recipe's stack over token ids: `zoo.create_model(--model)` or
+    `zoo.stacked_rnn(--cell, --num-layers, --units)`, with the explicit
+    stack flags as overrides."""
+    import zoo
+
+    options = stack_options(config)
+    try:
+        if config.model:
+            return zoo.create_model(
+                config.model,
+                vocabulary_size=vocabulary_size,
+                return_sequences=return_sequences,
+                name=name,
+                **options,
+            )
+        cell = options.pop("cell")
+        num_layers = options.pop("num_layers")
+        units = options.pop("units")
+        return zoo.stacked_rnn(
+            cell,
+            num_layers,
+            units,
+            vocabulary_size=vocabulary_size,
+            return_sequences=return_sequences,
+            name=name,
+            **options,
+        )
+    except (ValueError, TypeError) as error:  # the zoo's own checks
+        raise RecipeError(str(error).splitlines()[0]) from None
+
+
+def describe_stack(config):
+    """`"2-layer bidirectional lstm"`, or the `--model` name."""
+    if config.model:
+        return config.model
+    return (
+        f"{config.num_layers}-layer "
+        f"{'bidirectional ' if config.bidirectional else ''}{config.cell}"
     )
 
 
-def load_init_model(path):
-    """A model saved by a recipe, with its `LabelNames` layer's labels."""
-    import recipes.layers  # noqa: F401 - registers LabelNames
+def load_init_model(path, flag="--init-from"):
+    """A model saved by a recipe, with its `LabelNames` layer's labels;
+    errors name `flag`, where the path came from."""
+    import recipes.layers  # noqa: F401 - the first release's LabelNames
 
     path = pathlib.Path(path)
     if not path.is_file():
-        raise RecipeError(f"--init-from {path}: no such file")
+        raise RecipeError(f"{flag} {path}: no such file")
     try:
         model = keras.saving.load_model(path, safe_mode=True, compile=False)
     except Exception as error:  # noqa: BLE001 - any load failure
         first = str(error).strip().splitlines()[:1]
         raise RecipeError(
-            f"--init-from {path}: cannot load ({first[0] if first else error})"
+            f"{flag} {path}: cannot load ({first[0] if first else error})"
         ) from None
     try:
         labels = model.get_layer("labels").labels
     except ValueError:
         raise RecipeError(
-            f"--init-from {path}: not a model saved by this recipe (it has "
+            f"{flag} {path}: not a model saved by this recipe (it has "
             "no 'labels' layer)"
         ) from None
+    if "string" in str(model.inputs[0].dtype):
+        raise RecipeError(
+            f"{flag} {path}: saved by the first release, whose models "
+            "read raw text (TextVectorization, TensorFlow only); it still "
+            "loads with keras.saving.load_model on TensorFlow, but the "
+            "recipes now train models that read token ids: retrain it"
+        )
     return model, list(labels)
 
 
@@ -394,145 +393,3 @@ def resolve_labels(config, seen, held_out, description, what="labels"):
             f"train ({description})"
         )
     return None, sorted(seen)
-
-
-def make_callbacks(
-    config, output, monitor, metric_callbacks=(), extra=(), backup=None
-):
-    """Backup, validation metrics, early stopping, NaN guard, logs.
-
-    `metric_callbacks` add validation metrics to the epoch logs, so they
-    run before the callbacks that read them. `backup` replaces the
-    default `BackupAndRestore(OUTPUT/backup)` (a non-chief worker's).
-    """
-    if backup is None:
-        backup = keras.callbacks.BackupAndRestore(str(output / "backup"))
-    callbacks = [
-        backup,
-        *metric_callbacks,
-        keras.callbacks.EarlyStopping(
-            monitor=monitor,
-            mode="max",
-            patience=config.patience,
-            restore_best_weights=True,
-        ),
-        keras.callbacks.TerminateOnNaN(),
-        keras.callbacks.CSVLogger(str(output / "log.csv"), append=True),
-    ]
-    if config.tensorboard:
-        callbacks.append(
-            keras.callbacks.TensorBoard(str(output / "tensorboard"))
-        )
-    return callbacks + list(extra)
-
-
-def predict_texts(model, texts):
-    """`model.predict_on_batch` for a model that reads raw strings.
-
-    On TensorFlow the model runs whole. Other backends cannot run its
-    `TextVectorization` layer (named `words`) inside a compiled model, so
-    it runs first, on its own, and the rest of the model after it.
-    """
-    if keras.backend.backend() == "tensorflow":
-        return model.predict_on_batch(texts)
-    import numpy as np
-
-    if model not in _BODIES:
-        words = model.get_layer("words")
-        _BODIES[model] = (words, keras.Model(words.output, model.output))
-    words, rest = _BODIES[model]
-    ids = keras.ops.convert_to_numpy(words(texts))
-    # Under a keras.distribution (`--distribute mirrored` on JAX), a batch
-    # is split evenly over the devices: pad it with empty rows.
-    distribution = keras.distribution.distribution()
-    devices = distribution.device_mesh.devices.size if distribution else 1
-    extra = -len(ids) % devices
-    if extra:
-        ids = np.concatenate(
-            [ids, np.zeros((extra, *ids.shape[1:]), ids.dtype)]
-        )
-    return keras.ops.convert_to_numpy(rest.predict_on_batch(ids))[: len(texts)]
-
-
-_BODIES = weakref.WeakKeyDictionary()  # model -> (its vectorizer, the rest)
-
-
-def compile_per_token(model, learning_rate):
-    """Adam and a softmax per token (tagging, seq2seq): cross-entropy and
-    accuracy weighted by the batches' weights, which are 0 on padding."""
-    model.compile(
-        optimizer=keras.optimizers.Adam(learning_rate),
-        loss="sparse_categorical_crossentropy",
-        weighted_metrics=[
-            keras.metrics.SparseCategoricalAccuracy(name="accuracy")
-        ],
-    )
-    return model
-
-
-def fit(model, train_ds, dev_ds, epochs, callbacks):
-    """`model.fit` with progress bars on a terminal; `(history, seconds)`."""
-    start = time.perf_counter()
-    history = model.fit(
-        train_ds,
-        validation_data=dev_ds,
-        epochs=epochs,
-        callbacks=callbacks,
-        shuffle=False,  # the tf.data pipeline shuffles
-        verbose=1 if os.isatty(1) else 2,
-    )
-    return history.history, time.perf_counter() - start
-
-
-def full_history(output, history):
-    """Curves from `log.csv`, which spans resumed runs; else `history`."""
-    log = pathlib.Path(output) / "log.csv"
-    if not log.is_file():
-        return history
-    with log.open() as handle:
-        rows = list(csv.DictReader(handle))
-    if not rows:
-        return history
-    return {
-        k: [float(r[k]) for r in rows if r.get(k)]
-        for k in rows[0]
-        if k != "epoch"
-    }
-
-
-def save_and_reload(model, output, name="model.keras"):
-    """Saves `output/name` and loads it back with `safe_mode=True`."""
-    path = pathlib.Path(output) / name
-    partial = path.with_name(path.stem + ".partial.keras")
-    if model.optimizer is not None and not model.optimizer.built:
-        # Not trained here (--epochs 0): save a built optimizer anyway,
-        # so the file reloads compiled without a warning.
-        model.optimizer.build(model.trainable_variables)
-    model.save(partial)
-    partial.replace(path)
-    return keras.saving.load_model(path, safe_mode=True, compile=False)
-
-
-def bucketed(ds, lengths, batch_size, boundaries, shuffle_seed=None):
-    """Batches of similar length from `ds`, whose elements start with a
-    length; the length is dropped. `lengths` are the same numbers in a
-    list: they give the exact batch count, so Keras knows the epoch size.
-    """
-    import tensorflow as tf
-
-    if shuffle_seed is not None:
-        ds = ds.shuffle(
-            len(lengths), seed=shuffle_seed, reshuffle_each_iteration=True
-        )
-    ds = ds.bucket_by_sequence_length(
-        lambda length, *rest: length,
-        bucket_boundaries=list(boundaries),
-        bucket_batch_sizes=[batch_size] * (len(boundaries) + 1),
-    )
-    ds = ds.map(lambda length, *rest: rest)
-    per_bucket = collections.Counter(
-        bisect.bisect_right(boundaries, n) for n in lengths
-    )
-    batches = sum(math.ceil(n / batch_size) for n in per_bucket.values())
-    ds = ds.apply(tf.data.experimental.assert_cardinality(batches))
-    return ds.prefetch(tf.data.AUTOTUNE)

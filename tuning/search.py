@@ -30,12 +30,14 @@ see `tuning.distributed` and the README for a cluster.
 
 import argparse
 import dataclasses
+import importlib
 import json
 import os
 import pathlib
 import re
 import shutil
 import sys
+import typing
 
 from recipes import _common
 
@@ -114,8 +116,6 @@ SKIPPED = ("output", "init_from", "tensorboard")
 
 def parse(argv):
     """`(SearchOptions, recipe config, recipe module)` from the command."""
-    from tuning import tasks
-
     first = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     first.add_argument("--task", default="tagging")
     task = first.parse_known_args(argv)[0].task
@@ -123,7 +123,7 @@ def parse(argv):
         raise _common.RecipeError(
             f"--task must be one of {', '.join(TASKS)}; received {task!r}"
         )
-    recipe = tasks.RECIPES[task]
+    recipe = importlib.import_module(f"recipes.{task}")
     parser = argparse.ArgumentParser(
         prog="python -m tuning.search",
         description=__doc__.splitlines()[0],
@@ -412,10 +412,9 @@ def finish(
 
     from tuning import distributed
     from tuning import report
-    from tuning import tasks
 
     keras.utils.set_random_seed(config.seed)
-    problem = tasks.PROBLEMS[options.task](config)
+    problem = problem_for(options.task, config)
     hypermodel = make_hypermodel(problem, options)
     epochs = min(config.epochs, 2) if config.quick else config.epochs
     if role != "worker":
@@ -466,6 +465,64 @@ def finish(
     return summary
 
 
+@dataclasses.dataclass
+class Problem:
+    """A recipe's task as a search needs it: a trial trains exactly the
+    model the recipe would train with the trial's settings, on the same
+    batches (`recipes.training.Task`)."""
+
+    task: str
+    config: typing.Any
+    description: str
+    objective: typing.Any  # keras_tuner.Objective
+    build: typing.Callable  # choices -> compiled keras.Model
+    data: typing.Callable  # batch_size -> (train, validation)
+    callbacks: list
+    config_for: typing.Callable  # choices -> the recipe's Config
+
+
+def problem_for(name, config):
+    """The `Problem` of recipe `name` (`recipes.<name>.TASK`)."""
+    import keras_tuner as kt
+
+    from recipes import distributed as recipe_distribution
+    from tuning.hypermodel import SEARCHABLE
+
+    task = importlib.import_module(f"recipes.{name}").TASK
+    config = dataclasses.replace(config, init_from="")
+    task.check(config)
+    state = task.prepare(config)
+    feed = recipe_distribution.setup("none")
+
+    def config_for(choices):
+        return dataclasses.replace(
+            config, **{k: choices[k] for k in SEARCHABLE if k in choices}
+        )
+
+    def build(choices):
+        trial = config_for(choices)
+        return task.compile(task.build(trial, state), trial)
+
+    cache = {}
+
+    def data(batch_size):
+        if batch_size not in cache:
+            train, dev, _ = task.datasets(config, state, batch_size)
+            cache[batch_size] = (feed.dataset(train), feed.dataset(dev))
+        return cache[batch_size]
+
+    return Problem(
+        task=name,
+        config=config,
+        description=task.title(config, state),
+        objective=kt.Objective(task.monitor(state), "max"),
+        build=build,
+        data=data,
+        callbacks=task.callbacks(config, state, None),
+        config_for=config_for,
+    )
+
+
 def run_search(tuner, problem, config, epochs):
     """Runs the trials; returns `None`, or why keras-tuner gave up."""
     import keras
@@ -483,7 +540,7 @@ def run_search(tuner, problem, config, epochs):
         tuner.search(
             epochs=epochs,
             callbacks=callbacks,
-            shuffle=False,  # the tf.data pipelines shuffle
+            shuffle=False,  # the recipes' batches shuffle themselves
             verbose=1 if os.isatty(1) else 2,
         )
     except Exception as error:  # RuntimeError; grpc.RpcError on a worker

@@ -4,10 +4,12 @@ Importing `zoo` registers every custom layer (for `.keras` loading with
 `safe_mode=True`) and every named model variant.
 """
 
+from zoo import heads
 from zoo import layers
 from zoo import models  # noqa: F401  (registers the variants)
 from zoo import reference
 from zoo import seq2seq
+from zoo import text
 from zoo._package import PACKAGE
 from zoo._walk import reset_states
 from zoo.builders import stacked_gru
@@ -56,6 +58,7 @@ __all__ = [
     "create_model",
     "fast_path_report",
     "greedy_decode",
+    "heads",
     "layers",
     "list_models",
     "reference",
@@ -66,5 +69,6 @@ __all__ = [
     "stacked_lstm",
     "stacked_rnn",
     "stacked_simple_rnn",
+    "text",
     "width_for_budget",
 ]

@@ -41,11 +41,11 @@ def _check_name(name):
         )
 
 
-def create_model(name, **overrides):
+def create_model(name, /, **overrides):
     """Builds registered variant `name`; `overrides` replace its defaults.
 
     Pass the input as an override: `vocabulary_size=...` for token ids or
-    `input_dim=...` for float features.
+    `input_dim=...` for float features; `name=` names the built model.
 
     Example:
     ```python

@@ -36,17 +36,17 @@ class Tagger:
     embedding -> every layer's states."""
 
     def __init__(self, path):
-        model, labels = _common.load_init_model(path)
+        model, labels = _common.load_init_model(path, flag="--model")
         self.model = model
         self.labels = labels
         self.path = str(path)
         try:
-            self.words = model.get_layer("words")
+            self.words = model.get_layer("vocabulary")
             encoder = model.get_layer("encoder")
         except ValueError:
             raise _common.RecipeError(
                 f"--model {path}: not a tagger saved by recipes.tagging "
-                "(no 'words' and 'encoder' layers)"
+                "(no 'vocabulary' and 'encoder' layers)"
             ) from None
         self.embedding = next(
             layer
@@ -73,8 +73,7 @@ class Tagger:
         per_layer = None
         for start in range(0, len(sentences), batch_size):
             batch = sentences[start : start + batch_size]
-            texts = np.array([" ".join(s) for s in batch], dtype=object)
-            ids = self.words(texts)
+            ids = self.words.encode(batch)
             embedded = self.embedding(ids, training=False)
             mask = keras.ops.not_equal(ids, 0)
             outputs = self.all(embedded, mask=mask, training=False)

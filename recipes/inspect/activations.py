@@ -138,7 +138,7 @@ def main(argv=None):
     states, rows = trace(tagger, words)
     from recipes import tagging
 
-    tags = tagging.predict_tags(tagger.model, [words])[0]
+    tags = tagging.Tagger(tagger.model).predict([words])[0]
     _common.write_rows(rows, output, "activations")
     per_layer = []
     for layer in range(len(states)):

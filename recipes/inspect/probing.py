@@ -145,8 +145,8 @@ def load_sentences(args):
         dev_file=args.dev_file,
         test_file=args.test_file,
     )
-    tagging.check(config)
-    data = tagging.load_data(config)
+    tagging.TASK.check(config)
+    data = tagging.TASK.load_data(config)
     train = _common.quick_subset(data.train, args.train_sentences, args.seed)
     test = _common.quick_subset(data.test, args.test_sentences, args.seed)
     return train, test, data.description

@@ -1,8 +1,5 @@
-"""The classification recipe end to end on small CSV files written here.
-
-The recipe model reads raw strings (`TextVectorization`), which Keras runs
-on the TensorFlow backend only.
-"""
+"""The classification recipe end to end on small CSV files written here,
+on the backend the suite runs on (the model reads token ids)."""
 
 import csv
 import json
@@ -14,8 +11,6 @@ import pytest
 from recipes import _common
 from recipes import classification
 from recipes.data import tfds_data
-
-pytestmark = pytest.mark.tf_only
 
 WORDS = {
     "sport": ["goal", "match", "team", "cup", "striker"],
@@ -126,7 +121,7 @@ def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
     "argv,message",
     [
         (["--dataset", "reuters"], "--dataset 'reuters' is unknown; known"),
-        (["--pooling", "sum"], "--pooling must be one of last, mean"),
+        (["--pooling", "sum"], "--pooling must be one of mean, max, last"),
         (["--max-length", "0"], "--max-length must be >= 1; received 0"),
         (["--head-dropout", "1"], "--head-dropout must be [0, 0.95]"),
         (["--dataset", "csv"], "--dataset csv needs --train-file"),
@@ -160,6 +155,7 @@ def _tfds_imdb_examples(builder, split, **kwargs):
     )
 
 
+@pytest.mark.tf_only
 def test_tfds_dataset_through_mock_data():
     tfds = pytest.importorskip("tensorflow_datasets")
     with tfds.testing.mock_data(as_dataset_fn=_tfds_imdb_examples):

@@ -1,8 +1,5 @@
-"""The tagging recipe end to end on a small corpus written here.
-
-The recipe model reads raw strings (`TextVectorization`), which Keras runs
-on the TensorFlow backend only.
-"""
+"""The tagging recipe end to end on a small corpus written here, on the
+backend the suite runs on (the model reads token ids: every backend)."""
 
 import dataclasses
 import json
@@ -14,8 +11,6 @@ import pytest
 from recipes import _common
 from recipes import tagging
 from recipes.data import tfds_data
-
-pytestmark = pytest.mark.tf_only
 
 LEXICON = {
     "at": ["the", "a", "no"],
@@ -77,7 +72,7 @@ def test_tagging_run_writes_metrics_model_and_plot(tmp_path):
     model = keras.saving.load_model(out / "model.keras", safe_mode=True)
     tags = sorted({"ADJ", "ADP", "DET", "NOUN", "PRON", "VERB", "."})
     assert model.get_layer("labels").labels == ["", *tags]
-    tagged = tagging.tag_sentences(model, ["the dog sees a cat ."])[0]
+    tagged = tagging.Tagger(model).tag(["the dog sees a cat ."])[0]
     assert tagged == [
         ("the", "DET"),
         ("dog", "NOUN"),
@@ -283,6 +278,7 @@ def _tfds_tagging_examples(builder, split, **kwargs):
     )
 
 
+@pytest.mark.tf_only
 def test_tfds_dataset_through_mock_data(tmp_path):
     tfds = pytest.importorskip("tensorflow_datasets")
     with tfds.testing.mock_data(as_dataset_fn=_tfds_tagging_examples):
@@ -296,6 +292,7 @@ def test_tfds_dataset_through_mock_data(tmp_path):
     assert set(t for _, ts in train for t in ts) <= set(names)
 
 
+@pytest.mark.tf_only
 def test_mixed_precision_flag_trains_and_saves_a_mixed_model(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "corpus")
     argv = [
@@ -315,3 +312,88 @@ def test_mixed_precision_flag_trains_and_saves_a_mixed_model(tmp_path, capsys):
     assert "mixed_bfloat16" in policies
     assert model.get_layer("tags").dtype_policy.name == "float32"
     assert all(w.dtype == "float32" for w in model.weights)
+
+
+def test_saved_tagger_tags_raw_text_in_a_new_process(tmp_path):
+    """One import and one call, `safe_mode=True`, on this backend."""
+    import os
+    import subprocess
+    import sys
+
+    tagging.run(tiny_config(tmp_path, epochs=1, tensorboard=False))
+    code = (
+        "import recipes.tagging, sys; "
+        "print(recipes.tagging.load(sys.argv[1]).tag(['the dog runs'])[0])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "KERAS_BACKEND": keras.backend.backend()},
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().startswith("[('the', ")
+
+
+def test_run_directory_refuses_other_runs_and_keeps_finished_ones(
+    tmp_path, capsys
+):
+    config = tiny_config(tmp_path, epochs=1, tensorboard=False)
+    first = tagging.run(config)
+    log = (tmp_path / "out" / "log.csv").read_text()
+    again = tagging.run(config)  # finished: not retrained
+    assert again == json.loads((tmp_path / "out" / "metrics.json").read_text())
+    assert again["test_accuracy"] == first["test_accuracy"]
+    assert (tmp_path / "out" / "log.csv").read_text() == log
+    assert "not retraining" in capsys.readouterr().out
+    with pytest.raises(_common.RecipeError, match="units 8 -> 12"):
+        tagging.run(dataclasses.replace(config, units=12))
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    with pytest.raises(_common.RecipeError, match="not empty"):
+        tagging.run(dataclasses.replace(config, output=str(other)))
+    fresh = tagging.run(dataclasses.replace(config, units=12), overwrite=True)
+    assert fresh["params"] != first["params"]
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--cell", "lstn"], "--cell must be one of lstm, gru, simple_rnn"),
+        (["--learning-rate", "nan"], "--learning-rate must be a finite"),
+        (["--model", "nope"], "--model 'nope' is not a registered backbone"),
+        (["--min-count", "100000"], "--min-count 100000: no training word"),
+    ],
+)
+def test_more_cli_errors_exit_2(argv, message, tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "corpus")
+    argv = [*argv, "--corpus-dir", str(corpus), "--output", str(tmp_path / "o")]
+    with pytest.raises(SystemExit) as exit_info:
+        _common.run_cli(tagging.main, argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+
+
+def test_a_registered_backbone_by_name_with_flags_overriding(tmp_path):
+    config = tiny_config(tmp_path, epochs=1, tensorboard=False)
+    parser = __import__("argparse").ArgumentParser()
+    _common.add_config_arguments(parser, tagging.Config)
+    args = parser.parse_args(["--model", "lstm_tiny", "--units", "4"])
+    resolved = _common.resolve_config(tagging.Config, args)
+    assert resolved.units == 4 and resolved.num_layers is None
+    metrics = tagging.run(
+        dataclasses.replace(config, model="lstm_tiny", units=4, num_layers=None,
+                            cell=None, bidirectional=None)
+    )  # fmt: skip
+    stack = tagging.load(tmp_path / "out").model.get_layer("encoder")
+    assert stack.name == "encoder" and metrics["params"] > 0
+    widths = {
+        spec.units
+        for layer in stack.layers
+        if isinstance(layer, __import__("zoo").StackedRNN)
+        for spec in layer.layer_specs
+    }
+    assert widths == {4}

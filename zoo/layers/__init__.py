@@ -7,6 +7,8 @@ from zoo.layers.residual_wrapper import ResidualWrapper
 from zoo.layers.scalar_mix import ScalarMix
 from zoo.layers.stacked_rnn import StackedRNN
 from zoo.layers.variational_dropout import VariationalDropout
+from zoo.layers.vocabulary import LabelNames
+from zoo.layers.vocabulary import TokenVocabulary
 from zoo.layers.weight_drop import WeightDropGRU
 from zoo.layers.weight_drop import WeightDropLSTM
 from zoo.layers.weight_drop import WeightDropSimpleRNN
@@ -14,10 +16,12 @@ from zoo.layers.weight_drop import WeightDropSimpleRNN
 __all__ = [
     "EmbeddingDropout",
     "HighwayWrapper",
+    "LabelNames",
     "ResidualWrapper",
     "ScalarMix",
     "SequencePooling",
     "StackedRNN",
+    "TokenVocabulary",
     "VariationalDropout",
     "WeightDropGRU",
     "WeightDropLSTM",

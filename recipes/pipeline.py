@@ -1,0 +1,139 @@
+"""The recipes' input pipeline: length-bucketed NumPy batches.
+
+A `keras.utils.PyDataset`, so that it feeds `fit` on every Keras backend
+without TensorFlow (`tf.data` would tie the recipes to TensorFlow, and the
+GPU machines carry only JAX or PyTorch). Tokenisation and vocabulary
+lookup happen before it (`zoo.layers.TokenVocabulary.encode`); it only
+groups examples of similar length, pads them and, for training, shuffles
+with a seed per epoch. `len()` is the exact number of batches, so Keras
+knows the epoch size.
+"""
+
+import bisect
+import math
+import random
+
+import keras
+import numpy as np
+
+
+def pad(sequences, dtype="int32", width=None, multiple=16):
+    """A `(len(sequences), width)` array, 0-padded on the right; `width`
+    defaults to the longest sequence rounded up to a `multiple`, so that
+    few distinct shapes reach a compiled step (JAX compiles each anew)."""
+    if width is None:
+        longest = max((len(s) for s in sequences), default=1) or 1
+        width = -(-longest // multiple) * multiple
+    out = np.zeros((len(sequences), width), dtype)
+    for i, s in enumerate(sequences):
+        out[i, : len(s)] = s[:width]
+    return out
+
+
+class Batches(keras.utils.PyDataset):
+    """Batches of examples of similar length.
+
+    Args:
+        examples: a list of per-example items (anything `collate` reads).
+        lengths: the length of each example (what buckets group by).
+        batch_size: examples per batch (the last of a bucket may have
+            fewer).
+        boundaries: bucket boundaries on `lengths` (sorted).
+        collate: `list of examples -> batch` (e.g. `(x, y, weights)` of
+            NumPy arrays).
+        shuffle_seed: shuffle examples within buckets and the batches'
+            order, anew each epoch (seed + epoch); `None`: a fixed order.
+        pad_to: pad every batch's rows to a multiple of this with rows of
+            weight 0 (JAX splits a batch over devices evenly or not at
+            all); the last element of a batch must then be its weights.
+    """
+
+    def __init__(
+        self,
+        examples,
+        lengths,
+        batch_size,
+        boundaries,
+        collate,
+        shuffle_seed=None,
+        pad_to=1,
+    ):
+        super().__init__()
+        if len(examples) != len(lengths):
+            raise ValueError(
+                f"`lengths` must have one entry per example: "
+                f"{len(examples)} examples, {len(lengths)} lengths."
+            )
+        self.examples = examples
+        self.batch_size = int(batch_size)
+        self.collate = collate
+        self.shuffle_seed = shuffle_seed
+        self.pad_to = int(pad_to)
+        self.epoch = 0
+        buckets = {}
+        for i, n in enumerate(lengths):
+            buckets.setdefault(bisect.bisect_right(boundaries, n), []).append(i)
+        self._buckets = [buckets[k] for k in sorted(buckets)]
+        self._order = self._batches()
+
+    def _batches(self):
+        rng = (
+            random.Random(self.shuffle_seed + self.epoch)
+            if self.shuffle_seed is not None
+            else None
+        )
+        batches = []
+        for bucket in self._buckets:
+            bucket = list(bucket)
+            if rng:
+                rng.shuffle(bucket)
+            for start in range(0, len(bucket), self.batch_size):
+                batches.append(bucket[start : start + self.batch_size])
+        if rng:
+            rng.shuffle(batches)
+        return batches
+
+    def __len__(self):
+        return sum(math.ceil(len(b) / self.batch_size) for b in self._buckets)
+
+    @property
+    def num_batches(self):
+        return len(self)
+
+    def __getitem__(self, index):
+        if index >= len(self._order):
+            raise IndexError(index)
+        batch = self.collate([self.examples[i] for i in self._order[index]])
+        if self.pad_to > 1:
+            batch = _pad_rows(batch, self.pad_to)
+        return batch
+
+    def on_epoch_end(self):
+        self.epoch += 1
+        self._order = self._batches()
+
+    def __iter__(self):
+        for index in range(len(self)):
+            yield self[index]
+
+
+def _pad_rows(batch, multiple):
+    """Rows of zeros (weight 0) up to a multiple of `multiple`."""
+    rows = len(batch[-1])
+    extra = -rows % multiple
+    if not extra:
+        return batch
+
+    def grow(a):
+        if isinstance(a, (tuple, list)):
+            return type(a)(grow(x) for x in a)
+        return np.concatenate([a, np.zeros((extra, *a.shape[1:]), a.dtype)])
+
+    return grow(batch)
+
+
+def first_batch(dataset):
+    """The first batch of a `Batches` or a `tf.data.Dataset`."""
+    if isinstance(dataset, keras.utils.PyDataset):
+        return dataset[0]
+    return next(iter(dataset.take(1)))

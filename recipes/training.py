@@ -1,0 +1,526 @@
+"""The one training loop every recipe (and every search trial) runs.
+
+    metrics = training.train_and_evaluate(tagging.TASK, config)
+
+A recipe is a `Task`: its data, vocabulary and labels (`prepare`), its
+model from a zoo backbone and a `zoo.heads` head (`build`), its loss and
+metrics (declared once), its batches, its evaluation and examples. This
+module owns everything around them, in the order of the flax examples'
+`train_and_evaluate(config, workdir)`:
+
+1. the run directory (`RunDirectory`): locked while a job holds it, its
+   `config.json` written first; a rerun with the same config resumes
+   (or, when finished, returns its `metrics.json` without retraining), a
+   different config or a folder of something else is refused before
+   anything is written (`--overwrite` starts afresh);
+2. seeding, data, model and compile (in the distribution's scope);
+3. callbacks: `BackupAndRestore` (resume after any kill), the task's
+   validation metrics, early stopping, a NaN guard, `log.csv`,
+   TensorBoard;
+4. `fit`, test evaluation, `model.keras` saved and reloaded with
+   `safe_mode=True` (what the task evaluates and shows examples with),
+   learning curves as PNG, `metrics.json`.
+"""
+
+import argparse
+import csv
+import dataclasses
+import fcntl
+import json
+import os
+import pathlib
+import shutil
+import time
+
+import keras
+import numpy as np
+
+from recipes import _common
+from recipes import distributed
+
+
+class Task:
+    """What a recipe declares; `train_and_evaluate` does the rest.
+
+    Subclasses set `name`, `Config`, `curve_metric` and implement the
+    methods below; `state` is whatever `prepare` returns.
+    """
+
+    name = "task"
+    Config = _common.StackOptions
+    curve_metric = "accuracy"
+
+    def check(self, config):
+        """Raises `RecipeError` for a bad config (before any data)."""
+
+    def prepare(self, config):
+        """Data, vocabulary, labels (and a model to train on from)."""
+        raise NotImplementedError
+
+    def write(self, output, state):
+        """Writes what travels beside `model.keras`; returns the names."""
+        return []
+
+    def build(self, config, state):
+        """The model (ids -> outputs), uncompiled."""
+        raise NotImplementedError
+
+    def loss(self, reduction="sum_over_batch_size"):
+        """A new loss object."""
+        raise NotImplementedError
+
+    def metrics(self):
+        """New metric objects (named as the logs show them)."""
+        return [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
+
+    weighted = True  # metrics weighted by the batches' sample weights
+
+    def monitor(self, state):
+        """The validation metric early stopping maximises."""
+        return "val_accuracy"
+
+    def datasets(self, config, state, batch_size, pad_to=1):
+        """`(train, dev, test)` `pipeline.Batches`; test may be None."""
+        raise NotImplementedError
+
+    def callbacks(self, config, state, predictor):
+        """Callbacks that add validation metrics to the epoch logs."""
+        return []
+
+    def evaluate(self, config, state, reloaded, scores):
+        """The task's metrics from the reloaded model and `scores` (the
+        test split's `evaluate` logs, or `{}`)."""
+        return {f"test_{k}": float(v) for k, v in scores.items()}
+
+    def describe(self, config, state, model):
+        """Facts about the data and model for `metrics.json`."""
+        return {}
+
+    def title(self, config, state):
+        return self.name
+
+    def summary(self, metrics):
+        """Lines printed at the end of a run."""
+        return []
+
+    def compile(self, model, config):
+        """Adam and the task's loss and metrics."""
+        kind = "weighted_metrics" if self.weighted else "metrics"
+        model.compile(
+            optimizer=keras.optimizers.Adam(config.learning_rate),
+            loss=self.loss(),
+            **{kind: self.metrics()},
+        )
+        return model
+
+
+# --- the run directory -------------------------------------------------------
+
+
+class RunDirectory:
+    """`--output` as a contract between a job and its reruns.
+
+    - a lock (`.lock`, `fcntl.flock`): a second job on the same folder
+      stops with one line instead of mixing its files in;
+    - `config.json`, written before training: a rerun with the same
+      config resumes from the last backup, or, once `metrics.json` is
+      there, is finished; a rerun with another config is refused (naming
+      what differs) before anything is written;
+    - a non-empty folder holding no run is refused;
+    - `overwrite=True` empties the folder first.
+    """
+
+    def __init__(self, path, config, overwrite=False):
+        self.path = pathlib.Path(path)
+        self.config = dataclasses.asdict(config)
+        self.overwrite = overwrite
+        self._lock = None
+
+    def open(self):
+        path = self.path
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            probe = path / ".write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as error:
+            raise _common.RecipeError(
+                f"--output {path}: cannot write there ({error.strerror})"
+            ) from None
+        self._lock = (path / ".lock").open("w")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.close()
+            raise _common.RecipeError(
+                f"--output {path}: another job is running in this folder; "
+                "wait for it or choose another --output"
+            ) from None
+        saved = path / "config.json"
+        if self.overwrite:
+            for child in path.iterdir():
+                if child.name == ".lock":
+                    continue
+                if child.is_dir():
+                    shutil.rmtree(child)
+                else:
+                    child.unlink()
+        elif saved.is_file():
+            old = json.loads(saved.read_text())
+            changed = sorted(
+                k
+                for k in set(old) | set(self.config)
+                if old.get(k) != self.config.get(k)
+            )
+            if changed:
+                what = ", ".join(
+                    f"{k} {old.get(k)!r} -> {self.config.get(k)!r}"
+                    for k in changed[:4]
+                )
+                raise _common.RecipeError(
+                    f"--output {path} holds a run with another config "
+                    f"({what}); rerun it with the same settings to resume, "
+                    "or pass --overwrite, or choose another --output"
+                )
+        elif [c for c in path.iterdir() if c.name != ".lock"]:
+            raise _common.RecipeError(
+                f"--output {path} is not empty and holds no run of this "
+                "recipe; choose another --output or pass --overwrite"
+            )
+        _common.write_json(saved, self.config)
+        return path
+
+    @property
+    def finished(self):
+        return (self.path / "metrics.json").is_file()
+
+    def close(self):
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+
+# --- callbacks, fit, history, save ------------------------------------------
+
+
+def make_callbacks(config, output, monitor, metric_callbacks=(), backup=None):
+    """Backup, validation metrics, early stopping, NaN guard, logs.
+
+    `metric_callbacks` add validation metrics to the epoch logs, so they
+    run before the callbacks that read them. `backup` replaces the
+    default `BackupAndRestore(OUTPUT/backup)` (a non-chief worker's).
+    """
+    if backup is None:
+        backup = keras.callbacks.BackupAndRestore(str(output / "backup"))
+    callbacks = [
+        backup,
+        *metric_callbacks,
+        keras.callbacks.EarlyStopping(
+            monitor=monitor,
+            mode="max",
+            patience=config.patience,
+            restore_best_weights=True,
+        ),
+        keras.callbacks.TerminateOnNaN(),
+        keras.callbacks.CSVLogger(str(output / "log.csv"), append=True),
+    ]
+    if config.tensorboard:
+        callbacks.append(
+            keras.callbacks.TensorBoard(str(output / "tensorboard"))
+        )
+    return callbacks
+
+
+def fit(model, train, dev, epochs, callbacks):
+    """`model.fit` with progress bars on a terminal; `(history, seconds)`."""
+    start = time.perf_counter()
+    history = model.fit(
+        train,
+        validation_data=dev,
+        epochs=epochs,
+        callbacks=callbacks,
+        shuffle=False,  # the batches shuffle themselves, by seed and epoch
+        verbose=1 if os.isatty(1) else 2,
+    )
+    return history.history, time.perf_counter() - start
+
+
+def full_history(output, history):
+    """Curves from `log.csv`, which spans resumed runs (the last row of
+    each epoch wins: an epoch logged, then lost by a kill before its
+    backup, is logged again); else `history`."""
+    log = pathlib.Path(output) / "log.csv"
+    if not log.is_file():
+        return history
+    with log.open() as handle:
+        rows = [r for r in csv.DictReader(handle) if r.get("epoch")]
+    by_epoch = {}
+    for row in rows:
+        if row["epoch"].isdigit():
+            by_epoch[int(row["epoch"])] = row
+    if not by_epoch:
+        return history
+    rows = [by_epoch[e] for e in sorted(by_epoch)]
+    return {
+        k: [float(r[k]) for r in rows if r.get(k)]
+        for k in rows[0]
+        if k != "epoch"
+    }
+
+
+def save_and_reload(model, output, name="model.keras"):
+    """Saves `output/name` and loads it back with `safe_mode=True`."""
+    path = pathlib.Path(output) / name
+    partial = path.with_name(path.stem + ".partial.keras")
+    if model.optimizer is not None and not model.optimizer.built:
+        # Not trained here (--epochs 0): save a built optimizer anyway,
+        # so the file reloads compiled without a warning.
+        model.optimizer.build(model.trainable_variables)
+    model.save(partial)
+    partial.replace(path)
+    return keras.saving.load_model(path, safe_mode=True, compile=False)
+
+
+def predict(model, x):
+    """`model.predict_on_batch(x)` as NumPy, on every backend.
+
+    Under a `keras.distribution` (`--distribute mirrored` on JAX) a batch
+    is split evenly over the devices: it is padded with empty rows.
+    """
+    distribution = keras.distribution.distribution()
+    devices = distribution.device_mesh.devices.size if distribution else 1
+    rows = len(x)
+    extra = -rows % devices
+    if extra:
+        x = np.concatenate([x, np.zeros((extra, *x.shape[1:]), x.dtype)])
+    return keras.ops.convert_to_numpy(model.predict_on_batch(x))[:rows]
+
+
+def plot_history(history, path, metric="accuracy", title=""):
+    """Learning curves (loss and `metric`, train and validation) as PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
+    for ax, name in zip(axes, ("loss", metric)):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        for prefix, style in (("", "-o"), ("val_", "--o")):
+            values = history.get(prefix + name)
+            if values:
+                epochs = range(1, len(values) + 1)
+                ax.plot(epochs, values, style, label=prefix + name)
+        ax.set_xlabel("epoch")
+        ax.set_title(name)
+        ax.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def finite_metrics(metrics):
+    """`metrics` with NaN/inf floats as None (`metrics.json` stays JSON)."""
+    if isinstance(metrics, dict):
+        return {k: finite_metrics(v) for k, v in metrics.items()}
+    if isinstance(metrics, list):
+        return [finite_metrics(v) for v in metrics]
+    if isinstance(metrics, float) and not np.isfinite(metrics):
+        return None
+    return metrics
+
+
+# --- the loop ----------------------------------------------------------------
+
+
+def train_and_evaluate(
+    task, config, callbacks=(), distribute="none", overwrite=False
+):
+    """Trains, evaluates and saves `task` under `config`; returns the
+    metrics (also written to `OUTPUT/metrics.json`).
+
+    `callbacks` are added after the loop's own (backup first, so a run
+    stopped by one of them resumes from the epoch the backup saved).
+    `distribute` is a `recipes.distributed.Options` or a mode name.
+    """
+    task.check(config)
+    dist = distributed.setup(distribute)  # first: before any TF work
+    run_dir = None
+    if dist.is_chief:
+        run_dir = RunDirectory(config.output, config, overwrite)
+        output = run_dir.open()
+        if run_dir.finished:
+            metrics = json.loads((output / "metrics.json").read_text())
+            print(
+                f"{output} holds a finished run of this config; not "
+                "retraining (pass --overwrite to train again)"
+            )
+            run_dir.close()
+            return metrics
+    else:
+        output = dist.prepare_output(config)
+    try:
+        return _train(task, config, callbacks, dist, output)
+    finally:
+        if run_dir is not None:
+            run_dir.close()
+
+
+def _train(task, config, extra_callbacks, dist, output):
+    keras.utils.set_random_seed(config.seed)
+    state = task.prepare(config)
+    written = task.write(output, state)
+    with dist.scope():
+        model = task.build(config, state)
+        task.compile(model, config)
+    batch_size = dist.global_batch(config.batch_size)
+    # JAX compiles a step for each batch shape: every batch gets the full
+    # number of rows there (extra rows have weight 0), so that only the
+    # widths vary (`pipeline.pad` rounds them).
+    pad_to = batch_size if keras.backend.backend() == "jax" else dist.pad_to
+    train, dev, test = task.datasets(config, state, batch_size, pad_to=pad_to)
+    train, dev = dist.dataset(train), dist.dataset(dev)
+    test = dist.dataset(test) if test is not None else None
+    trainer = dist.trainer(model, task, sample=dev)
+    callbacks = make_callbacks(
+        config,
+        output,
+        monitor=task.monitor(state),
+        metric_callbacks=task.callbacks(config, state, dist.predictor(model)),
+        backup=dist.backup(config, output),
+    ) + list(extra_callbacks)
+    epochs = min(config.epochs, 2) if config.quick else config.epochs
+    history, train_seconds = {}, 0.0
+    with dist.fit_scope():
+        if epochs:
+            history, train_seconds = fit(trainer, train, dev, epochs, callbacks)
+        scores = (
+            trainer.evaluate(test, verbose=0, return_dict=True)
+            if test is not None
+            else {}
+        )
+    reloaded = save_and_reload(model, output)
+    metrics = {
+        **task.describe(config, state, model),
+        "backend": keras.backend.backend(),
+        "params": model.count_params(),
+        "epochs_run": len(history.get("loss", [])),
+        "train_seconds": round(train_seconds, 1),
+    }
+    metrics.update(task.evaluate(config, state, reloaded, scores))
+    if history and dist.is_chief:
+        plot_history(
+            full_history(output, history),
+            output / "learning_curves.png",
+            metric=task.curve_metric,
+            title=task.title(config, state),
+        )
+    metrics["wrote"] = (
+        ["config.json", "metrics.json", "model.keras"]
+        + (["learning_curves.png", "log.csv"] if history else [])
+        + written
+    )
+    if dist.active:
+        metrics["distribute"] = dist.describe(
+            config.batch_size, steps_per_epoch=len(train)
+        )
+    metrics = finite_metrics(metrics)
+    _common.write_json(output / "metrics.json", metrics)
+    dist.finish()
+    return metrics
+
+
+def print_summary(task, config, metrics):
+    """The end of a run on screen: the task's lines, then what it wrote."""
+    print()
+    for line in task.summary(metrics):
+        print(line)
+    described = metrics.get("distribute", {})
+    if described and not described["chief"]:
+        print(
+            f"worker {described['worker_index']} finished; the chief wrote "
+            f"{config.output}"
+        )
+    else:
+        print(f"wrote {config.output}/: {', '.join(metrics['wrote'])}")
+
+
+# --- the command line --------------------------------------------------------
+
+PRECISIONS = {
+    "off": "float32",
+    "float16": "mixed_float16",
+    "bfloat16": "mixed_bfloat16",
+}
+BACKENDS = ("tensorflow", "jax", "torch")
+
+
+def set_precision(name):
+    """Sets Keras's global dtype policy for `--mixed-precision NAME`."""
+    if name not in PRECISIONS:
+        raise _common.RecipeError(
+            f"--mixed-precision must be one of {sorted(PRECISIONS)}; "
+            f"received {name!r}"
+        )
+    keras.mixed_precision.set_global_policy(PRECISIONS[name])
+    if name != "off":
+        print(f"mixed precision: {PRECISIONS[name]} (variables in float32)")
+
+
+def parser_for(task, prog, doc, help_texts):
+    """The recipe's flags: one per config field, `--config`, and the run
+    options (`--distribute`, `--mixed-precision`, `--overwrite`,
+    `--backend`), which are not part of `config.json`."""
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description=doc.splitlines()[0],
+        epilog="Any flag can also be set in a --config file (JSON or YAML, "
+        "the same names with underscores); flags win over the file.",
+    )
+    _common.add_config_arguments(parser, task.Config, help_texts)
+    distributed.add_arguments(parser)
+    parser.add_argument(
+        "--mixed-precision",
+        default="off",
+        choices=sorted(PRECISIONS),
+        help="compute in float16 or bfloat16 with float32 variables "
+        "(keras.mixed_precision; float16 also scales the loss). Worth it "
+        "on GPUs with tensor cores; slower on CPUs (default: off)",
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="empty --output first, even if it holds a run (default: a "
+        "rerun of the same config resumes it, another config is refused)",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        help="the Keras backend, set before Keras is imported (default: "
+        "KERAS_BACKEND, else tensorflow)",
+    )
+    return parser
+
+
+def main(task, prog, doc, help_texts, argv=None):
+    """A recipe's command line: parse, train and evaluate, print."""
+    args = parser_for(task, prog, doc, help_texts).parse_args(argv)
+    if args.backend and args.backend != keras.backend.backend():
+        raise _common.RecipeError(
+            f"--backend {args.backend}: Keras was already imported with the "
+            f"{keras.backend.backend()} backend (pass --backend first on "
+            "the command line of `python -m recipes....`, or set "
+            "KERAS_BACKEND)"
+        )
+    set_precision(args.mixed_precision)
+    config = _common.resolve_config(task.Config, args)
+    metrics = train_and_evaluate(
+        task,
+        config,
+        distribute=distributed.options_from(args),
+        overwrite=args.overwrite,
+    )
+    print_summary(task, config, metrics)
+    return metrics

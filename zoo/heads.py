@@ -1,0 +1,163 @@
+"""Task heads on a zoo backbone: the one place a tagger or a classifier
+is put together.
+
+    backbone = zoo.create_model("bilstm_residual_base", vocabulary_size=V)
+    tagger = zoo.heads.sequence_tagger(backbone, num_tags=13)
+    classifier = zoo.heads.sequence_classifier(
+        zoo.stacked_lstm(2, 64, vocabulary_size=V), 5, pooling="attention")
+
+A backbone is a Keras model (or layer) that maps a `(batch, timesteps)`
+int tensor of token ids, or `(batch, timesteps, features)` floats, to
+`(batch, timesteps, width)` features (or `(batch, width)` for a
+classifier with `pooling="last"` on a stack built with
+`return_sequences=False`); every zoo builder and registry entry makes
+one. The heads thread the backbone's mask: padding never reaches a
+pooled vector, and a tagger's output keeps the mask for the loss.
+
+Both heads end in a float32 softmax (it stays float32 under mixed
+precision) and, when `labels` are given, a `zoo.layers.LabelNames` layer
+named `labels`; with `vocabulary` (a `zoo.layers.TokenVocabulary`) the
+model also starts with it, so the saved file carries what turns text into
+its inputs.
+"""
+
+import keras
+
+from zoo import _validation as v
+from zoo.layers.pooling import MODES as POOLINGS
+from zoo.layers.pooling import SequencePooling
+from zoo.layers.vocabulary import LabelNames
+from zoo.layers.vocabulary import TokenVocabulary
+
+__all__ = ["POOLINGS", "sequence_classifier", "sequence_tagger"]
+
+
+def _inputs(backbone, vocabulary):
+    if not hasattr(backbone, "input") and not hasattr(backbone, "inputs"):
+        raise TypeError(
+            "`backbone` must be a built Keras model from a zoo builder or "
+            f"`zoo.create_model`; received {type(backbone).__name__}."
+        )
+    if vocabulary is not None and not isinstance(vocabulary, TokenVocabulary):
+        raise TypeError(
+            "`vocabulary` must be a `zoo.layers.TokenVocabulary` or None; "
+            f"received {type(vocabulary).__name__}."
+        )
+    try:
+        spec = backbone.input
+    except (AttributeError, ValueError) as error:
+        raise ValueError(
+            "`backbone` must have one input (build it with `input_dim` or "
+            f"`vocabulary_size`); {error}"
+        ) from None
+    inputs = keras.Input(
+        shape=tuple(spec.shape[1:]), dtype=spec.dtype, name="inputs"
+    )
+    x = inputs if vocabulary is None else vocabulary(inputs)
+    return inputs, backbone(x)
+
+
+def _outputs(features, units, labels, seed, dropout, name):
+    v.check_positive_int("num_outputs", units)
+    v.check_rate("dropout", dropout)
+    if dropout:
+        features = keras.layers.Dropout(
+            dropout, seed=seed, name="head_dropout"
+        )(features)
+    outputs = keras.layers.Dense(
+        units, activation="softmax", dtype="float32", name=name
+    )(features)
+    if labels is not None:
+        labels = list(labels)
+        if len(labels) != units:
+            raise ValueError(
+                f"`labels` must name every output column: {units} "
+                f"expected; received {len(labels)} ({labels[:5]!r}...)."
+            )
+        outputs = LabelNames(labels, name="labels")(outputs)
+    return outputs
+
+
+def sequence_tagger(
+    backbone,
+    num_tags,
+    *,
+    labels=None,
+    vocabulary=None,
+    dropout=0.0,
+    seed=None,
+    name="tagger",
+):
+    """A softmax over `num_tags` at every timestep of `backbone`.
+
+    Args:
+        backbone: a model returning `(batch, timesteps, width)`.
+        num_tags: output columns (recipes keep column 0 for padding).
+        labels: optional names of the columns (a `LabelNames` layer).
+        vocabulary: optional `zoo.layers.TokenVocabulary` put first.
+        dropout: dropout on the features before the softmax.
+        seed: seed of that dropout.
+        name: the model's name.
+
+    Returns:
+        A `keras.Model` from the backbone's inputs to probabilities of
+        shape `(batch, timesteps, num_tags)`.
+    """
+    inputs, features = _inputs(backbone, vocabulary)
+    if len(features.shape) != 3:
+        raise ValueError(
+            "`backbone` must return one vector per timestep for a tagger "
+            f"(build it with return_sequences=True); its output has shape "
+            f"{tuple(features.shape)}."
+        )
+    outputs = _outputs(features, num_tags, labels, seed, dropout, "tags")
+    return keras.Model(inputs, outputs, name=name)
+
+
+def sequence_classifier(
+    backbone,
+    num_classes,
+    *,
+    pooling="mean",
+    attention_units=64,
+    labels=None,
+    vocabulary=None,
+    dropout=0.0,
+    seed=None,
+    name="classifier",
+):
+    """One softmax over `num_classes` per sequence of `backbone`.
+
+    Args:
+        backbone: a model returning `(batch, timesteps, width)`, or
+            `(batch, width)` (its final state) with `pooling="last"`.
+        num_classes: output columns.
+        pooling: `"last"`, `"mean"`, `"max"` or `"attention"`
+            (`zoo.layers.SequencePooling`; all ignore padding).
+        attention_units: hidden size of the attention pooling.
+        labels: optional names of the classes (a `LabelNames` layer).
+        vocabulary: optional `zoo.layers.TokenVocabulary` put first.
+        dropout: dropout on the pooled vector before the softmax.
+        seed: seed of that dropout.
+        name: the model's name.
+
+    Returns:
+        A `keras.Model` from the backbone's inputs to probabilities of
+        shape `(batch, num_classes)`.
+    """
+    v.check_choice("pooling", pooling, POOLINGS)
+    inputs, features = _inputs(backbone, vocabulary)
+    if len(features.shape) == 2:
+        if pooling != "last":
+            raise ValueError(
+                f"`backbone` returns one vector per sequence (shape "
+                f"{tuple(features.shape)}), which only pooling='last' "
+                f"takes; received pooling={pooling!r} (build the backbone "
+                "with return_sequences=True for it)."
+            )
+    else:
+        features = SequencePooling(
+            pooling, attention_units=attention_units, name="pooling"
+        )(features)
+    outputs = _outputs(features, num_classes, labels, seed, dropout, "classes")
+    return keras.Model(inputs, outputs, name=name)

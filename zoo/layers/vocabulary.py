@@ -1,0 +1,164 @@
+"""Layers that carry a model's vocabulary and label names in its file."""
+
+import keras
+import numpy as np
+
+from zoo import text as text_lib
+from zoo._package import PACKAGE
+
+
+@keras.saving.register_keras_serializable(package=PACKAGE)
+class TokenVocabulary(keras.layers.Layer):
+    """Passes token ids through and keeps the tokens they stand for.
+
+    The first layer of a model that reads token ids, so that a saved
+    `.keras` file says how to turn text into its inputs: `encode` applies
+    `zoo.text.normalize` with the same settings as when the vocabulary was
+    built. Id 0 is padding, id 1 is `[UNK]`, id `i + 2` is `tokens[i]`.
+
+    Args:
+        tokens: list of distinct strings (without the two special ones).
+        lowercase: lower-case tokens before the lookup.
+        strip_punctuation: remove punctuation before the lookup.
+
+    Example:
+    ```python
+    vocabulary = zoo.layers.TokenVocabulary(["the", "cat"])
+    vocabulary.encode(["The cat sat"])  # [[2, 3, 1]]
+    ```
+    """
+
+    def __init__(
+        self, tokens, lowercase=True, strip_punctuation=False, **kwargs
+    ):
+        super().__init__(**kwargs)
+        tokens = list(tokens)
+        bad = [t for t in tokens if not isinstance(t, str) or not t]
+        if bad:
+            raise ValueError(
+                "`tokens` must be non-empty strings; received "
+                f"{bad[:3]!r} among them."
+            )
+        if len(set(tokens)) != len(tokens) or text_lib.OOV in tokens:
+            raise ValueError(
+                "`tokens` must be distinct and must not contain "
+                f"{text_lib.OOV!r}."
+            )
+        self.tokens = tokens
+        self.lowercase = bool(lowercase)
+        self.strip_punctuation = bool(strip_punctuation)
+        self._ids = {t: i + 2 for i, t in enumerate(tokens)}
+        self.supports_masking = True
+
+    @property
+    def vocabulary_size(self):
+        """Number of ids, the two special ones included."""
+        return len(self.tokens) + 2
+
+    def get_vocabulary(self):
+        """Every token by id: `["", "[UNK]", *tokens]`."""
+        return [*text_lib.SPECIALS, *self.tokens]
+
+    def tokenize(self, text):
+        """`zoo.text.tokenize` with this vocabulary's settings."""
+        return text_lib.tokenize(
+            text,
+            lowercase=self.lowercase,
+            strip_punctuation=self.strip_punctuation,
+        )
+
+    def ids(self, tokens):
+        """Ids of tokens already split (normalised here)."""
+        return [
+            self._ids.get(
+                text_lib.normalize(
+                    t,
+                    lowercase=self.lowercase,
+                    strip_punctuation=self.strip_punctuation,
+                ),
+                1,
+            )
+            for t in tokens
+        ]
+
+    def encode(self, texts, max_length=None):
+        """A `(len(texts), width)` int32 array of ids, 0-padded.
+
+        `texts` holds strings (whitespace-split and normalised) or lists
+        of tokens (normalised one by one, never split or dropped, so that
+        row `i` has one id per token, as a tagger needs). `width` is the
+        longest row, cut to `max_length` if given.
+        """
+        rows = [
+            self.ids(t) if not isinstance(t, str) else self.text_ids(t)
+            for t in texts
+        ]
+        if max_length is not None:
+            rows = [r[:max_length] for r in rows]
+        width = max((len(r) for r in rows), default=0)
+        out = np.zeros((len(rows), max(width, 1)), "int32")
+        for i, row in enumerate(rows):
+            out[i, : len(row)] = row
+        return out
+
+    def text_ids(self, text):
+        """Ids of a string: `tokenize`d (empty tokens dropped), looked up."""
+        return [self._ids.get(t, 1) for t in self.tokenize(text)]
+
+    def call(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def compute_mask(self, inputs, mask=None):
+        return mask
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "tokens": list(self.tokens),
+            "lowercase": self.lowercase,
+            "strip_punctuation": self.strip_punctuation,
+        }
+
+
+@keras.saving.register_keras_serializable(package=PACKAGE)
+class LabelNames(keras.layers.Layer):
+    """Passes class probabilities through and keeps the class names.
+
+    The last layer of a tagger or classifier, so that a saved `.keras`
+    file says what its outputs mean: `model.get_layer("labels").labels[i]`
+    names output column `i`.
+
+    Args:
+        labels: list of strings, one per output column.
+    """
+
+    def __init__(self, labels, **kwargs):
+        super().__init__(**kwargs)
+        labels = list(labels)
+        if not labels or not all(isinstance(x, str) for x in labels):
+            raise ValueError(
+                "`labels` must be a non-empty list of strings; received "
+                f"{labels!r}."
+            )
+        self.labels = labels
+        self.supports_masking = True
+
+    def call(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def compute_mask(self, inputs, mask=None):
+        return mask
+
+    def decode(self, probabilities):
+        """Names of the most likely classes, same leading shape."""
+        ids = np.asarray(probabilities).argmax(axis=-1)
+        return np.asarray(self.labels, dtype=object)[ids]
+
+    def get_config(self):
+        return {**super().get_config(), "labels": list(self.labels)}

@@ -1,0 +1,88 @@
+"""Text to token ids: the one normaliser and vocabulary builder.
+
+Everything that turns text into ids, at training time and at inference,
+goes through `normalize`, so the two can never disagree (Python's
+`str.lower` is Unicode-aware: `Москва` -> `москва`, `Über` -> `über`,
+where Keras's `TextVectorization(standardize="lower")` lowercases ASCII
+only). The trained model maps ids to outputs; the vocabulary travels with
+it in a `zoo.layers.TokenVocabulary` layer.
+
+Hand-written rather than `keras.layers.TextVectorization` because that
+layer runs on TensorFlow only: this works on every Keras backend and
+needs nothing but Python.
+"""
+
+import collections
+import unicodedata
+
+from zoo import _validation as v
+
+PAD = ""
+OOV = "[UNK]"
+SPECIALS = (PAD, OOV)
+
+
+def _is_punctuation(char):
+    return unicodedata.category(char).startswith("P")
+
+
+def normalize(token, *, lowercase=True, strip_punctuation=False):
+    """One token (or text) as the vocabulary stores it.
+
+    NFC first (so composed and decomposed accents are one token), then
+    Unicode lower-casing, then, if asked, every Unicode punctuation
+    character removed.
+    """
+    if not isinstance(token, str):
+        raise TypeError(
+            f"`token` must be a string; received {token!r} of type "
+            f"{type(token).__name__}."
+        )
+    token = unicodedata.normalize("NFC", token)
+    if lowercase:
+        token = token.lower()
+    if strip_punctuation:
+        token = "".join(c for c in token if not _is_punctuation(c))
+    return token
+
+
+def tokenize(text, *, lowercase=True, strip_punctuation=False):
+    """Whitespace-split `text` (a string, or a list of tokens already
+    split), normalised; tokens that normalise to nothing are dropped."""
+    tokens = text.split() if isinstance(text, str) else list(text)
+    normal = (
+        normalize(t, lowercase=lowercase, strip_punctuation=strip_punctuation)
+        for t in tokens
+    )
+    return [t for t in normal if t]
+
+
+def build_vocabulary(
+    texts,
+    *,
+    lowercase=True,
+    strip_punctuation=False,
+    min_count=1,
+    max_tokens=None,
+):
+    """The tokens of `texts` seen at least `min_count` times, most
+    frequent first (ties alphabetically), at most `max_tokens` including
+    the two special entries (padding and `[UNK]`), which are not returned.
+    """
+    v.check_positive_int("min_count", min_count)
+    if max_tokens is not None:
+        v.check_positive_int("max_tokens", max_tokens)
+    counts = collections.Counter(
+        token
+        for text in texts
+        for token in tokenize(
+            text, lowercase=lowercase, strip_punctuation=strip_punctuation
+        )
+    )
+    kept = sorted(
+        (t for t, c in counts.items() if c >= min_count and t != OOV),
+        key=lambda t: (-counts[t], t),
+    )
+    if max_tokens is not None:
+        kept = kept[: max(max_tokens - len(SPECIALS), 0)]
+    return kept
