@@ -2,8 +2,9 @@
 
 Keras has no public recursive layer iterator, so this follows the public
 attributes each container exposes: `Model.layers`, `Wrapper.layer`,
-`Bidirectional.forward_layer` / `backward_layer`, and `StackedRNN.blocks`
-and `between_layers`.
+`Bidirectional.forward_layer` / `backward_layer`, and `sublayers`, the
+layers of a zoo container (`zoo.layers.StackedRNN`), which this module
+reads without knowing its class.
 """
 
 import keras
@@ -23,21 +24,24 @@ def iter_layers(root):
 
 
 def _children(layer):
-    from zoo.layers.stacked_rnn import StackedRNN
-
-    if isinstance(layer, StackedRNN):
-        children = []
-        for block, between in zip(layer.blocks, layer.between_layers):
-            children.append(block)
-            children.extend(between)
-        return children
+    sublayers = getattr(layer, "sublayers", None)
+    if sublayers is not None:
+        return list(sublayers)
     if isinstance(layer, keras.layers.Bidirectional):
-        return [layer.forward_layer, layer.backward_layer]
+        return directions(layer)
     if isinstance(layer, keras.layers.Wrapper):
         return [layer.layer]
     if isinstance(layer, keras.Model):
         return list(layer.layers)
     return []
+
+
+def directions(rnn):
+    """The recurrent layers of `rnn`: `[rnn]`, or `[forward, backward]` for
+    a `keras.layers.Bidirectional`."""
+    if isinstance(rnn, keras.layers.Bidirectional):
+        return [rnn.forward_layer, rnn.backward_layer]
+    return [rnn]
 
 
 def recurrent_layers(root):

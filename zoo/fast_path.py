@@ -29,6 +29,7 @@ implementation. Use `inter_layer_dropout` (time-locked, between layers) or
 
 import keras
 
+from zoo._walk import directions
 from zoo._walk import iter_layers
 
 BACKENDS = ("tensorflow", "jax", "torch")
@@ -99,18 +100,19 @@ def _backend_entry(layer, backend, reasons, run=None):
 
 
 def _runs_by_layer(model_or_layer):
-    """Maps id(recurrent layer) -> its fused run (start, stop) in a stack."""
-    from zoo import fused
-    from zoo.layers.stacked_rnn import StackedRNN
+    """Maps id(recurrent layer) -> its fused run (start, stop) in a stack.
 
+    A stack is any layer with `fused_runs()` and `recurrent_layers`
+    (`zoo.layers.StackedRNN`).
+    """
     runs = {}
     for layer in iter_layers(model_or_layer):
-        if isinstance(layer, StackedRNN):
-            for start, stop in fused.candidate_runs(layer):
-                for index in range(start, stop):
-                    rnn = layer.recurrent_layers[index]
-                    for direction in fused.directions(rnn):
-                        runs[id(direction)] = (start, stop)
+        if not hasattr(layer, "fused_runs"):
+            continue
+        for start, stop in layer.fused_runs():
+            for rnn in layer.recurrent_layers[start:stop]:
+                for direction in directions(rnn):
+                    runs[id(direction)] = (start, stop)
     return runs
 
 

@@ -48,6 +48,9 @@ import warnings
 import keras
 from keras import ops
 
+from zoo._walk import directions
+from zoo.fast_path import kernel_reasons
+
 _STATE = threading.local()
 _TORCH_MODULES = {}
 
@@ -83,21 +86,12 @@ def _cell_name(layer):
     return None
 
 
-def directions(rnn):
-    """The recurrent layers of a stack entry: [layer] or [forward, backward]."""
-    if isinstance(rnn, keras.layers.Bidirectional):
-        return [rnn.forward_layer, rnn.backward_layer]
-    return [rnn]
-
-
 def static_reasons(layer, backward=False):
     """Why `layer` can never join a fused run (empty if it can).
 
     `backward=True` for the backward layer of a `Bidirectional`, whose
     `go_backwards=True` the multi-layer kernels do themselves.
     """
-    from zoo.fast_path import kernel_reasons
-
     reasons = list(kernel_reasons(layer))
     if _cell_name(layer) is None:
         return reasons or [f"{type(layer).__name__} is not an LSTM or GRU"]

@@ -28,7 +28,9 @@ b_g)`) connection and layer norm; dropout is the identity at inference.
 import keras
 import numpy as np
 
+from zoo._walk import iter_layers
 from zoo.layers.stacked_rnn import StackedRNN
+from zoo.layers.stacked_rnn import num_states
 
 
 def _sigmoid(x):
@@ -172,8 +174,6 @@ def _skip(block, spec, y, x):
 def _find_stack(layer_or_model):
     if isinstance(layer_or_model, StackedRNN):
         return layer_or_model
-    from zoo._walk import iter_layers
-
     stacks = [
         layer
         for layer in iter_layers(layer_or_model)
@@ -204,8 +204,6 @@ def forward(layer_or_model, inputs, mask=None, initial_state=None):
         `output="all"`), `"layer_outputs"` (every layer's full sequence)
         and `"states"` (flat list, in `return_state` order).
     """
-    from zoo.layers.stacked_rnn import num_states
-
     stack = _find_stack(layer_or_model)
     x = np.asarray(inputs, dtype=np.float64)
     if mask is None:

@@ -4,6 +4,7 @@ from zoo import _validation as v
 from zoo import fused
 from zoo import spec as spec_lib
 from zoo._package import PACKAGE
+from zoo._walk import directions
 from zoo.layers.highway_wrapper import HighwayWrapper
 from zoo.layers.residual_wrapper import ResidualWrapper
 from zoo.layers.variational_dropout import VariationalDropout
@@ -27,8 +28,7 @@ STATES_PER_DIRECTION = {"simple_rnn": 1, "gru": 1, "lstm": 2}
 
 def num_states(spec):
     """How many state tensors layer `spec` returns with `return_state`."""
-    directions = 2 if spec.bidirectional else 1
-    return STATES_PER_DIRECTION[spec.cell] * directions
+    return STATES_PER_DIRECTION[spec.cell] * (2 if spec.bidirectional else 1)
 
 
 @keras.saving.register_keras_serializable(package=PACKAGE)
@@ -261,11 +261,23 @@ class StackedRNN(keras.layers.Layer):
             )
         return layers
 
-    def _weight_drop_layers(self, index):
-        rnn = self.recurrent_layers[index]
-        if isinstance(rnn, keras.layers.Bidirectional):
-            return [rnn.forward_layer, rnn.backward_layer]
-        return [rnn]
+    @property
+    def sublayers(self):
+        """Every layer of the stack, bottom to top: each layer's block (the
+        recurrent layer, in its skip wrapper if any), then the layers after
+        it (layer norm, dropout). `zoo.reset_states` and
+        `zoo.fast_path_report` walk a model through it."""
+        return [
+            layer
+            for block, between in zip(self.blocks, self.between_layers)
+            for layer in (block, *between)
+        ]
+
+    def fused_runs(self):
+        """The `(start, stop)` runs of layers (stop exclusive) that a
+        multi-layer kernel could compute in one call, whatever the backend
+        (`zoo.fused.candidate_runs`)."""
+        return fused.candidate_runs(self)
 
     def build(self, sequences_shape, initial_state_shape=None):
         if len(sequences_shape) != 3:
@@ -317,7 +329,7 @@ class StackedRNN(keras.layers.Layer):
                 swapped = [
                     layer
                     for i in range(index, stop)
-                    for layer in self._weight_drop_layers(i)
+                    for layer in directions(self.recurrent_layers[i])
                 ]
                 with weight_dropped(swapped, training):
                     y = fused.call_run(entries, x, lengths, training)
@@ -335,7 +347,9 @@ class StackedRNN(keras.layers.Layer):
                 kwargs["initial_state"] = initial_states[index]
             # The swap is a no-op unless a layer has weight_drop > 0; it is
             # done here so that Bidirectional's fused path sees it too.
-            with weight_dropped(self._weight_drop_layers(index), training):
+            with weight_dropped(
+                directions(self.recurrent_layers[index]), training
+            ):
                 y = block(x, **kwargs)
             if self.return_state:
                 states.extend(y[1:])

@@ -1,5 +1,7 @@
 """The one table of sizes that every variant name refers to."""
 
+from zoo.builders import stacked_rnn
+
 SIZES = {
     "tiny": {"units": 32, "embedding_dim": 32},
     "small": {"units": 128, "embedding_dim": 64},
@@ -10,8 +12,6 @@ SIZES = {
 
 def build(size, defaults, overrides):
     """Calls `zoo.stacked_rnn` with size, variant defaults, then overrides."""
-    from zoo.builders import stacked_rnn
-
     if ("input_dim" in overrides) == ("vocabulary_size" in overrides):
         raise ValueError(
             f"Model {defaults['name']!r} needs its input: pass exactly one "
