@@ -7,6 +7,7 @@ Importing `zoo` registers every custom layer (for `.keras` loading with
 from zoo import heads
 from zoo import layers
 from zoo import models  # noqa: F401  (registers the variants)
+from zoo import options
 from zoo import reference
 from zoo import seq2seq
 from zoo import text
@@ -61,6 +62,7 @@ __all__ = [
     "heads",
     "layers",
     "list_models",
+    "options",
     "reference",
     "register_model",
     "reset_states",

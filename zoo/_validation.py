@@ -1,59 +1,114 @@
 """Argument checks shared by the layers, builders and helpers.
 
-Every check raises a `ValueError` (or `TypeError` for the wrong kind of
-value) whose message names the argument, the value received and what is
-allowed, so that a user never has to read a traceback to fix a call.
+Every check raises a `ValueError` (or, for the wrong kind of value, an
+`ArgumentTypeError`: a `TypeError` that is a `ValueError` too) whose
+message names the argument, the value received and what is allowed, so
+that a user never has to read a traceback to fix a call.
 """
 
 import numbers
+
+
+class ArgumentTypeError(TypeError, ValueError):
+    """A value of the wrong kind for an argument.
+
+    A `TypeError`, and a `ValueError` too (as NumPy's `AxisError` is both
+    a `ValueError` and an `IndexError`), so that one `except ValueError`
+    catches every bad argument.
+    """
+
+
+def fail(name, value, allowed, wrong_type=False):
+    """Raises the error for argument `name`: it must be `allowed`.
+
+    `wrong_type=True` raises an `ArgumentTypeError` that names the type of
+    `value`; otherwise a `ValueError`.
+    """
+    if wrong_type:
+        raise ArgumentTypeError(
+            f"`{name}` must be {allowed}; received {name}={value!r} "
+            f"of type {type(value).__name__}."
+        )
+    raise ValueError(f"`{name}` must be {allowed}; received {name}={value!r}.")
 
 
 def check_choice(name, value, choices):
     """Returns `value` if it is one of `choices`, else raises `ValueError`."""
     if value not in choices:
         allowed = ", ".join(repr(c) for c in choices)
-        raise ValueError(
-            f"`{name}` must be one of {allowed}; received {name}={value!r}."
-        )
+        fail(name, value, f"one of {allowed}")
     return value
+
+
+def describe_number(
+    kind, low=None, high=None, low_inclusive=True, high_inclusive=True
+):
+    """`"a float in [0, 1)"`, `"an integer >= 1"`: the words for a range.
+
+    Args:
+        kind: `int` or `float`.
+        low, high: the bounds, or None where there is none.
+        low_inclusive, high_inclusive: whether the bounds are allowed.
+    """
+    noun = "an integer" if kind is int else "a float"
+    if low is not None and high is not None:
+        opening = "[" if low_inclusive else "("
+        closing = "]" if high_inclusive else ")"
+        return f"{noun} in {opening}{low:g}, {high:g}{closing}"
+    if low is not None:
+        return f"{noun} {'>=' if low_inclusive else '>'} {low:g}"
+    if high is not None:
+        return f"{noun} {'<=' if high_inclusive else '<'} {high:g}"
+    return noun
+
+
+def check_number(
+    name,
+    value,
+    kind,
+    low=None,
+    high=None,
+    low_inclusive=True,
+    high_inclusive=True,
+    *,
+    allowed=None,
+):
+    """Returns `value` as `kind` (`int` or `float`) if it is in the range.
+
+    A bool is no number here. `allowed` replaces the words for the range
+    in the message (`describe_number`'s by default).
+    """
+    allowed = allowed or describe_number(
+        kind, low, high, low_inclusive, high_inclusive
+    )
+    number = numbers.Integral if kind is int else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, number):
+        fail(name, value, allowed, wrong_type=True)
+    too_low = low is not None and (
+        value < low if low_inclusive else value <= low
+    )
+    too_high = high is not None and (
+        value > high if high_inclusive else value >= high
+    )
+    if too_low or too_high:
+        fail(name, value, allowed)
+    return kind(value)
 
 
 def check_positive_int(name, value):
     """Returns `value` if it is an integer >= 1, else raises."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"`{name}` must be a positive integer; received {name}={value!r} "
-            f"of type {type(value).__name__}."
-        )
-    if value < 1:
-        raise ValueError(
-            f"`{name}` must be a positive integer (>= 1); "
-            f"received {name}={value!r}."
-        )
-    return int(value)
+    return check_number(name, value, int, low=1)
 
 
 def check_rate(name, value):
     """Returns `value` as a float if it is a dropout rate in [0, 1)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(
-            f"`{name}` must be a float in [0, 1); received {name}={value!r} "
-            f"of type {type(value).__name__}."
-        )
-    if not 0.0 <= value < 1.0:
-        raise ValueError(
-            f"`{name}` must be in [0, 1); received {name}={value!r}."
-        )
-    return float(value)
+    return check_number(name, value, float, 0.0, 1.0, high_inclusive=False)
 
 
 def check_bool(name, value):
-    """Returns `value` if it is a bool, else raises `TypeError`."""
+    """Returns `value` if it is a bool, else raises `ArgumentTypeError`."""
     if not isinstance(value, bool):
-        raise TypeError(
-            f"`{name}` must be True or False; received {name}={value!r} "
-            f"of type {type(value).__name__}."
-        )
+        fail(name, value, "True or False", wrong_type=True)
     return value
 
 

@@ -5,6 +5,7 @@ import functools
 import keras
 
 from zoo import _validation as v
+from zoo import options
 from zoo.layers.embedding_dropout import EmbeddingDropout
 from zoo.layers.stacked_rnn import StackedRNN
 
@@ -77,9 +78,10 @@ def stacked_rnn(
     if sequence_length is not None:
         v.check_positive_int("sequence_length", sequence_length)
     if vocabulary_size is not None:
-        v.check_positive_int("vocabulary_size", vocabulary_size)
-        v.check_positive_int("embedding_dim", embedding_dim)
-        v.check_rate("embedding_dropout", embedding_dropout)
+        options.validate("vocabulary_size", vocabulary_size)
+        options.validate("embedding_dim", embedding_dim)
+        options.validate("embedding_dropout", embedding_dropout)
+        options.validate("mask_zero", mask_zero)
         inputs = keras.Input(
             (sequence_length,),
             batch_size=batch_size,
@@ -114,6 +116,7 @@ def stacked_rnn(
             name=f"{name}_features",
         )
         x = inputs
+        options.validate("mask_value", mask_value)
         if mask_value is not None:
             x = keras.layers.Masking(mask_value, name=f"{name}_masking")(x)
     stack = StackedRNN(

@@ -15,6 +15,7 @@ times 2 for a bidirectional layer, where `i` is the layer's input width and
 """
 
 from zoo import _validation as v
+from zoo import options
 from zoo import spec as spec_lib
 
 _RNN_PARAMS = {
@@ -22,21 +23,6 @@ _RNN_PARAMS = {
     "gru": lambda i, u: 3 * u * (i + u + 2),
     "lstm": lambda i, u: 4 * u * (i + u + 1),
 }
-# Options that change behaviour but not the number of parameters.
-_PARAMETER_FREE = (
-    "dropout",
-    "recurrent_dropout",
-    "inter_layer_dropout",
-    "weight_drop",
-    "embedding_dropout",
-    "return_sequences",
-    "return_state",
-    "output",
-    "stateful",
-    "seed",
-    "mask_zero",
-    "mask_value",
-)
 
 
 def layer_params(spec):
@@ -73,9 +59,11 @@ def count_params(
         num_layers: depth (inferred from per-layer lists when omitted).
         vocabulary_size: when given, adds an `Embedding(vocabulary_size,
             input_dim)` below the stack.
-        **stack_options: any other `zoo.layers.StackedRNN` option
-            (`bidirectional`, `merge_mode`, `residual`, `highway`,
-            `layer_norm`, ...); dropout options are accepted and add nothing.
+        **stack_options: any other option of `zoo.options` that a stack
+            takes (`bidirectional`, `merge_mode`, `residual`, `highway`,
+            `layer_norm`, ...); those that add no parameters
+            (`adds_params=False`: dropout, `seed`, ...) are checked and
+            add nothing.
 
     Returns:
         The number of parameters, an `int`.
@@ -85,17 +73,25 @@ def count_params(
     919552
     """
     input_dim = v.check_positive_int("input_dim", input_dim)
-    options = {
-        k: value
-        for k, value in stack_options.items()
-        if k not in _PARAMETER_FREE
-    }
+    plan = {}
+    for name, value in stack_options.items():
+        option = options.get(name)
+        if option.per_layer:
+            plan[name] = value  # a list fixes the depth, as in the layer
+        elif option.adds_params:
+            raise ValueError(
+                f"count_params takes `{name}` from its own arguments: the "
+                "input (or embedding) width is `input_dim`; received "
+                f"{name}={value!r}."
+            )
+        else:
+            option.check(name, value)  # it adds no parameters
     specs = spec_lib.resolve(
         cell=cell,
         units=units,
         num_layers=num_layers,
         input_width=input_dim,
-        **options,
+        **plan,
     )
     total = sum(layer_params(spec) for spec in specs)
     if vocabulary_size is not None:

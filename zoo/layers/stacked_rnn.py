@@ -1,7 +1,7 @@
 import keras
 
-from zoo import _validation as v
 from zoo import fused
+from zoo import options
 from zoo import spec as spec_lib
 from zoo._package import PACKAGE
 from zoo._walk import directions
@@ -24,6 +24,9 @@ WEIGHT_DROP_CLASSES = {
     "lstm": WeightDropLSTM,
 }
 STATES_PER_DIRECTION = {"simple_rnn": 1, "gru": 1, "lstm": 2}
+# Where an option is kept under another attribute name: `Layer.output` is
+# Keras's own.
+_ATTRIBUTES = {"output": "output_mode"}
 
 
 def num_states(spec):
@@ -139,7 +142,7 @@ class StackedRNN(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        self.layer_specs = spec_lib.resolve(
+        given = dict(
             cell=cell,
             units=units,
             num_layers=num_layers,
@@ -147,39 +150,33 @@ class StackedRNN(keras.layers.Layer):
             merge_mode=merge_mode,
             dropout=dropout,
             recurrent_dropout=recurrent_dropout,
+            inter_layer_dropout=inter_layer_dropout,
             weight_drop=weight_drop,
             residual=residual,
             highway=highway,
             layer_norm=layer_norm,
-            inter_layer_dropout=inter_layer_dropout,
+            return_sequences=return_sequences,
+            return_state=return_state,
+            output=output,
+            stateful=stateful,
+            seed=seed,
         )
-        v.check_bool("return_sequences", return_sequences)
-        v.check_bool("return_state", return_state)
-        v.check_bool("stateful", stateful)
-        v.check_choice("output", output, spec_lib.OUTPUTS)
+        self.layer_specs = spec_lib.resolve(
+            **{name: given[name] for name in spec_lib.ARGUMENTS}
+        )
+        for name, value in given.items():
+            if name not in spec_lib.ARGUMENTS:
+                options.validate(name, value)
         if output == "all" and not return_sequences:
             raise ValueError(
                 "output='all' returns every layer's sequence, so it needs "
                 "return_sequences=True; received output='all', "
                 "return_sequences=False."
             )
-        self.cell = cell
-        self.units = units
+        # One attribute per option, as given (lists stay lists).
+        for name, value in given.items():
+            setattr(self, _ATTRIBUTES.get(name, name), value)
         self.num_layers = len(self.layer_specs)
-        self.bidirectional = bidirectional
-        self.merge_mode = merge_mode
-        self.dropout = dropout
-        self.recurrent_dropout = recurrent_dropout
-        self.inter_layer_dropout = inter_layer_dropout
-        self.weight_drop = weight_drop
-        self.residual = residual
-        self.highway = highway
-        self.layer_norm = layer_norm
-        self.return_sequences = return_sequences
-        self.return_state = return_state
-        self.output_mode = output
-        self.stateful = stateful
-        self.seed = seed
         self.supports_masking = True
 
         # `keras.layers.Bidirectional` serialises the layer it is given and
@@ -397,22 +394,11 @@ class StackedRNN(keras.layers.Layer):
     def get_config(self):
         config = super().get_config()
         config.update(
-            cell=self.cell,
-            units=self.units,
-            num_layers=self.num_layers,
-            bidirectional=self.bidirectional,
-            merge_mode=self.merge_mode,
-            dropout=self.dropout,
-            recurrent_dropout=self.recurrent_dropout,
-            inter_layer_dropout=self.inter_layer_dropout,
-            weight_drop=self.weight_drop,
-            residual=self.residual,
-            highway=self.highway,
-            layer_norm=self.layer_norm,
-            return_sequences=self.return_sequences,
-            return_state=self.return_state,
-            output=self.output_mode,
-            stateful=self.stateful,
-            seed=self.seed,
+            {
+                option.name: getattr(
+                    self, _ATTRIBUTES.get(option.name, option.name)
+                )
+                for option in options.LAYER_OPTIONS
+            }
         )
         return config

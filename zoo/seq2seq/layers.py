@@ -15,7 +15,7 @@ from keras import ops
 from zoo import _validation as v
 from zoo._package import PACKAGE
 from zoo.layers.stacked_rnn import STATES_PER_DIRECTION
-from zoo.spec import CELLS
+from zoo.options import CELLS
 
 BRIDGES = ("copy", "zeros", "dense")
 BIDIRECTIONAL_MERGES = ("concat+dense", "sum")

@@ -6,6 +6,7 @@ import keras
 import numpy as np
 
 from zoo import _validation as v
+from zoo import spec as spec_lib
 from zoo._package import PACKAGE
 from zoo.layers.stacked_rnn import STATES_PER_DIRECTION
 from zoo.layers.stacked_rnn import StackedRNN
@@ -17,20 +18,9 @@ from zoo.seq2seq.layers import PaddingMask
 from zoo.seq2seq.layers import SourceAttention
 from zoo.seq2seq.layers import StateBridge
 
-ENCODER_OPTIONS = (
-    "cell",
-    "units",
-    "num_layers",
-    "bidirectional",
-    "merge_mode",
-    "dropout",
-    "recurrent_dropout",
-    "inter_layer_dropout",
-    "weight_drop",
-    "residual",
-    "highway",
-    "layer_norm",
-)
+# What the encoder and decoder dicts take: the options of a stack's layer
+# plan (`zoo.spec.ARGUMENTS`); the model sets how the stacks return.
+ENCODER_OPTIONS = spec_lib.ARGUMENTS
 DECODER_OPTIONS = tuple(
     o for o in ENCODER_OPTIONS if o not in ("bidirectional", "merge_mode")
 )
