@@ -63,7 +63,7 @@ demo-tuning: $(STAMP)
 
 # Each cell's 2-layer stack on a generated task (no data needed).
 demo-stacks: $(STAMP)
-	$(PY) -m zoo.demo
+	$(PY) -m recipes.stacks
 
 lint: $(STAMP)
 	$(PY) -m ruff check zoo recipes tuning tests benchmarks

@@ -1,15 +1,16 @@
-"""`make demo` runs end to end and writes its table, JSON and plot."""
+"""`make demo-stacks` (`python -m recipes.stacks`) runs end to end and
+writes its table, JSON and plot."""
 
 import json
 
 import pytest
 
-from zoo import demo
+from recipes import stacks
 
 
 @pytest.mark.slow
 def test_demo_trains_every_cell_and_writes_outputs(tmp_path, capsys):
-    results = demo.main(["--epochs", "1", "--output", str(tmp_path)])
+    results = stacks.main(["--epochs", "1", "--output", str(tmp_path)])
     assert [r["cell"] for r in results] == ["simple_rnn", "gru", "lstm"]
     for result in results:
         assert result["last_loss"] > 0
@@ -22,6 +23,6 @@ def test_demo_trains_every_cell_and_writes_outputs(tmp_path, capsys):
 
 
 def test_task_labels_need_memory():
-    x, y = demo.make_task(num_sequences=8, steps=5, features=2, seed=1)
+    x, y = stacks.make_task(num_sequences=8, steps=5, features=2, seed=1)
     running = x[..., 0].cumsum(axis=1) > 0
     assert (y[..., 0] == running).all()
