@@ -100,6 +100,21 @@ class StackedRNN(keras.layers.Layer):
             `zoo.reset_states(model)`.
         seed: optional integer seed for all dropout masks.
 
+    Every argument is declared in `zoo.options.LAYER_OPTIONS` (default,
+    allowed values, whether it may be given per layer) and kept as an
+    attribute of the same name (`output` as `output_mode`).
+
+    Attributes:
+        layer_specs: the resolved plan, one `zoo.spec.LayerSpec` a layer.
+        recurrent_layers: each layer's LSTM / GRU / SimpleRNN (or its
+            `Bidirectional`).
+        blocks: each layer as called: the recurrent layer, or its
+            residual / highway wrapper.
+        between_layers: for each layer, the layers after it (layer norm,
+            dropout).
+        sublayers: all of those, bottom to top (what `zoo.reset_states`
+            and `zoo.fast_path_report` walk).
+
     Call arguments:
         sequences: a `(batch, timesteps, features)` tensor.
         initial_state: optional flat list of initial states, in the
