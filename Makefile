@@ -15,29 +15,34 @@ JOBS ?= $(shell $(PYTHON) -c "import os; print(min(os.cpu_count() or 1, 4))")
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,jax,recipes,tuning,docs]"
+	$(PY) -m pip install --quiet -e ".[dev,jax,torch,recipes,tuning,docs]"
 	touch $(STAMP)
 
-# The suite on TensorFlow (the default backend), then again on JAX.
+# The suite in tiers: TensorFlow (the default backend) complete; JAX and
+# PyTorch the library's own tests plus the recipe, search and tool tests
+# marked `every_backend` (a quick run of each recipe, its reload in a new
+# process, a two-trial search, resume after SIGKILL). `make test-all` runs
+# everything on every backend, slow tests included.
 test: $(STAMP)
 	$(PY) -m ruff check zoo recipes tuning tests benchmarks
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup
-	KERAS_BACKEND=jax $(PY) -m pytest -n $(JOBS) --dist loadgroup
+	KERAS_BACKEND=jax ZOO_TEST_TIER=core $(PY) -m pytest -n $(JOBS) --dist loadgroup
+	KERAS_BACKEND=torch ZOO_TEST_TIER=core $(PY) -m pytest -n $(JOBS) --dist loadgroup
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup --run-slow -m slow
 
 test-all: $(STAMP)
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup --run-slow
+	KERAS_BACKEND=jax $(PY) -m pytest -n $(JOBS) --dist loadgroup --run-slow
+	KERAS_BACKEND=torch $(PY) -m pytest -n $(JOBS) --dist loadgroup --run-slow
 
 # The suite on the JAX backend only.
 test-jax: $(STAMP)
 	KERAS_BACKEND=jax $(PY) -m pytest -n $(JOBS) --dist loadgroup
 
-# The suite on the PyTorch backend (not part of `make test`: torch is a
-# large optional install). 2.13.0 is the CPU build these machines carry.
+# The whole suite on the PyTorch backend.
 test-torch: $(STAMP)
-	$(PY) -m pip install --quiet "torch==2.13.0"
 	KERAS_BACKEND=torch $(PY) -m pytest -n $(JOBS) --dist loadgroup
 
 # The main job: the default stacked BiLSTM tagger on the Brown corpus

@@ -22,6 +22,16 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "tf_only: needs the TensorFlow backend (skipped on others)"
     )
+    config.addinivalue_line(
+        "markers",
+        "every_backend: a recipe, search or tool test that the core tier "
+        "(ZOO_TEST_TIER=core, `make test` on JAX and PyTorch) also runs",
+    )
+
+
+# The tests of the tools around the library: under ZOO_TEST_TIER=core only
+# those marked `every_backend` run (the library's own tests all run).
+TOOL_DIRS = ("recipes", "tuning", "inspect")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -29,7 +39,18 @@ def pytest_collection_modifyitems(config, items):
     on_tf = keras.backend.backend() == "tensorflow"
     skip_slow = pytest.mark.skip(reason="slow: pass --run-slow")
     skip_tf = pytest.mark.skip(reason="needs the TensorFlow backend")
+    core = os.environ.get("ZOO_TEST_TIER") == "core"
+    skip_tier = pytest.mark.skip(
+        reason="core tier: only every_backend tool tests (make test-all)"
+    )
     for item in items:
+        folder = item.path.parent.name
+        if (
+            core
+            and folder in TOOL_DIRS
+            and "every_backend" not in item.keywords
+        ):
+            item.add_marker(skip_tier)
         if "slow" in item.keywords and not run_slow:
             item.add_marker(skip_slow)
         if "tf_only" in item.keywords and not on_tf:

@@ -22,6 +22,7 @@ import pathlib
 import warnings
 
 from recipes import _common
+from recipes import training
 
 COLUMNS = (
     "trial",
@@ -255,5 +256,5 @@ def write(tuner, hypermodel, problem, budget_params=None):
         # trial holds its checkpoint.
         summary["missing"] = f"best_model.keras not written ({error})"
         return summary
-    _common.save_and_reload(model, project, "best_model.keras")
+    training.save_and_reload(model, project, "best_model.keras")
     return summary

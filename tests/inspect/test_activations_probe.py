@@ -1,5 +1,5 @@
 """`python -m recipes.inspect activations|probe` on a tiny tagger trained
-here on a corpus written here (TensorFlow: the tagger reads strings)."""
+here on a corpus written here, on every backend."""
 
 import json
 
@@ -14,7 +14,7 @@ from recipes.inspect import activations
 from recipes.inspect import probing
 from tests.recipes.test_tagging import tiny_config
 
-pytestmark = pytest.mark.tf_only
+pytestmark = pytest.mark.every_backend
 
 
 @pytest.fixture(scope="module")

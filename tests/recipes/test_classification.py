@@ -71,6 +71,7 @@ def test_classifier_learns_with_each_pooling(pooling, tmp_path):
     assert label in metrics["labels"] and 0 < probability <= 1
 
 
+@pytest.mark.every_backend
 def test_padding_does_not_change_predictions(tmp_path):
     classification.run(tiny_config(tmp_path, pooling="attention", epochs=1))
     model = keras.saving.load_model(
@@ -117,6 +118,7 @@ def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
     assert len(err.splitlines()) == 1
 
 
+@pytest.mark.every_backend
 @pytest.mark.parametrize(
     "argv,message",
     [

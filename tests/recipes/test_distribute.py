@@ -262,7 +262,7 @@ def test_mirrored_runs_the_whole_recipe_in_process(tmp_path):
     model = keras.saving.load_model(
         tmp_path / "out" / "model.keras", safe_mode=True
     )
-    assert len(tagging.tag_sentences(model, ["the dog runs ."])[0]) == 4
+    assert len(tagging.Tagger(model).tag(["the dog runs ."])[0]) == 4
     assert not (tmp_path / "out" / "backup").exists()
 
 
@@ -530,7 +530,7 @@ def test_two_workers_train_and_only_the_chief_writes(tmp_path):
     # The other worker's temporary directory is gone.
     assert list((tmp_path / "tmp").iterdir()) == []
     model = keras.saving.load_model(out / "model.keras", safe_mode=True)
-    tagged = tagging.tag_sentences(model, ["the dog sees a cat ."])[0]
+    tagged = tagging.Tagger(model).tag(["the dog sees a cat ."])[0]
     assert [w for w, _ in tagged] == ["the", "dog", "sees", "a", "cat", "."]
 
 

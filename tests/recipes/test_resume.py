@@ -10,7 +10,7 @@ import pytest
 
 from tests.recipes.test_tagging import write_corpus
 
-pytestmark = pytest.mark.tf_only
+pytestmark = pytest.mark.every_backend
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EPOCHS = 30

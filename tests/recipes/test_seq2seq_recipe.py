@@ -73,6 +73,7 @@ def test_edit_distance_and_scores():
     assert wer == pytest.approx(50.0)
 
 
+@pytest.mark.every_backend
 def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
     # --quick: a seeded sample (here the whole small dictionary), 2 epochs.
     metrics = seq2seq.run(tiny_config(tmp_path, quick=True))
@@ -98,6 +99,7 @@ def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
         transcribe(["kodabekodabe"])
 
 
+@pytest.mark.every_backend
 def test_cli_errors_exit_2(tmp_path, capsys):
     for argv, message in (
         (["--attention", "luong"], "--attention must be one of none, dot"),

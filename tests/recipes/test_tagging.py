@@ -105,6 +105,7 @@ def test_interrupted_run_resumes_from_the_last_epoch(tmp_path):
     assert metrics["epochs_run"] == 2  # the resumed run trained epochs 1-2
 
 
+@pytest.mark.every_backend
 @pytest.mark.parametrize(
     "argv,message",
     [
@@ -314,6 +315,7 @@ def test_mixed_precision_flag_trains_and_saves_a_mixed_model(tmp_path, capsys):
     assert all(w.dtype == "float32" for w in model.weights)
 
 
+@pytest.mark.every_backend
 def test_saved_tagger_tags_raw_text_in_a_new_process(tmp_path):
     """One import and one call, `safe_mode=True`, on this backend."""
     import os

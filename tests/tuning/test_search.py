@@ -23,7 +23,6 @@ from tests.recipes.test_tagging import write_corpus
 from tuning import distributed
 from tuning import search
 
-pytestmark = pytest.mark.tf_only
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ENV = {
@@ -65,6 +64,7 @@ def read_trials(project):
         return list(csv.DictReader(handle))
 
 
+@pytest.mark.every_backend
 def test_search_writes_table_plots_and_best_model_then_resumes(tmp_path):
     args = tiny_args(tmp_path)
     summary = search.main(args)
