@@ -137,13 +137,13 @@ class Option:
         )
 
 
-def _rate(name, help):
-    """A dropout-like rate in [0, 1), per layer, adding no parameters."""
+def _rate(name, help, per_layer=True):
+    """A dropout-like rate in [0, 1), 0 by default, adding no parameters."""
     return Option(
         name,
         0.0,
         float,
-        per_layer=True,
+        per_layer=per_layer,
         low=0.0,
         high=1.0,
         high_inclusive=False,
@@ -283,14 +283,10 @@ INPUT_OPTIONS = (
         low=1,
         help="width of the token embedding",
     ),
-    Option(
+    _rate(
         "embedding_dropout",
-        0.0,
-        float,
-        low=0.0,
-        high=1.0,
-        high_inclusive=False,
-        help="fraction of token types dropped per batch",
+        "fraction of token types dropped per batch",
+        per_layer=False,
     ),
     Option(
         "mask_zero",
