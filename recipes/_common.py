@@ -91,6 +91,10 @@ def resolve_config(config_cls, args):
         value = getattr(args, name, None)  # None: not a flag, or not given
         if value is not None:
             values[name] = value
+    if values.get("quick"):
+        # A recipe's own `--quick` sizes (`Config.QUICK`), unless given.
+        for name, value in getattr(config_cls, "QUICK", {}).items():
+            values.setdefault(name, value)
     if values.get("model"):
         # A registered backbone: its own defaults hold for every stack
         # option not given explicitly (None: "the variant's value").

@@ -42,6 +42,7 @@ import json
 import math
 import pathlib
 import time
+import typing
 import warnings
 
 import keras
@@ -56,7 +57,17 @@ from recipes.data import cmudict
 PAD, UNKNOWN, START, END = 0, 1, 2, 3
 ATTENTIONS = ("none", "dot", "general", "additive")
 BRIDGES = ("copy", "zeros", "dense")
-QUICK_WORDS = (3000, 300, 300)
+QUICK_WORDS = (12000, 300, 300)
+# `--quick` is a smoke run that still shows learning: a smaller model and
+# more epochs than the default's (for the settings not given explicitly).
+QUICK = {
+    "epochs": 8,
+    "units": 96,
+    "num_layers": 1,
+    "embedding_dim": 32,
+    "batch_size": 64,
+    "inter_layer_dropout": 0.0,
+}
 NEW_WORDS = ["keras", "zoogle", "tensorflow", "blorptastic", "snuffleupagus"]
 
 
@@ -85,6 +96,7 @@ class Config(_common.StackOptions):
     length_penalty: float = 1.0
     max_word_length: int = 32
     max_output_length: int = 40
+    QUICK: typing.ClassVar[dict] = QUICK
 
 
 HELP = {

@@ -391,7 +391,8 @@ def _train(task, config, extra_callbacks, dist, output):
         metric_callbacks=task.callbacks(config, state, dist.predictor(model)),
         backup=dist.backup(config, output),
     ) + list(extra_callbacks)
-    epochs = min(config.epochs, 2) if config.quick else config.epochs
+    quick_epochs = getattr(config, "QUICK", {}).get("epochs", 2)
+    epochs = min(config.epochs, quick_epochs) if config.quick else config.epochs
     history, train_seconds = {}, 0.0
     with dist.fit_scope():
         if epochs:
