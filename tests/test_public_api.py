@@ -31,6 +31,19 @@ def test_no_private_or_legacy_keras(path):
         assert not re.search(pattern, text, re.MULTILINE), path
 
 
+@pytest.mark.parametrize(
+    "path",
+    [p for p in SOURCES if p.is_relative_to(ROOT / "zoo")],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_the_library_holds_only_the_library(path):
+    # No plotting and no command line: those live in recipes/ and tuning/.
+    text = path.read_text()
+    assert not re.search(r"^\s*(from|import) matplotlib\b", text, re.M), path
+    assert not re.search(r"^\s*(from|import) argparse\b", text, re.M), path
+    assert "__main__" not in text, path
+
+
 def test_contract_names_are_exported():
     names = [
         "StackedRNN",

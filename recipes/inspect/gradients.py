@@ -7,7 +7,7 @@ Depth adds a second path along which gradients vanish: through the layers
 at each timestep, besides back through time. For each configuration
 (`plain`, `residual=True`, `highway=True`) and depth, this tool builds
 `zoo.stacked_rnn(cell, depth, units, input_dim=4, return_sequences=True)`
-with a per-step `Dense(1)` head on a generated task (`zoo.demo.make_task`:
+with a per-step `Dense(1)` head on a generated task (`recipes.stacks.make_task`:
 label each timestep with the sign of the running sum of the first feature,
 which needs memory) and measures:
 
@@ -40,7 +40,7 @@ import numpy as np
 import zoo
 from recipes import _common
 from recipes.inspect import _shared
-from zoo.demo import make_task
+from recipes.stacks import make_task
 
 CONFIGS = {
     "plain": {},

@@ -10,7 +10,6 @@ from recipes import _common
 from recipes import seq2seq
 from recipes.data import cmudict
 
-
 # One phoneme per letter, so a tiny model can learn the mapping.
 SOUNDS = {"a": "AH0", "b": "B", "d": "D", "e": "EH1", "k": "K", "o": "OW1"}
 

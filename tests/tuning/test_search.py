@@ -23,7 +23,6 @@ from tests.recipes.test_tagging import write_corpus
 from tuning import distributed
 from tuning import search
 
-
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ENV = {
     **os.environ,
