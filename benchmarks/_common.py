@@ -128,4 +128,3 @@ def save_figure(fig, title, path):
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return str(path)
-

@@ -51,7 +51,7 @@ from benchmarks.peers import SHAPES  # noqa: E402
 from benchmarks.peers import flops_per_token  # noqa: E402
 from benchmarks.peers import machine_info  # noqa: E402
 from benchmarks.peers import matmul_peak  # noqa: E402
-from recipes import _common as recipes_common  # noqa: E402
+from recipes import common as recipes_common  # noqa: E402
 from recipes.inspect import cost  # noqa: E402
 
 

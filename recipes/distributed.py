@@ -62,7 +62,7 @@ import tempfile
 import keras
 import numpy as np
 
-from recipes import _common
+from recipes import common
 from recipes import pipeline
 from recipes import processes as _processes
 
@@ -152,7 +152,7 @@ def parse_tf_config(text):
     """A `Cluster` from the text of `TF_CONFIG`; `RecipeError` naming the
     field, what it holds and what is allowed when it is malformed."""
     if text is None or not text.strip():
-        raise _common.RecipeError(
+        raise common.RecipeError(
             "--distribute multi-worker needs the TF_CONFIG environment "
             'variable, e.g. {"cluster": {"worker": ["host1:12345", '
             '"host2:12345"]}, "task": {"type": "worker", "index": 0}}; '
@@ -162,24 +162,24 @@ def parse_tf_config(text):
     try:
         values = json.loads(text)
     except json.JSONDecodeError as error:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"TF_CONFIG is not valid JSON ({error}); received {_short(text)}"
         ) from None
     if not isinstance(values, dict):
-        raise _common.RecipeError(
+        raise common.RecipeError(
             "TF_CONFIG must be a JSON object with 'cluster' and 'task'; "
             f"received {_short(text)}"
         )
     cluster = values.get("cluster")
     if not isinstance(cluster, dict) or not cluster:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             "TF_CONFIG 'cluster' must map 'chief' and/or 'worker' to lists "
             f"of 'host:port' addresses; received {_short(cluster)}"
         )
     jobs, seen = {}, {}
     for job, addresses in cluster.items():
         if job not in JOBS:
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 f"TF_CONFIG cluster job {job!r} is not supported by "
                 f"--distribute multi-worker; allowed jobs: {', '.join(JOBS)}"
             )
@@ -189,7 +189,7 @@ def parse_tf_config(text):
             or (job == "chief" and len(addresses) != 1)
         ):
             allowed = "one address" if job == "chief" else "a list of addresses"
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 f"TF_CONFIG cluster.{job} must be {allowed} ('host:port'); "
                 f"received {_short(addresses)}"
             )
@@ -197,7 +197,7 @@ def parse_tf_config(text):
             where = f"cluster.{job}[{index}]"
             _check_address(where, address)
             if address in seen:
-                raise _common.RecipeError(
+                raise common.RecipeError(
                     f"TF_CONFIG {where} repeats the address {address!r} of "
                     f"{seen[address]}; every task needs its own host:port"
                 )
@@ -205,23 +205,23 @@ def parse_tf_config(text):
         jobs[job] = list(addresses)
     task = values.get("task")
     if not isinstance(task, dict) or "type" not in task or "index" not in task:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             'TF_CONFIG \'task\' must be {"type": "worker", "index": N} '
             f"(type chief or worker); received {_short(task)}"
         )
     task_type, index = task["type"], task["index"]
     if task_type not in jobs:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"TF_CONFIG task.type {task_type!r} is not a job of the cluster; "
             f"allowed: {', '.join(j for j in JOBS if j in jobs)}"
         )
     if not isinstance(index, int) or isinstance(index, bool):
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"TF_CONFIG task.index must be an integer; received {index!r}"
         )
     count = len(jobs[task_type])
     if not 0 <= index < count:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"TF_CONFIG task.index {index} is out of range: job "
             f"{task_type!r} has {count} address(es), so allowed: "
             f"0..{count - 1}"
@@ -237,7 +237,7 @@ def _check_address(where, address):
         or not port.isdigit()
         or not 1 <= int(port) <= 65535
     ):
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"TF_CONFIG {where} must be 'host:port' with a port in "
             f"1..65535; received {address!r}"
         )
@@ -248,7 +248,7 @@ def check_own_port(cluster):
     (and fails less clearly, or later, when it cannot)."""
     port = int(cluster.address.rpartition(":")[2])
     if _processes.port_in_use(port):
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"TF_CONFIG cluster.{cluster.task_type}[{cluster.task_index}] = "
             f"{cluster.address}: port {port} is already in use on this "
             "machine; stop what holds it or give this task another port"
@@ -321,12 +321,12 @@ class Setup:
         return batch_size * self.replicas
 
     def prepare_output(self, config):
-        """`_common.prepare_output`: `--output` on the chief, a temporary
+        """`common.prepare_output`: `--output` on the chief, a temporary
         directory on other workers, removed by `finish` or at exit (its
         name is fixed by `--output` and the worker, so a rerun also
         removes the one a killed worker left)."""
         if self.is_chief:
-            return _common.prepare_output(config)
+            return common.prepare_output(config)
         key = hashlib.sha1(
             str(pathlib.Path(config.output).resolve()).encode()
         ).hexdigest()[:12]
@@ -336,7 +336,7 @@ class Setup:
         )
         shutil.rmtree(self._temp, ignore_errors=True)
         atexit.register(shutil.rmtree, self._temp, ignore_errors=True)
-        return _common.prepare_output(
+        return common.prepare_output(
             dataclasses.replace(config, output=self._temp)
         )
 
@@ -602,11 +602,11 @@ def setup(options="none"):
         options = Options(mode=options)
     mode = options.mode
     if mode not in MODES:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--distribute must be one of {', '.join(MODES)}; received {mode!r}"
         )
     if not options.timeout > 0:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--distribute-timeout must be > 0; received {options.timeout}"
         )
     backend = keras.backend.backend()
@@ -614,7 +614,7 @@ def setup(options="none"):
         return Setup("none", backend)
     if backend == "jax":
         if mode == "multi-worker":
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 "--distribute multi-worker runs on the TensorFlow backend "
                 "only (tf.distribute.MultiWorkerMirroredStrategy); on JAX "
                 "it would need jax.distributed, which is not wired up here "
@@ -627,7 +627,7 @@ def setup(options="none"):
             mode, backend, distribution=distribution, replicas=len(devices)
         )
     if backend != "tensorflow":
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--distribute {mode} needs the TensorFlow or JAX backend; "
             f"received KERAS_BACKEND={backend}"
         )

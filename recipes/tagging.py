@@ -39,7 +39,7 @@ import pathlib
 import keras
 
 import zoo
-from recipes import _common
+from recipes import common
 from recipes import datasets
 from recipes import pipeline
 from recipes import training
@@ -50,7 +50,7 @@ BOUNDARIES = (8, 16, 24, 32, 48, 64)
 
 
 @dataclasses.dataclass
-class Config(_common.StackOptions):
+class Config(common.StackOptions):
     """Data settings here; the stack and training ones are inherited."""
 
     output: str = "runs/tagging"
@@ -68,7 +68,7 @@ class Config(_common.StackOptions):
 
 
 HELP = {
-    **_common.STACK_HELP,
+    **common.STACK_HELP,
     "dataset": "one of: "
     + "; ".join(f"{k} ({v})" for k, v in datasets.TAGGING.items()),
     "tagset": "Brown tags: 'universal' (12 tags) or 'brown' (the full set)",
@@ -117,7 +117,7 @@ def load(output):
     path = pathlib.Path(output)
     if path.is_dir():
         path = path / "model.keras"
-    model, _ = _common.load_init_model(path, flag="load")
+    model, _ = common.load_init_model(path, flag="load")
     return Tagger(model)
 
 
@@ -177,18 +177,18 @@ class TaggingTask(training.Task):
     def check(self, config):
         datasets.check_name(config.dataset, datasets.TAGGING)
         if config.tagset not in ("universal", "brown"):
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 f"--tagset must be 'universal' or 'brown'; received "
                 f"{config.tagset!r}"
             )
-        _common.check_training(config)
-        _common.check_range("min_count", config.min_count, low=1)
+        common.check_training(config)
+        common.check_range("min_count", config.min_count, low=1)
 
     def load_data(self, config):
         data = datasets.load_tagging(config)
         if config.quick:
             data.train, data.dev, data.test = (
-                _common.quick_subset(part, n)
+                common.quick_subset(part, n)
                 for part, n in zip(
                     (data.train, data.dev, data.test), QUICK_SENTENCES
                 )
@@ -201,7 +201,7 @@ class TaggingTask(training.Task):
         held_out = {
             t for part in (data.dev, data.test) for _, ts in part for t in ts
         }
-        model, labels = _common.resolve_labels(
+        model, labels = common.resolve_labels(
             config, seen, held_out, data.description, what="tags"
         )
         if model is not None:
@@ -214,7 +214,7 @@ class TaggingTask(training.Task):
                 min_count=config.min_count,
             )
             if not tokens:
-                raise _common.RecipeError(
+                raise common.RecipeError(
                     f"--min-count {config.min_count}: no training word is "
                     "that frequent, so the vocabulary would be empty"
                 )
@@ -227,7 +227,7 @@ class TaggingTask(training.Task):
     def build(self, config, state):
         if state.init_model is not None:
             return state.init_model
-        backbone = _common.backbone(config, state.vocabulary.vocabulary_size)
+        backbone = common.backbone(config, state.vocabulary.vocabulary_size)
         return zoo.heads.sequence_tagger(
             backbone,
             len(state.tags) + 1,
@@ -304,7 +304,7 @@ class TaggingTask(training.Task):
 
     def title(self, config, state):
         return (
-            f"{_common.describe_stack(config)} tagger, {state.data.description}"
+            f"{common.describe_stack(config)} tagger, {state.data.description}"
         )
 
     def summary(self, metrics):
@@ -338,4 +338,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    _common.run_cli(main)
+    common.run_cli(main)

@@ -35,7 +35,7 @@ import time
 import keras
 import numpy as np
 
-from recipes import _common
+from recipes import common
 from recipes import distributed
 
 
@@ -47,7 +47,7 @@ class Task:
     """
 
     name = "task"
-    Config = _common.StackOptions
+    Config = common.StackOptions
     curve_metric = "accuracy"
 
     def check(self, config):
@@ -144,7 +144,7 @@ class RunDirectory:
             probe.write_text("")
             probe.unlink()
         except OSError as error:
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 f"--output {path}: cannot write there ({error.strerror})"
             ) from None
         self._lock = (path / ".lock").open("w")
@@ -152,7 +152,7 @@ class RunDirectory:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             self._lock.close()
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 f"--output {path}: another job is running in this folder; "
                 "wait for it or choose another --output"
             ) from None
@@ -177,17 +177,17 @@ class RunDirectory:
                     f"{k} {old.get(k)!r} -> {self.config.get(k)!r}"
                     for k in changed[:4]
                 )
-                raise _common.RecipeError(
+                raise common.RecipeError(
                     f"--output {path} holds a run with another config "
                     f"({what}); rerun it with the same settings to resume, "
                     "or pass --overwrite, or choose another --output"
                 )
         elif [c for c in path.iterdir() if c.name != ".lock"]:
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 f"--output {path} is not empty and holds no run of this "
                 "recipe; choose another --output or pass --overwrite"
             )
-        _common.write_json(saved, self.config)
+        common.write_json(saved, self.config)
         return path
 
     @property
@@ -428,7 +428,7 @@ def _train(task, config, extra_callbacks, dist, output):
             config.batch_size, steps_per_epoch=len(train)
         )
     metrics = finite_metrics(metrics)
-    _common.write_json(output / "metrics.json", metrics)
+    common.write_json(output / "metrics.json", metrics)
     dist.finish()
     return metrics
 
@@ -461,7 +461,7 @@ BACKENDS = ("tensorflow", "jax", "torch")
 def set_precision(name):
     """Sets Keras's global dtype policy for `--mixed-precision NAME`."""
     if name not in PRECISIONS:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--mixed-precision must be one of {sorted(PRECISIONS)}; "
             f"received {name!r}"
         )
@@ -480,7 +480,7 @@ def parser_for(task, prog, doc, help_texts):
         epilog="Any flag can also be set in a --config file (JSON or YAML, "
         "the same names with underscores); flags win over the file.",
     )
-    _common.add_config_arguments(parser, task.Config, help_texts)
+    common.add_config_arguments(parser, task.Config, help_texts)
     distributed.add_arguments(parser)
     parser.add_argument(
         "--mixed-precision",
@@ -509,14 +509,14 @@ def main(task, prog, doc, help_texts, argv=None):
     """A recipe's command line: parse, train and evaluate, print."""
     args = parser_for(task, prog, doc, help_texts).parse_args(argv)
     if args.backend and args.backend != keras.backend.backend():
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--backend {args.backend}: Keras was already imported with the "
             f"{keras.backend.backend()} backend (pass --backend first on "
             "the command line of `python -m recipes....`, or set "
             "KERAS_BACKEND)"
         )
     set_precision(args.mixed_precision)
-    config = _common.resolve_config(task.Config, args)
+    config = common.resolve_config(task.Config, args)
     metrics = train_and_evaluate(
         task,
         config,

@@ -35,7 +35,7 @@ import threading
 import time
 
 from recipes import processes
-from recipes._common import RecipeError
+from recipes.common import RecipeError
 
 CHIEF = "chief"
 ENV_ID = "KERASTUNER_TUNER_ID"

@@ -21,7 +21,7 @@ import math
 import pathlib
 import warnings
 
-from recipes import _common
+from recipes import common
 from recipes import training
 
 COLUMNS = (
@@ -196,7 +196,7 @@ def write(tuner, hypermodel, problem, budget_params=None):
     summary dict (best trial, counts, paths)."""
     project = pathlib.Path(tuner.project_dir)
     rows = trial_rows(tuner, hypermodel)
-    _common.write_rows(rows, project, "trials", COLUMNS)
+    common.write_rows(rows, project, "trials", COLUMNS)
     objective = tuner.oracle.objective.name
     where = f"{problem.task}, {problem.description}"
     plot_heatmap(
@@ -235,7 +235,7 @@ def write(tuner, hypermodel, problem, budget_params=None):
     }
     config = dataclasses.asdict(problem.config_for(choices))
     config["output"] = str(project / "best")
-    _common.write_json(project / "best_config.json", config)
+    common.write_json(project / "best_config.json", config)
     best_values = {
         "trial": best.trial_id,
         "objective": objective,
@@ -244,7 +244,7 @@ def write(tuner, hypermodel, problem, budget_params=None):
         "choices": choices,
         "params": row["params"],
     }
-    _common.write_json(project / "best_hyperparameters.json", best_values)
+    common.write_json(project / "best_hyperparameters.json", best_values)
     try:
         with warnings.catch_warnings():
             # The trial checkpoint holds the optimizer's state, which the

@@ -39,7 +39,7 @@ import shutil
 import sys
 import typing
 
-from recipes import _common
+from recipes import common
 
 TUNERS = ("random", "bayesian", "hyperband")
 TASKS = ("tagging", "classification", "seq2seq")
@@ -120,7 +120,7 @@ def parse(argv):
     first.add_argument("--task", default="tagging")
     task = first.parse_known_args(argv)[0].task
     if task not in TASKS:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--task must be one of {', '.join(TASKS)}; received {task!r}"
         )
     recipe = importlib.import_module(f"recipes.{task}")
@@ -147,7 +147,7 @@ def parse(argv):
     group = parser.add_argument_group(
         f"{task} recipe settings (every trial; searched names are replaced)"
     )
-    _common.add_config_arguments(group, recipe.Config, recipe.HELP, SKIPPED)
+    common.add_config_arguments(group, recipe.Config, recipe.HELP, SKIPPED)
     args = parser.parse_args(argv)
     values = {
         f.name: getattr(args, f.name)
@@ -155,7 +155,7 @@ def parse(argv):
         if getattr(args, f.name) is not None
     }
     options = SearchOptions(**values)
-    config = _common.resolve_config(recipe.Config, args)
+    config = common.resolve_config(recipe.Config, args)
     return options, config, recipe
 
 
@@ -169,7 +169,7 @@ def parse_budget(text):
     except ValueError:
         value = 0
     if value < 1:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--budget-params must be a positive number such as 400000, "
             f"400k or 1.6M; received {text!r}"
         )
@@ -184,7 +184,7 @@ def _numbers(flag, text, count=(2, 3)):
         numbers = []
     if len(numbers) not in count:
         shape = "MIN:MAX" if count == (2,) else "MIN:MAX[:STEP]"
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"{flag} must be {shape} numbers; received {text!r}"
         )
     return tuple(int(n) if n.is_integer() else n for n in numbers)
@@ -202,7 +202,7 @@ def ranges_of(options):
         name, _, spec = item.partition("=")
         name = name.strip().replace("-", "_")
         if not spec:
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 f"--range must be NAME=MIN:MAX[:STEP] or NAME=A,B; "
                 f"received {item!r}"
             )
@@ -262,7 +262,7 @@ def check_project(project, stamp, overwrite):
             if old.get(part, {}).get(key) != stamp[part].get(key)
         ]
         if differences:
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 f"{project} holds a different search ("
                 + "; ".join(differences[:3])
                 + ("; ..." if len(differences) > 3 else "")
@@ -270,7 +270,7 @@ def check_project(project, stamp, overwrite):
             )
         return
     if (project / "oracle.json").exists():
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"{project} holds a keras-tuner project not started by "
             "tuning.search; use another --project-name, or --overwrite"
         )
@@ -280,20 +280,20 @@ def write_stamp(project, stamp):
     """Marks the folder as this search's, once its settings are valid."""
     project.mkdir(parents=True, exist_ok=True)
     if not (project / STAMP).is_file():
-        _common.write_json(project / STAMP, stamp)
+        common.write_json(project / STAMP, stamp)
 
 
 def check(options):
     if options.tuner not in TUNERS:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--tuner must be one of {', '.join(TUNERS)}; received "
             f"{options.tuner!r}"
         )
-    _common.check_range("max_trials", options.max_trials, low=1)
-    _common.check_range("workers", options.workers, low=1)
-    _common.check_range("max_retries", options.max_retries, low=0)
-    _common.check_range("chief_timeout", options.chief_timeout, low=1)
-    _common.check_range("timeout", options.timeout, low=0)
+    common.check_range("max_trials", options.max_trials, low=1)
+    common.check_range("workers", options.workers, low=1)
+    common.check_range("max_retries", options.max_retries, low=0)
+    common.check_range("chief_timeout", options.chief_timeout, low=1)
+    common.check_range("timeout", options.timeout, low=0)
 
 
 def make_hypermodel(problem, options):
@@ -322,7 +322,7 @@ def make_hypermodel(problem, options):
             name=f"{problem.task}_stack",
         )
     except ValueError as error:
-        raise _common.RecipeError(_flags(str(error))) from None
+        raise common.RecipeError(_flags(str(error))) from None
 
 
 def _flags(message):
@@ -352,7 +352,7 @@ def make_tuner(options, hypermodel, problem, project, epochs):
     )
     if options.tuner == "hyperband":
         if epochs < 2:
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 "--tuner hyperband needs --epochs of 2 or more; received "
                 f"{epochs}"
             )
@@ -387,7 +387,7 @@ def main(argv=None):
             timeout=options.timeout,
         )
         if code == 2:
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 "the search stopped on a user error (see the [chief] or "
                 "[tunerN] lines above)"
             )
@@ -433,13 +433,13 @@ def finish(
         failure = run_search(tuner, problem, config, epochs)
     if role == "worker" or not options.report:
         if failure:
-            raise _common.RecipeError(failure)
+            raise common.RecipeError(failure)
         return None
     summary = report.write(
         tuner, hypermodel, problem, parse_budget(options.budget_params)
     )
     if failure:
-        raise _common.RecipeError(f"{failure} (see {project}/trials.csv)")
+        raise common.RecipeError(f"{failure} (see {project}/trials.csv)")
     written = ["trials.csv"]
     if "best" in summary:
         written += ["heatmap.png", "best_hyperparameters.json"]
@@ -450,7 +450,7 @@ def finish(
         f"written to {summary['project']}: {', '.join(written)}"
     )
     if summary["completed"] == 0:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"no trial completed; the error column of {project}/trials.csv "
             "says why"
         )
@@ -558,4 +558,4 @@ def run_search(tuner, problem, config, epochs):
 
 
 if __name__ == "__main__":
-    _common.run_cli(main)
+    common.run_cli(main)

@@ -11,7 +11,7 @@ import time
 
 import keras_tuner as kt
 
-from recipes import _common
+from recipes import common
 
 
 class _RecordWorker:
@@ -23,7 +23,7 @@ class _RecordWorker:
         super().pre_create_trial()
 
     def run_trial(self, trial, *args, **kwargs):
-        _common.write_json(
+        common.write_json(
             os.path.join(self.get_trial_dir(trial.trial_id), "worker.json"),
             {
                 "tuner_id": self.tuner_id,

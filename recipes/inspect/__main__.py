@@ -3,7 +3,7 @@
 import importlib
 import sys
 
-from recipes import _common
+from recipes import common
 from recipes.inspect import TOOLS
 
 MODULES = {
@@ -23,11 +23,11 @@ def main(argv=None):
         return None
     tool, rest = argv[0], argv[1:]
     if tool not in MODULES:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"unknown tool {tool!r}; known: {', '.join(MODULES)}"
         )
     return importlib.import_module(MODULES[tool]).main(rest)
 
 
 if __name__ == "__main__":
-    _common.run_cli(main)
+    common.run_cli(main)

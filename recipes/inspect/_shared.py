@@ -1,11 +1,11 @@
 """What the inspection tools share: layer outputs of a saved stack,
-straight-line fits, plots (tables: `recipes._common.write_rows`)."""
+straight-line fits, plots (tables: `recipes.common.write_rows`)."""
 
 import keras
 import numpy as np
 
 import zoo
-from recipes import _common
+from recipes import common
 from zoo._walk import iter_layers
 
 
@@ -14,7 +14,7 @@ def find_stack(model):
     for layer in iter_layers(model):
         if isinstance(layer, zoo.StackedRNN):
             return layer
-    raise _common.RecipeError(
+    raise common.RecipeError(
         f"model {model.name!r} has no zoo.StackedRNN layer to inspect"
     )
 
@@ -36,7 +36,7 @@ class Tagger:
     embedding -> every layer's states."""
 
     def __init__(self, path):
-        model, labels = _common.load_init_model(path, flag="--model")
+        model, labels = common.load_init_model(path, flag="--model")
         self.model = model
         self.labels = labels
         self.path = str(path)
@@ -44,7 +44,7 @@ class Tagger:
             self.words = model.get_layer("vocabulary")
             encoder = model.get_layer("encoder")
         except ValueError:
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 f"--model {path}: not a tagger saved by recipes.tagging "
                 "(no 'vocabulary' and 'encoder' layers)"
             ) from None

@@ -25,7 +25,7 @@ import pathlib
 
 import numpy as np
 
-from recipes import _common
+from recipes import common
 from recipes.inspect import _shared
 
 EXAMPLE = "The keys to the cabinet are on the table ."
@@ -129,7 +129,7 @@ def main(argv=None):
     args = parse(argv)
     words = args.sentence.split()
     if not words:
-        raise _common.RecipeError("--sentence is empty; give some words")
+        raise common.RecipeError("--sentence is empty; give some words")
     if args.quick:
         words = words[:QUICK_TOKENS]
     tagger = _shared.Tagger(args.model)
@@ -139,7 +139,7 @@ def main(argv=None):
     from recipes import tagging
 
     tags = tagging.Tagger(tagger.model).predict([words])[0]
-    _common.write_rows(rows, output, "activations")
+    common.write_rows(rows, output, "activations")
     per_layer = []
     for layer in range(len(states)):
         mine = [r for r in rows if r["layer"] == layer]
@@ -158,7 +158,7 @@ def main(argv=None):
         "tags": tags,
         "layers": per_layer,
     }
-    _common.write_json(output / "summary.json", summary)
+    common.write_json(output / "summary.json", summary)
     plot(
         states,
         rows,
@@ -181,4 +181,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    _common.run_cli(main)
+    common.run_cli(main)

@@ -54,7 +54,7 @@ import keras
 import numpy as np
 
 import zoo
-from recipes import _common
+from recipes import common
 from recipes.inspect import _shared
 from zoo.spec import CELLS
 
@@ -122,14 +122,14 @@ def check_args(args):
     except ValueError:
         low = high = 0
     if not 1 <= low <= high:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             "--depths must be MIN:MAX with 1 <= MIN <= MAX (e.g. 1:8); "
             f"received {args.depths!r}"
         )
     for name in ("units", "batch_size", "steps", "features", "repeats"):
-        _common.check_range(name, getattr(args, name), low=1)
+        common.check_range(name, getattr(args, name), low=1)
     if args.cell not in CELLS:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--cell must be one of {', '.join(CELLS)}; received {args.cell!r}"
         )
     if args.budget_params is None:
@@ -138,7 +138,7 @@ def check_args(args):
         )
     smallest = zoo.count_params(args.cell, args.features, 1, num_layers=high)
     if args.budget_params < smallest:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--budget-params must be >= {smallest} (the {high}-layer "
             f"{args.cell} stack at width 1 on {args.features} features) for "
             f"--depths {args.depths}; received {args.budget_params}"
@@ -360,7 +360,7 @@ def main(argv=None):
     try:
         output.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise _common.RecipeError(f"--output {output}: {error}") from None
+        raise common.RecipeError(f"--output {output}: {error}") from None
     started = time.perf_counter()
     keras.utils.set_random_seed(args.seed)
     data = batch(args.batch_size, args.steps, args.features, args.seed)
@@ -398,9 +398,9 @@ def main(argv=None):
         seconds=time.perf_counter() - started,
         fits=fits,
     )
-    _common.write_rows(rows, output, "cost")
-    _common.write_json(output / "fits.json", fits)
-    _common.write_json(output / "summary.json", summary)
+    common.write_rows(rows, output, "cost")
+    common.write_json(output / "fits.json", fits)
+    common.write_json(output / "summary.json", summary)
     plot(rows, fits, args, output / "cost.png")
     print_table(rows)
     for key, fit in fits.items():

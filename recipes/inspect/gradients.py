@@ -38,7 +38,7 @@ import keras
 import numpy as np
 
 import zoo
-from recipes import _common
+from recipes import common
 from recipes.inspect import _shared
 from recipes.stacks import make_task
 
@@ -97,7 +97,7 @@ def parse(argv):
 def check(args):
     """Validated `args`, with `configs` and `depths` as lists."""
     if keras.backend.backend() != "tensorflow":
-        raise _common.RecipeError(
+        raise common.RecipeError(
             "the gradients tool uses tf.GradientTape, so it needs the "
             "TensorFlow backend; the Keras backend is "
             f"{keras.backend.backend()!r} (set KERAS_BACKEND=tensorflow)"
@@ -105,28 +105,28 @@ def check(args):
     args.configs = list(dict.fromkeys(args.configs.split(",")))
     for name in args.configs:
         if name not in CONFIGS:
-            raise _common.RecipeError(
+            raise common.RecipeError(
                 f"--configs: unknown configuration {name!r} (received "
                 f"{','.join(args.configs)!r}); allowed: {', '.join(CONFIGS)}"
             )
     if args.cell not in CELLS:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--cell: unknown cell {args.cell!r}; allowed: {', '.join(CELLS)}"
         )
     try:
         depths = [int(d) for d in args.depths.split(",")]
     except ValueError:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--depths must be comma-separated integers >= 1, e.g. 2,4,8; "
             f"received {args.depths!r}"
         ) from None
     for depth in depths:
-        _common.check_range("depths", depth, low=1)
+        common.check_range("depths", depth, low=1)
     args.depths = sorted(set(depths))
     for name in ("units", "steps", "batch_size", "timesteps"):
-        _common.check_range(name, getattr(args, name), low=1)
+        common.check_range(name, getattr(args, name), low=1)
     if not args.learning_rate > 0:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--learning-rate must be > 0; received {args.learning_rate}"
         )
     return args
@@ -270,7 +270,7 @@ def main(argv=None):
     try:
         output.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--output {output}: cannot create ({error})"
         ) from None
     loss_fn = keras.losses.BinaryCrossentropy(from_logits=True)
@@ -324,10 +324,10 @@ def main(argv=None):
                 flush=True,
             )
             keras.backend.clear_session()
-    _common.write_rows(gradient_rows, output, "gradients")
-    _common.write_rows(training_rows, output, "training")
+    common.write_rows(gradient_rows, output, "gradients")
+    common.write_rows(training_rows, output, "training")
     settings = {k: v for k, v in vars(args).items() if k != "output"}
-    _common.write_json(
+    common.write_json(
         output / "summary.json", {"settings": settings, "runs": summary}
     )
     plot(gradient_rows, training_rows, args, output)

@@ -32,7 +32,7 @@ import keras
 import numpy as np
 
 import zoo
-from recipes import _common
+from recipes import common
 from recipes import tagging
 from recipes.inspect import _shared
 
@@ -82,12 +82,12 @@ def check(args):
     properties = [p for p in args.properties.split(",") if p]
     unknown = sorted(set(properties) - set(PROPERTIES))
     if unknown or not properties:
-        raise _common.RecipeError(
+        raise common.RecipeError(
             f"--properties must be some of {', '.join(PROPERTIES)}; "
             f"received {args.properties!r}"
         )
     for name in ("train_sentences", "test_sentences", "epochs"):
-        _common.check_range(name, getattr(args, name), low=1)
+        common.check_range(name, getattr(args, name), low=1)
     return properties
 
 
@@ -147,8 +147,8 @@ def load_sentences(args):
     )
     tagging.TASK.check(config)
     data = tagging.TASK.load_data(config)
-    train = _common.quick_subset(data.train, args.train_sentences, args.seed)
-    test = _common.quick_subset(data.test, args.test_sentences, args.seed)
+    train = common.quick_subset(data.train, args.train_sentences, args.seed)
+    test = common.quick_subset(data.test, args.test_sentences, args.seed)
     return train, test, data.description
 
 
@@ -207,7 +207,7 @@ def main(argv=None):
             )
             mixes[prop] = weights
             print(f"{prop:>9}  ScalarMix: {accuracy:.4f} (weights {weights})")
-    _common.write_rows(rows, output, "probe")
+    common.write_rows(rows, output, "probe")
     summary = {
         "model": args.model,
         "data": description,
@@ -226,7 +226,7 @@ def main(argv=None):
         },
         "mix_weights": mixes,
     }
-    _common.write_json(output / "summary.json", summary)
+    common.write_json(output / "summary.json", summary)
     plot(rows, properties, tagger.num_layers, output / "probe.png", description)
     print(f"wrote {output}/probe.png, probe.csv, summary.json")
     return summary

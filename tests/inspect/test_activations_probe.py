@@ -7,7 +7,7 @@ import keras
 import numpy as np
 import pytest
 
-from recipes import _common
+from recipes import common
 from recipes import tagging
 from recipes.inspect import __main__ as dispatcher
 from recipes.inspect import activations
@@ -76,14 +76,14 @@ def test_probes_score_each_layer_and_the_mix(tagger, tmp_path):
 
 def test_inspect_bad_input_is_one_line(tagger, tmp_path):
     model, corpus = tagger
-    with pytest.raises(_common.RecipeError, match="--properties must be"):
+    with pytest.raises(common.RecipeError, match="--properties must be"):
         probing.main(["--model", str(model), "--properties", "syntax"])
-    with pytest.raises(_common.RecipeError, match="no such file"):
+    with pytest.raises(common.RecipeError, match="no such file"):
         activations.main(["--model", str(tmp_path / "missing.keras")])
     other = tmp_path / "other.keras"
     plain = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
     plain.save(other)
-    with pytest.raises(_common.RecipeError, match="no 'labels' layer"):
+    with pytest.raises(common.RecipeError, match="no 'labels' layer"):
         activations.main(["--model", str(other)])
-    with pytest.raises(_common.RecipeError, match="unknown tool 'xray'"):
+    with pytest.raises(common.RecipeError, match="unknown tool 'xray'"):
         dispatcher.main(["xray"])

@@ -10,7 +10,7 @@ import math
 import pytest
 
 import zoo
-from recipes import _common
+from recipes import common
 from recipes.inspect import cost
 
 
@@ -122,7 +122,7 @@ def test_fits_have_finite_slopes_and_the_per_layer_parameter_count(run):
     ],
 )
 def test_bad_input_names_the_flag(argv, message, tmp_path):
-    with pytest.raises(_common.RecipeError, match=message):
+    with pytest.raises(common.RecipeError, match=message):
         cost.main([*argv, "--output", str(tmp_path)])
 
 
@@ -131,7 +131,7 @@ def test_cli_error_exits_2_with_one_line(tmp_path, capsys):
     from recipes.inspect import __main__ as dispatcher
 
     with pytest.raises(SystemExit) as exit_info:
-        _common.run_cli(dispatcher.main, argv)
+        common.run_cli(dispatcher.main, argv)
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "--depths must be MIN:MAX" in err and len(err.splitlines()) == 1

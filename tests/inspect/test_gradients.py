@@ -9,7 +9,7 @@ import math
 import keras
 import pytest
 
-from recipes import _common
+from recipes import common
 from recipes.inspect import gradients
 
 pytestmark = pytest.mark.tf_only
@@ -106,14 +106,14 @@ def test_quick_sets_defaults_and_explicit_flags_win():
     ],
 )  # fmt: skip
 def test_bad_input_names_the_flag_value_and_allowed(argv, message, tmp_path):
-    with pytest.raises(_common.RecipeError, match=message):
+    with pytest.raises(common.RecipeError, match=message):
         gradients.main([*argv, "--output", str(tmp_path / "out")])
     assert not (tmp_path / "out").exists()
 
 
 def test_cli_error_is_one_line_with_exit_code_2(capsys):
     with pytest.raises(SystemExit) as exit_info:
-        _common.run_cli(gradients.main, ["--cell", "rnn"])
+        common.run_cli(gradients.main, ["--cell", "rnn"])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: --cell: unknown cell 'rnn'")
@@ -122,5 +122,5 @@ def test_cli_error_is_one_line_with_exit_code_2(capsys):
 
 def test_other_backends_are_refused(monkeypatch):
     monkeypatch.setattr(keras.backend, "backend", lambda: "jax")
-    with pytest.raises(_common.RecipeError, match="TensorFlow backend.*'jax'"):
+    with pytest.raises(common.RecipeError, match="TensorFlow backend.*'jax'"):
         gradients.parse([])

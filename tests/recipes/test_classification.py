@@ -8,8 +8,8 @@ import random
 import keras
 import pytest
 
-from recipes import _common
 from recipes import classification
+from recipes import common
 from recipes.data import tfds_data
 
 WORDS = {
@@ -111,7 +111,7 @@ def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
         "--output", str(tmp_path / "eval"),
     ]  # fmt: skip
     with pytest.raises(SystemExit) as exit_info:
-        _common.run_cli(classification.main, argv)
+        common.run_cli(classification.main, argv)
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "label set mismatch" in err and "'weather'" in err
@@ -139,7 +139,7 @@ def test_cli_errors_exit_2_with_one_line(argv, message, tmp_path, capsys):
         argv = [*argv, "--dataset", "csv", "--train-file"]
         argv.append(str(write_csv(tmp_path / "t.csv", rows=30)))
     with pytest.raises(SystemExit) as exit_info:
-        _common.run_cli(
+        common.run_cli(
             classification.main, [*argv, "--output", str(tmp_path / "o")]
         )
     assert exit_info.value.code == 2

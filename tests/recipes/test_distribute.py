@@ -25,7 +25,7 @@ import time
 import keras
 import pytest
 
-from recipes import _common
+from recipes import common
 from recipes import distributed
 from recipes import launch
 from recipes import processes
@@ -57,7 +57,7 @@ def env(**extra):
 
 def one_line_error(capsys, run, argv):
     with pytest.raises(SystemExit) as exit_info:
-        _common.run_cli(run, argv)
+        common.run_cli(run, argv)
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
@@ -137,7 +137,7 @@ MALFORMED = [
 def test_malformed_tf_config_is_a_clear_error():
     # One test for all cases: each test costs a Keras session reset here.
     for text, message in MALFORMED:
-        with pytest.raises(_common.RecipeError) as error:
+        with pytest.raises(common.RecipeError) as error:
             distributed.parse_tf_config(text)
         assert message in str(error.value), (text, str(error.value))
         assert len(str(error.value).splitlines()) == 1
@@ -164,7 +164,7 @@ def test_a_port_in_use_is_named():
         cluster = distributed.parse_tf_config(
             config_text({"worker": [f"127.0.0.1:{port}", "127.0.0.1:2"]})
         )
-        with pytest.raises(_common.RecipeError) as error:
+        with pytest.raises(common.RecipeError) as error:
             distributed.check_own_port(cluster)
     assert f"cluster.worker[0] = 127.0.0.1:{port}: port {port} is " in str(
         error.value

@@ -6,7 +6,7 @@ import random
 import keras
 import pytest
 
-from recipes import _common
+from recipes import common
 from recipes import seq2seq
 from recipes.data import cmudict
 
@@ -108,7 +108,7 @@ def test_cli_errors_exit_2(tmp_path, capsys):
         (["--beam-width", "0"], "--beam-width must be >= 1"),
     ):
         with pytest.raises(SystemExit) as exit_info:
-            _common.run_cli(
+            common.run_cli(
                 seq2seq.main, [*argv, "--output", str(tmp_path / "o")]
             )
         assert exit_info.value.code == 2

@@ -8,7 +8,7 @@ import random
 import keras
 import pytest
 
-from recipes import _common
+from recipes import common
 from recipes import tagging
 from recipes.data import tfds_data
 
@@ -117,7 +117,7 @@ def test_interrupted_run_resumes_from_the_last_epoch(tmp_path):
 )
 def test_cli_errors_exit_2_with_one_line(argv, message, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        _common.run_cli(tagging.main, [*argv, "--output", str(tmp_path)])
+        common.run_cli(tagging.main, [*argv, "--output", str(tmp_path)])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert message in err
@@ -128,14 +128,14 @@ def test_config_file_sets_options_and_flags_win(tmp_path):
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"units": 16, "cell": "gru"}))
     parser = __import__("argparse").ArgumentParser()
-    _common.add_config_arguments(parser, tagging.Config)
+    common.add_config_arguments(parser, tagging.Config)
     args = parser.parse_args(["--config", str(path), "--units", "32"])
-    config = _common.resolve_config(tagging.Config, args)
+    config = common.resolve_config(tagging.Config, args)
     assert (config.cell, config.units) == ("gru", 32)
     path.write_text(json.dumps({"unitz": 3}))
     args = parser.parse_args(["--config", str(path)])
-    with pytest.raises(_common.RecipeError, match="unknown setting"):
-        _common.resolve_config(tagging.Config, args)
+    with pytest.raises(common.RecipeError, match="unknown setting"):
+        common.resolve_config(tagging.Config, args)
 
 
 def write_ner(path, sentences=120, seed=0):
@@ -237,7 +237,7 @@ def test_saved_model_evaluates_and_rejects_other_labels(tmp_path, capsys):
         str(model_path), "--epochs", "0", "--output", str(tmp_path / "x"),
     ]  # fmt: skip
     with pytest.raises(SystemExit) as exit_info:
-        _common.run_cli(tagging.main, argv)
+        common.run_cli(tagging.main, argv)
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "label set mismatch" in err and "B-person" in err
@@ -349,12 +349,12 @@ def test_run_directory_refuses_other_runs_and_keeps_finished_ones(
     assert again["test_accuracy"] == first["test_accuracy"]
     assert (tmp_path / "out" / "log.csv").read_text() == log
     assert "not retraining" in capsys.readouterr().out
-    with pytest.raises(_common.RecipeError, match="units 8 -> 12"):
+    with pytest.raises(common.RecipeError, match="units 8 -> 12"):
         tagging.run(dataclasses.replace(config, units=12))
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine")
-    with pytest.raises(_common.RecipeError, match="not empty"):
+    with pytest.raises(common.RecipeError, match="not empty"):
         tagging.run(dataclasses.replace(config, output=str(other)))
     fresh = tagging.run(dataclasses.replace(config, units=12), overwrite=True)
     assert fresh["params"] != first["params"]
@@ -373,7 +373,7 @@ def test_more_cli_errors_exit_2(argv, message, tmp_path, capsys):
     corpus = write_corpus(tmp_path / "corpus")
     argv = [*argv, "--corpus-dir", str(corpus), "--output", str(tmp_path / "o")]
     with pytest.raises(SystemExit) as exit_info:
-        _common.run_cli(tagging.main, argv)
+        common.run_cli(tagging.main, argv)
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
@@ -382,9 +382,9 @@ def test_more_cli_errors_exit_2(argv, message, tmp_path, capsys):
 def test_a_registered_backbone_by_name_with_flags_overriding(tmp_path):
     config = tiny_config(tmp_path, epochs=1, tensorboard=False)
     parser = __import__("argparse").ArgumentParser()
-    _common.add_config_arguments(parser, tagging.Config)
+    common.add_config_arguments(parser, tagging.Config)
     args = parser.parse_args(["--model", "lstm_tiny", "--units", "4"])
-    resolved = _common.resolve_config(tagging.Config, args)
+    resolved = common.resolve_config(tagging.Config, args)
     assert resolved.units == 4 and resolved.num_layers is None
     metrics = tagging.run(
         dataclasses.replace(config, model="lstm_tiny", units=4, num_layers=None,

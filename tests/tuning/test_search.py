@@ -17,7 +17,7 @@ import time
 import keras
 import pytest
 
-from recipes import _common
+from recipes import common
 from recipes import processes
 from tests.recipes.test_tagging import write_corpus
 from tuning import distributed
@@ -86,7 +86,7 @@ def test_search_writes_table_plots_and_best_model_then_resumes(tmp_path):
     )
     assert model.count_params() == best["params"]
     # best_config.json is a recipe config: the tagger reads it.
-    config = _common.read_config_file(project / "best_config.json")
+    config = common.read_config_file(project / "best_config.json")
     assert config["num_layers"] == best["values"]["num_layers"]
     started = {
         r["trial"]: json.loads(
@@ -229,7 +229,7 @@ def test_a_chief_that_fails_stops_the_launch(tmp_path, monkeypatch):
 )
 def test_bad_input_exits_2_with_one_line(extra, message, tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
-        _common.run_cli(search.main, tiny_args(tmp_path, *extra))
+        common.run_cli(search.main, tiny_args(tmp_path, *extra))
     assert info.value.code == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), lines
@@ -247,7 +247,7 @@ def test_a_directory_holding_another_search_is_refused(tmp_path, capsys):
     )
     other = tiny_args(tmp_path, "--tuner", "bayesian")
     with pytest.raises(SystemExit) as info:
-        _common.run_cli(search.main, other)
+        common.run_cli(search.main, other)
     assert info.value.code == 2
     error = capsys.readouterr().err.strip()
     assert "holds a different search" in error
@@ -256,7 +256,7 @@ def test_a_directory_holding_another_search_is_refused(tmp_path, capsys):
     foreign = tmp_path / "runs" / "foreign"
     foreign.mkdir(parents=True)
     (foreign / "oracle.json").write_text("{}")
-    with pytest.raises(_common.RecipeError, match="not started by"):
+    with pytest.raises(common.RecipeError, match="not started by"):
         search.check_project(foreign, {"search": {}, "recipe": {}}, False)
     # --overwrite replaces it.
     search.check_project(foreign, stamp, overwrite=True)
@@ -265,7 +265,7 @@ def test_a_directory_holding_another_search_is_refused(tmp_path, capsys):
 
 def test_a_failed_command_leaves_no_stamp_behind(tmp_path, capsys):
     with pytest.raises(SystemExit):
-        _common.run_cli(search.main, tiny_args(tmp_path, "--layers", "4:1"))
+        common.run_cli(search.main, tiny_args(tmp_path, "--layers", "4:1"))
     capsys.readouterr()
     assert not (tmp_path / "runs" / "pos" / "search.json").exists()
 
