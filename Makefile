@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml Makefile
 # tests still fails. `make test-all` runs everything on every backend,
 # slow tests included.
 test: $(STAMP)
-	$(PY) -m ruff check zoo recipes tuning tests benchmarks
+	$(PY) -m ruff check zoo recipes tuning tests benchmarks diagnostics
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup
 	KERAS_BACKEND=jax ZOO_TEST_TIER=core $(PY) -m pytest -n $(JOBS) --dist loadgroup
 
@@ -75,8 +75,8 @@ demo-stacks: $(STAMP)
 	$(PY) -m recipes.stacks
 
 lint: $(STAMP)
-	$(PY) -m ruff check zoo recipes tuning tests benchmarks
-	$(PY) -m ruff format --check zoo recipes tuning tests benchmarks
+	$(PY) -m ruff check zoo recipes tuning tests benchmarks diagnostics
+	$(PY) -m ruff format --check zoo recipes tuning tests benchmarks diagnostics
 
 bench-overhead: $(STAMP)
 	$(PY) benchmarks/overhead.py

@@ -1,8 +1,10 @@
 """What the benchmark scripts share beyond `benchmarks/peers.py`'s helpers.
 
-The timing, FLOP and machine helpers (`matmul_peak`, `timed_block`,
-`flops_per_token`, `machine_info`, `versions`, `KerasContender`, `SHAPES`)
-live in `benchmarks/peers.py` and are imported from there; this module
+The timing and machine helpers (`timed_block`, `round_robin`,
+`machine_info`, `versions`, `peak_rss_mb`) are `diagnostics.timing`'s,
+shared with `python -m diagnostics cost`; the FLOP helpers and contenders
+(`matmul_peak`, `flops_per_token`, `KerasContender`, `SHAPES`) live in
+`benchmarks/peers.py` and are imported from there; this module
 holds the few things the newer scripts need on top: the command line as
 the README quotes it, the accelerator Keras runs on, and the default
 result path.
@@ -107,12 +109,13 @@ def print_header(argv, stem, quick):
     Returns `(command, versions, default output path)`; PyTorch, when
     installed, only measures the matmul peak in these scripts.
     """
-    from benchmarks.peers import machine_info
-    from benchmarks.peers import versions
+    from benchmarks.peers import torch
+    from diagnostics.timing import machine_info
+    from diagnostics.timing import versions
 
     command = command_line(argv)
     info = versions()
-    info["torch (matmul peak)"] = info.pop("torch (contender)")
+    info["torch (matmul peak)"] = torch.__version__ if torch else None
     print("command:", command)
     print("machine:", json.dumps(machine_info()))
     print("versions:", json.dumps(info))

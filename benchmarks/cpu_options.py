@@ -49,10 +49,10 @@ import numpy as np  # noqa: E402
 from benchmarks import _common  # noqa: E402
 from benchmarks.peers import TorchContender  # noqa: E402
 from benchmarks.peers import flops_per_token  # noqa: E402
-from benchmarks.peers import machine_info  # noqa: E402
 from benchmarks.peers import matmul_peak  # noqa: E402
-from benchmarks.peers import timed_block  # noqa: E402
 from benchmarks.peers import versions  # noqa: E402
+from diagnostics import timing  # noqa: E402
+from diagnostics.timing import machine_info  # noqa: E402
 
 try:
     import torch
@@ -335,13 +335,12 @@ def main(argv=None):
     for step in steps.values():
         step()
         step()
-    samples = {name: [] for name in steps}
     names = list(steps)
-    for round_index in range(args.repeats):
-        order = names if round_index % 2 == 0 else names[::-1]
-        for name in order:
-            samples[name].append(timed_block(steps[name], args.block))
-        print(f"round {round_index + 1}/{args.repeats} done", flush=True)
+    blocks = {name: [(steps[name], args.block)] for name in names}
+    samples = {
+        name: per_block[0]
+        for name, per_block in timing.round_robin(blocks, args.repeats).items()
+    }
     peak, peak_record = _common.peak_at_end(peak_start, source)
 
     flops = 3 * flops_per_token("lstm", args.layers, f, shape["units"])

@@ -4,8 +4,8 @@
                                 --repeats 4 --output ...]
     python benchmarks/depth.py --quick      # smoke test: tiny shapes, L=1..3
 
-The measuring code is the diagnostics tool's, `recipes/inspect/cost.py`
-(`python -m recipes.inspect cost`), imported, not copied: the same model
+The measuring code is the diagnostics tool's, `diagnostics/cost.py`
+(`python -m diagnostics cost`), imported, not copied: the same model
 (`cost.build`: a unidirectional, plain `zoo.stacked_rnn` on float inputs,
 a Dense head per step, MSE, Adam lr 1e-3), the same warm-up
 (`cost.warm_up`: two train steps and two batch-1 calls), the same timing
@@ -49,10 +49,10 @@ from benchmarks import _common  # noqa: E402
 from benchmarks.peers import GATES  # noqa: E402
 from benchmarks.peers import SHAPES  # noqa: E402
 from benchmarks.peers import flops_per_token  # noqa: E402
-from benchmarks.peers import machine_info  # noqa: E402
 from benchmarks.peers import matmul_peak  # noqa: E402
+from diagnostics import cost  # noqa: E402
+from diagnostics.timing import machine_info  # noqa: E402
 from recipes import common as recipes_common  # noqa: E402
-from recipes.inspect import cost  # noqa: E402
 
 
 def parse_args(argv):
@@ -268,7 +268,7 @@ def main(argv=None):
             "quick": args.quick,
             "output": args.output,
         },
-        "method": "recipes/inspect/cost.py: build, warm_up, "
+        "method": "diagnostics/cost.py: build, warm_up, "
         "time_round_robin, measure_memory, fit_depth",
         "train_block": cost.TRAIN_BLOCK,
         "latency_block": cost.LATENCY_BLOCK,

@@ -99,6 +99,8 @@ import traceback
 if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
+from diagnostics import timing  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BACKENDS = ("torch", "jax")
 CONTENDERS = ("zoo_fused", "zoo_per_layer", "torch_native")
@@ -309,7 +311,7 @@ class Child:
             torch.backends.cudnn.version() if self.on_gpu else None
         )
         self.out.update(
-            machine=peers.machine_info(),
+            machine=timing.machine_info(),
             versions=versions,
             keras_device=keras_device,
             shapes={s: peers.SHAPES[s] for s in self.args.shapes},
@@ -569,7 +571,7 @@ class Child:
                     continue
                 try:
                     samples[name].append(
-                        peers.timed_block(built[name].train_step, args.block)
+                        timing.timed_block(built[name].train_step, args.block)
                     )
                 except Exception as error:
                     info[name]["error"] = describe(error)

@@ -28,9 +28,9 @@ Measured per contender and configuration:
 - batch-1 latency: one sequence of 50 steps, forward only, in ms.
 
 Every contender is built, compiled and warmed up first (two calls of each
-kind). Then, for each of `--repeats` rounds, the configurations are
-visited round-robin and, within each, the contenders are alternated (the
-order reversed every other round), each timing one block of
+kind). Then, for each of `--repeats` rounds, every contender of every
+configuration is visited in turn, in order on even rounds and reversed on
+odd ones (`diagnostics.timing.round_robin`), each timing one block of
 `--block` train steps, one block of `--block` inference calls and one
 block of `--latency-calls` batch-1 calls. A sample is the mean step time
 of a block; the reported value is the median over the rounds. Everything
@@ -50,7 +50,6 @@ import argparse
 import json
 import os
 import pathlib
-import platform
 import statistics
 import sys
 import time
@@ -63,6 +62,8 @@ import numpy as np  # noqa: E402
 
 import zoo  # noqa: E402
 from benchmarks import _common  # noqa: E402
+from diagnostics import timing  # noqa: E402
+from diagnostics.timing import machine_info  # noqa: E402
 
 try:
     import torch
@@ -207,13 +208,6 @@ def matmul_peak(n=2048, calls=10):
     return 2 * n**3 / statistics.median(times), source
 
 
-def timed_block(function, calls):
-    start = time.perf_counter()
-    for _ in range(calls):
-        function()
-    return (time.perf_counter() - start) / calls
-
-
 # ------------------------------------------------------------------- main
 
 
@@ -276,32 +270,12 @@ def parse_args(argv):
     return args
 
 
-def machine_info():
-    info = {
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "python": platform.python_version(),
-    }
-    try:
-        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                info["cpu_model"] = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return info
-
-
 def versions():
-    backend = keras.backend.backend()
-    out = {"keras": keras.__version__, "backend": backend}
-    module = {"tensorflow": "tensorflow", "jax": "jax", "torch": "torch"}
-    if backend in module:
-        out[backend] = __import__(module[backend]).__version__
-    out["numpy"] = np.__version__
-    out["torch (contender)"] = torch.__version__ if torch else None
-    return out
+    """`diagnostics.timing.versions()` and the PyTorch contender's."""
+    return {
+        **timing.versions(),
+        "torch (contender)": torch.__version__ if torch else None,
+    }
 
 
 def plot(results, args, path, title):
@@ -340,9 +314,7 @@ def main(argv=None):
     args = parse_args(argv)
     shape = SHAPES[args.shape]
     backend = keras.backend.backend()
-    command = "python " + " ".join([sys.argv[0], *(argv or sys.argv[1:])])
-    if backend != "tensorflow":
-        command = f"KERAS_BACKEND={backend} " + command
+    command = _common.command_line(argv)
 
     if "torch" in args.contenders and torch is None:
         print("PyTorch is not installed: skipping the torch contender")
@@ -420,35 +392,22 @@ def main(argv=None):
     print(f"setup took {time.perf_counter() - setup_start:.0f} s")
 
     kinds = ("train", "infer", "latency")
-    samples = {
-        (key, name, kind): []
+    blocks = {
+        (key, name): [
+            (c.train_step, args.block),
+            (c.infer, args.block),
+            (c.latency, args.latency_calls),
+        ]
         for key, built in contenders.items()
-        for name in built
-        for kind in kinds
+        for name, c in built.items()
     }
     run_start = time.perf_counter()
-    for round_index in range(args.repeats):
-        shift = round_index % len(configs)
-        for key in configs[shift:] + configs[:shift]:
-            names = list(contenders[key])
-            if round_index % 2:
-                names.reverse()
-            for name in names:
-                c = contenders[key][name]
-                samples[(key, name, "train")].append(
-                    timed_block(c.train_step, args.block)
-                )
-                samples[(key, name, "infer")].append(
-                    timed_block(c.infer, args.block)
-                )
-                samples[(key, name, "latency")].append(
-                    timed_block(c.latency, args.latency_calls)
-                )
-        print(
-            f"round {round_index + 1}/{args.repeats} done "
-            f"({time.perf_counter() - run_start:.0f} s)",
-            flush=True,
-        )
+    timed = timing.round_robin(blocks, args.repeats)
+    samples = {
+        (key, name, kind): times
+        for (key, name), per_block in timed.items()
+        for kind, times in zip(kinds, per_block)
+    }
     peak, peak_record = _common.peak_at_end(peak_start, peak_source)
 
     tokens = b * t

@@ -31,10 +31,10 @@ these configurations, for LSTM and GRU:
   path as the float-input configurations.
 
 Every model is built, compiled and warmed up first (`--warmup` train
-steps). Then, for each of `--repeats` rounds, the cells are visited in
-turn (their order rotated every round) and, within a cell, the
-configurations are alternated, the order reversed every other round; each
-times one block of `--block` train steps. A sample is the mean step time
+steps). Then, for each of `--repeats` rounds, every model (cell, depth,
+configuration) is visited in turn, in order on even rounds and reversed on
+odd ones (`diagnostics.timing.round_robin`); each times one block of
+`--block` train steps. A sample is the mean step time
 of a block; the reported step time is the median over the rounds, all in
 one process. The ratio to the baseline is baseline step time / step time
 (tokens/s ratio: > 1 is faster); the per-round paired ratios (same round,
@@ -73,9 +73,9 @@ from benchmarks.peers import SHAPES  # noqa: E402
 from benchmarks.peers import KerasContender  # noqa: E402
 from benchmarks.peers import flops_per_token  # noqa: E402
 from benchmarks.peers import keras_head  # noqa: E402
-from benchmarks.peers import machine_info  # noqa: E402
 from benchmarks.peers import matmul_peak  # noqa: E402
-from benchmarks.peers import timed_block  # noqa: E402
+from diagnostics import timing  # noqa: E402
+from diagnostics.timing import machine_info  # noqa: E402
 
 CELLS = ("lstm", "gru")
 # name: the `zoo.stacked_rnn` option it sets (None: none), its value
@@ -304,25 +304,12 @@ def main(argv=None):
     tf_logger.setLevel(level)
     print(f"setup took {time.perf_counter() - setup_start:.0f} s")
 
-    samples = {key: [] for key in models}
     run_start = time.perf_counter()
-    for round_index in range(args.repeats):
-        shift = round_index % len(keys)
-        for cell, n in keys[shift:] + keys[:shift]:
-            names = list(args.configs)
-            if round_index % 2:
-                names.reverse()
-            for config in names:
-                samples[(cell, n, config)].append(
-                    timed_block(
-                        models[(cell, n, config)].train_step, args.block
-                    )
-                )
-        print(
-            f"round {round_index + 1}/{args.repeats} done "
-            f"({time.perf_counter() - run_start:.0f} s)",
-            flush=True,
-        )
+    blocks = {key: [(c.train_step, args.block)] for key, c in models.items()}
+    samples = {
+        key: per_block[0]
+        for key, per_block in timing.round_robin(blocks, args.repeats).items()
+    }
     peak, peak_record = _common.peak_at_end(peak_start, peak_source)
 
     tokens = b * t

@@ -1,9 +1,9 @@
 """Seeing inside a stack: what each layer does, what depth costs.
 
-    python -m recipes.inspect activations --model runs/tagging/model.keras
-    python -m recipes.inspect gradients --quick
-    python -m recipes.inspect probe --model runs/tagging/model.keras
-    python -m recipes.inspect cost --quick
+    python -m diagnostics activations --model runs/tagging/model.keras
+    python -m diagnostics gradients --quick
+    python -m diagnostics probe --model runs/tagging/model.keras
+    python -m diagnostics cost --quick
 
 Each tool writes PNG plots and its numbers (JSON and CSV) to `--output`,
 has a `--quick` mode, and prints one line and exits with code 2 on bad

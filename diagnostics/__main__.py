@@ -1,16 +1,16 @@
-"""`python -m recipes.inspect TOOL [options]`; `--help` after TOOL."""
+"""`python -m diagnostics TOOL [options]`; `--help` after TOOL."""
 
 import importlib
 import sys
 
+from diagnostics import TOOLS
 from recipes import common
-from recipes.inspect import TOOLS
 
 MODULES = {
-    "activations": "recipes.inspect.activations",
-    "gradients": "recipes.inspect.gradients",
-    "probe": "recipes.inspect.probing",
-    "cost": "recipes.inspect.cost",
+    "activations": "diagnostics.activations",
+    "gradients": "diagnostics.gradients",
+    "probe": "diagnostics.probing",
+    "cost": "diagnostics.cost",
 }
 
 

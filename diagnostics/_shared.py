@@ -92,7 +92,7 @@ def tagger_parser(tool, doc):
     import argparse
 
     parser = argparse.ArgumentParser(
-        prog=f"python -m recipes.inspect {tool}",
+        prog=f"python -m diagnostics {tool}",
         description=doc.splitlines()[0],
     )
     parser.add_argument(

@@ -1,6 +1,6 @@
 """Per-layer hidden-state activity of a trained tagger over a sentence.
 
-    python -m recipes.inspect activations --model runs/tagging/model.keras \\
+    python -m diagnostics activations --model runs/tagging/model.keras \\
         --sentence "The keys to the cabinet are on the table ."
 
 Runs the tagger saved by `recipes.tagging` over one sentence and keeps
@@ -25,8 +25,8 @@ import pathlib
 
 import numpy as np
 
+from diagnostics import _shared
 from recipes import common
-from recipes.inspect import _shared
 
 EXAMPLE = "The keys to the cabinet are on the table ."
 QUICK_TOKENS = 12
@@ -39,7 +39,7 @@ def parse(argv):
         default=EXAMPLE,
         help="whitespace-tokenised text (default: %(default)r)",
     )
-    parser.add_argument("--output", default="runs/inspect/activations")
+    parser.add_argument("--output", default="runs/diagnostics/activations")
     parser.add_argument(
         "--quick",
         action="store_true",

@@ -1,7 +1,7 @@
 """What depth costs: step time, latency, peak memory and parameters.
 
-    python -m recipes.inspect cost [--depths 1:8 --units 128 --cell lstm]
-    python -m recipes.inspect cost --quick
+    python -m diagnostics cost [--depths 1:8 --units 128 --cell lstm]
+    python -m diagnostics cost --quick
 
 Tests the claim "time and memory grow linearly with depth; parameters grow
 by one layer's worth per layer", in two sweeps over the depth L:
@@ -44,7 +44,6 @@ import json
 import logging
 import os
 import pathlib
-import platform
 import statistics
 import subprocess
 import sys
@@ -54,8 +53,9 @@ import keras
 import numpy as np
 
 import zoo
+from diagnostics import _shared
+from diagnostics import timing
 from recipes import common
-from recipes.inspect import _shared
 from zoo.spec import CELLS
 
 TRAIN_BLOCK = 3  # train steps per timed block
@@ -76,7 +76,7 @@ METRICS = {  # column: (panel title, unit of the fitted slope)
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(
-        prog="python -m recipes.inspect cost",
+        prog="python -m diagnostics cost",
         description=__doc__.splitlines()[0],
     )
     add = parser.add_argument
@@ -105,7 +105,7 @@ def parse_args(argv):
         help="depths 1:3, tiny shapes, 2 repeats, no memory: seconds",
     )
     add("--seed", type=int, default=0)
-    add("--output", default="runs/inspect/cost")
+    add("--output", default="runs/diagnostics/cost")
     args = parser.parse_args(argv)
     for key, value in (QUICK if args.quick else DEFAULTS).items():
         if getattr(args, key) is None:  # explicit flags win over --quick
@@ -172,49 +172,25 @@ def warm_up(model, data):
 
 
 def time_round_robin(models, data, repeats):
-    """Median seconds per train step and per batch-1 call, per model."""
+    """Median seconds per train step and per batch-1 call, per model
+    (`timing.round_robin`: one block of each per model and repeat)."""
     x, y, one = data
-    steps, calls = [[] for _ in models], [[] for _ in models]
-    for repeat in range(repeats):
-        start_repeat = time.perf_counter()
-        order = range(len(models))
-        for i in order if repeat % 2 == 0 else reversed(order):
-            start = time.perf_counter()
-            for _ in range(TRAIN_BLOCK):
-                models[i].train_on_batch(x, y)
-            middle = time.perf_counter()
-            for _ in range(LATENCY_BLOCK):
-                models[i].predict_on_batch(one)
-            end = time.perf_counter()
-            steps[i].append((middle - start) / TRAIN_BLOCK)
-            calls[i].append((end - middle) / LATENCY_BLOCK)
-        took = time.perf_counter() - start_repeat
-        print(f"repeat {repeat + 1}/{repeats}: {took:.1f} s", flush=True)
-    return [statistics.median(s) for s in steps], [
-        statistics.median(c) for c in calls
-    ]
-
-
-def peak_rss_mb():
-    """This process's peak resident memory so far, in MB."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024  # kB
-    except OSError:
-        pass
-    import resource
-
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1024**2 if sys.platform == "darwin" else 1024)
+    blocks = {
+        i: [
+            (lambda m=model: m.train_on_batch(x, y), TRAIN_BLOCK),
+            (lambda m=model: m.predict_on_batch(one), LATENCY_BLOCK),
+        ]
+        for i, model in enumerate(models)
+    }
+    result = timing.medians(timing.round_robin(blocks, repeats, "repeat"))
+    return [result[i][0] for i in blocks], [result[i][1] for i in blocks]
 
 
 def _memory_child(spec):
     """Run in a fresh process by `measure_memory`: prints one JSON line."""
     spec = json.loads(spec)
     keras.ops.convert_to_numpy(keras.ops.ones((1,)) + 1)  # start the backend
-    baseline = peak_rss_mb()
+    baseline = timing.peak_rss_mb()
     model, _ = build(
         spec["cell"], spec["depth"], spec["units"], spec["features"]
     )
@@ -222,18 +198,18 @@ def _memory_child(spec):
     warm_up(model, data)
     for _ in range(TRAIN_BLOCK):
         model.train_on_batch(*data[:2])
-    peak = peak_rss_mb() - baseline
+    peak = timing.peak_rss_mb() - baseline
     print(json.dumps({"baseline_mb": baseline, "peak_mb": peak}))
 
 
 def measure_memory(args, depth, units):
     """`(baseline_mb, peak_mb)` of one configuration, in a fresh process."""
     spec = dict(vars(args), depth=depth, units=units)
-    root = str(pathlib.Path(__file__).resolve().parents[2])
+    root = str(pathlib.Path(__file__).resolve().parents[1])
     path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
     env = dict(os.environ, PYTHONPATH=path, TF_CPP_MIN_LOG_LEVEL="2")
     env["KERAS_BACKEND"] = keras.backend.backend()
-    code = "import sys; from recipes.inspect import cost; "
+    code = "import sys; from diagnostics import cost; "
     code += "cost._memory_child(sys.argv[1])"
     done = subprocess.run(
         [sys.executable, "-c", code, json.dumps(spec)],
@@ -381,14 +357,11 @@ def main(argv=None):
         print(f"{row['sweep']} L={row['depth']}: {line}", flush=True)
     fits = fit_depth(rows, args)
     summary = dict(
-        command=" ".join(["python -m recipes.inspect cost", *argv]),
-        machine=dict(
-            cpus=os.cpu_count(),
-            platform=platform.platform(),
-            python=platform.python_version(),
-        ),
+        command=" ".join(["python -m diagnostics cost", *argv]),
+        machine=timing.machine_info(),
         backend=keras.backend.backend(),
         keras=keras.__version__,
+        versions=timing.versions(),
         config=vars(args),
         train_block=TRAIN_BLOCK,
         latency_block=LATENCY_BLOCK,

@@ -1,6 +1,6 @@
 """Gradient norm by layer for plain, residual and highway stacks.
 
-    python -m recipes.inspect gradients [--quick] [--depths 2,4,8]
+    python -m diagnostics gradients [--quick] [--depths 2,4,8]
         [--configs plain,residual,highway] [--cell lstm] [--units 32]
 
 Depth adds a second path along which gradients vanish: through the layers
@@ -11,9 +11,8 @@ with a per-step `Dense(1)` head on a generated task (`recipes.stacks.make_task`:
 label each timestep with the sign of the running sum of the first feature,
 which needs memory) and measures:
 
-- at initialisation (`--seed`), on one fixed batch, with `tf.GradientTape`
-  through a copy of the stack that returns every layer's output sequence
-  (`output="all"`, same weights): for each layer output `h_l` the L2 norm
+- at initialisation (`--seed`), on one fixed batch, running the stack
+  layer by layer (`layer_outputs`): for each layer output `h_l` the L2 norm
   of `d loss / d h_l` at each timestep and sequence, averaged over both;
   and the L2 norm of the gradient with respect to all of layer `l`'s
   weights (its recurrent layer plus any skip projection or gate);
@@ -27,7 +26,10 @@ weight_grad_norm), `training.csv/json` (config, depth, step, loss),
 gradient norms, first and last loss) and the plots `gradient_norms.png`
 and `loss_curves.png` (one panel per depth).
 
-TensorFlow backend only (it uses `tf.GradientTape`).
+Runs on TensorFlow, JAX and PyTorch with the same flags and outputs: the
+gradients come from `tf.GradientTape`, `jax.grad` (the weights passed in
+through `keras.StatelessScope`) or torch's autograd (`grad`), the training
+from `train_on_batch`.
 """
 
 import argparse
@@ -38,8 +40,8 @@ import keras
 import numpy as np
 
 import zoo
+from diagnostics import _shared
 from recipes import common
-from recipes.inspect import _shared
 from recipes.stacks import make_task
 
 CONFIGS = {
@@ -51,6 +53,7 @@ CELLS = ("lstm", "gru", "simple_rnn")
 FEATURES = 4
 DEFAULTS = dict(depths="2,4,8", steps=150, batch_size=64)
 QUICK = dict(depths="2,4", steps=40, batch_size=16)
+BACKENDS = ("tensorflow", "jax", "torch")  # the ones `grad` knows
 EAGER_BELOW = 20  # fewer training steps run eagerly: cheaper than tracing
 FLAGS = {  # name: (type, default, help); None: set by --quick or not
     "configs": (
@@ -66,13 +69,13 @@ FLAGS = {  # name: (type, default, help); None: set by --quick or not
     "timesteps": (int, 20, "sequence length"),
     "learning_rate": (float, 0.002, "Adam's learning rate"),
     "seed": (int, 0, "initialisation and data seed"),
-    "output": (str, "runs/inspect/gradients", "folder for the results"),
+    "output": (str, "runs/diagnostics/gradients", "folder for the results"),
 }
 
 
 def parse(argv):
     parser = argparse.ArgumentParser(
-        prog="python -m recipes.inspect gradients",
+        prog="python -m diagnostics gradients",
         description=__doc__.splitlines()[0],
     )
     for name, (kind, default, text) in FLAGS.items():
@@ -96,11 +99,10 @@ def parse(argv):
 
 def check(args):
     """Validated `args`, with `configs` and `depths` as lists."""
-    if keras.backend.backend() != "tensorflow":
+    if keras.backend.backend() not in BACKENDS:
         raise common.RecipeError(
-            "the gradients tool uses tf.GradientTape, so it needs the "
-            "TensorFlow backend; the Keras backend is "
-            f"{keras.backend.backend()!r} (set KERAS_BACKEND=tensorflow)"
+            f"the gradients tool runs on {', '.join(BACKENDS)}; the Keras "
+            f"backend is {keras.backend.backend()!r}"
         )
     args.configs = list(dict.fromkeys(args.configs.split(",")))
     for name in args.configs:
@@ -151,49 +153,107 @@ def build(config, depth, args):
     return model, _shared.find_stack(encoder), head
 
 
-def gradient_norms(stack, head, x, y, loss_fn):
-    """Per layer (bottom first): `(output_grad_norm, weight_grad_norm)`."""
-    import tensorflow as tf
+def grad(loss_of, tensors, variables):
+    """`d loss / d tensors` and `d loss / d variables`, one list, where
+    `loss = loss_of(tensors)` reads `variables` (Keras variables). One
+    branch per backend: `tf.GradientTape`; `jax.grad` with the variables'
+    values passed in through `keras.StatelessScope`; torch's autograd."""
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        import tensorflow as tf
 
-    clone = _shared.all_layers(stack, FEATURES)
-    with tf.GradientTape() as tape:
-        outputs = clone(x, training=False)
-        loss = loss_fn(y, head(outputs[-1]))
-    weights = [block.trainable_weights for block in clone.blocks]
+        with tf.GradientTape() as tape:
+            tape.watch(tensors)
+            loss = loss_of(tensors)
+        return tape.gradient(loss, [*tensors, *variables])
+    if backend == "jax":
+        import jax
+
+        def pure(tensors, values):
+            mapping = list(zip(variables, values))
+            with keras.StatelessScope(state_mapping=mapping):
+                return loss_of(tensors)
+
+        values = [v.value for v in variables]
+        by_tensor, by_value = jax.grad(pure, argnums=(0, 1))(tensors, values)
+        return [*by_tensor, *by_value]
+    if backend == "torch":
+        import torch
+
+        tensors = [t.requires_grad_() for t in tensors]
+        loss = loss_of(tensors)
+        params = [v.value for v in variables]
+        grads = torch.autograd.grad(
+            loss, [*tensors, *params], allow_unused=True
+        )
+        return [
+            torch.zeros_like(x) if g is None else g
+            for x, g in zip([*tensors, *params], grads)
+        ]
+    raise common.RecipeError(
+        f"the gradients tool runs on TensorFlow, JAX and PyTorch; the Keras "
+        f"backend is {backend!r}"
+    )
+
+
+def layer_outputs(stack, x, probes=None):
+    """Each layer's output sequence, bottom first: the stack run block by
+    block (each layer as the stack calls it, skip wrapper included, then
+    its layer norm or dropout), `probes[l]` added to layer `l`'s output."""
+    outputs, h = [], x
+    for index, block in enumerate(stack.blocks):
+        h = block(h, training=False)
+        if probes is not None:
+            h = h + probes[index]
+        outputs.append(h)
+        for layer in stack.between_layers[index]:
+            h = layer(h, training=False)
+    return outputs
+
+
+def gradient_norms(stack, head, x, y, loss_fn):
+    """Per layer (bottom first): `(output_grad_norm, weight_grad_norm)`.
+
+    A zero tensor is added to each layer's output: the gradient of the
+    loss with respect to it is the gradient with respect to that output
+    (through every layer above), on every backend."""
+    ops = keras.ops
+    x = ops.convert_to_tensor(x)
+    probes = [ops.zeros(ops.shape(h)) for h in layer_outputs(stack, x)]
+    weights = [block.trainable_weights for block in stack.blocks]
     flat = [w for layer in weights for w in layer]
-    grads = tape.gradient(loss, [*outputs, *flat])
-    output_grads, weight_grads = grads[: len(outputs)], grads[len(outputs) :]
+
+    def loss_of(probes):
+        return loss_fn(y, head(layer_outputs(stack, x, probes)[-1]))
+
+    grads = grad(loss_of, probes, flat)
+    output_grads, weight_grads = grads[: len(probes)], grads[len(probes) :]
     norms = []
     for index, g in enumerate(output_grads):
         # The L2 norm of each timestep's gradient vector, then the mean.
-        per_step = tf.norm(g, axis=-1)
+        per_step = ops.sqrt(ops.sum(ops.square(g), axis=-1))
         start = sum(len(w) for w in weights[:index])
         own = weight_grads[start : start + len(weights[index])]
-        total = tf.sqrt(tf.add_n([tf.reduce_sum(w**2) for w in own]))
-        norms.append((float(tf.reduce_mean(per_step)), float(total)))
+        total = ops.sqrt(sum(ops.sum(ops.square(w)) for w in own))
+        norms.append((float(ops.mean(per_step)), float(total)))
     return norms
 
 
 def train(model, x, y, args, loss_fn):
-    """The loss at each Adam step, one fresh batch of `x` per step."""
-    import tensorflow as tf
-
-    optimizer = keras.optimizers.Adam(args.learning_rate)
-    variables = model.trainable_variables
-
-    def step(xb, yb):
-        with tf.GradientTape() as tape:
-            loss = loss_fn(yb, model(xb, training=True))
-        optimizer.apply_gradients(
-            zip(tape.gradient(loss, variables), variables)
-        )
-        return loss
-
-    if args.steps >= EAGER_BELOW:
-        step = tf.function(step)  # tracing costs seconds; steps then fly
+    """The loss at each Adam step (`train_on_batch`), one fresh batch of
+    `x` per step; fewer than EAGER_BELOW steps run eagerly."""
+    model.compile(
+        optimizer=keras.optimizers.Adam(args.learning_rate),
+        loss=loss_fn,
+        run_eagerly=args.steps < EAGER_BELOW,  # tracing costs seconds
+    )
     size = args.batch_size
     return [
-        float(step(x[i * size : (i + 1) * size], y[i * size : (i + 1) * size]))
+        float(
+            model.train_on_batch(
+                x[i * size : (i + 1) * size], y[i * size : (i + 1) * size]
+            )
+        )
         for i in range(args.steps)
     ]
 

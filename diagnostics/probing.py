@@ -1,7 +1,7 @@
 """Linear probes on each frozen layer of a trained tagger, and on a
 `zoo.ScalarMix` of all of them.
 
-    python -m recipes.inspect probe --model runs/tagging/model.keras
+    python -m diagnostics probe --model runs/tagging/model.keras
 
 The tagger saved by `recipes.tagging` is frozen; its states at every layer
 (0: the word embedding, 1..L: the stack) are computed for sentences of the
@@ -32,9 +32,9 @@ import keras
 import numpy as np
 
 import zoo
+from diagnostics import _shared
 from recipes import common
 from recipes import tagging
-from recipes.inspect import _shared
 
 PROPERTIES = ("pos", "prev-pos", "next-pos")
 QUICK = {"train_sentences": 300, "test_sentences": 100, "epochs": 3}
@@ -42,7 +42,7 @@ QUICK = {"train_sentences": 300, "test_sentences": 100, "epochs": 3}
 
 def parse(argv):
     parser = _shared.tagger_parser("probe", __doc__)
-    parser.add_argument("--output", default="runs/inspect/probe")
+    parser.add_argument("--output", default="runs/diagnostics/probe")
     parser.add_argument(
         "--properties",
         default=",".join(PROPERTIES),

@@ -31,7 +31,7 @@ def pytest_configure(config):
 
 # The tests of the tools around the library: under ZOO_TEST_TIER=core only
 # those marked `every_backend` run (the library's own tests all run).
-TOOL_DIRS = ("recipes", "tuning", "inspect")
+TOOL_DIRS = ("recipes", "tuning", "diagnostics")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,18 +1,18 @@
-"""`python -m recipes.inspect gradients` on tiny settings.
-
-The tool measures gradients with `tf.GradientTape`: TensorFlow only.
-"""
+"""`python -m diagnostics gradients` on tiny settings, on every backend
+(`tf.GradientTape`, `jax.grad`, torch's autograd)."""
 
 import json
 import math
 
 import keras
+import numpy as np
 import pytest
 
+from diagnostics import _shared
+from diagnostics import gradients
 from recipes import common
-from recipes.inspect import gradients
 
-pytestmark = pytest.mark.tf_only
+pytestmark = pytest.mark.every_backend
 
 CONFIGS = ["plain", "residual", "highway"]
 DEPTHS = [2, 4]  # the --quick depths
@@ -120,7 +120,29 @@ def test_cli_error_is_one_line_with_exit_code_2(capsys):
     assert len(err.splitlines()) == 1
 
 
-def test_other_backends_are_refused(monkeypatch):
-    monkeypatch.setattr(keras.backend, "backend", lambda: "jax")
-    with pytest.raises(common.RecipeError, match="TensorFlow backend.*'jax'"):
-        gradients.parse([])
+def test_an_unknown_backend_is_refused_in_one_line(monkeypatch, capsys):
+    monkeypatch.setattr(keras.backend, "backend", lambda: "openvino")
+    with pytest.raises(SystemExit) as exit_info:
+        common.run_cli(gradients.main, [])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "runs on tensorflow, jax, torch" in err and "'openvino'" in err
+    assert len(err.splitlines()) == 1
+
+
+def test_output_gradients_match_the_stack_with_output_all():
+    """The probes' gradients are those of each layer's output: the
+    block-by-block run gives the same outputs as the stack's own
+    `output="all"` call."""
+    args = gradients.parse(["--quick", "--units", "8"])
+    _, stack, _ = gradients.build("residual", 3, args)
+    x = np.random.default_rng(0).normal(size=(2, 5, 4)).astype("float32")
+    ours = gradients.layer_outputs(stack, x)
+    theirs = _shared.all_layers(stack, gradients.FEATURES)(x)
+    assert len(ours) == len(theirs) == 3
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(
+            keras.ops.convert_to_numpy(a),
+            keras.ops.convert_to_numpy(b),
+            atol=1e-5,
+        )
