@@ -1,19 +1,27 @@
 """What every recipe shares: its config (flags, `--config` files, checks),
 user errors (one line, exit code 2), saved-model loading and JSON/CSV
-writers. The training loop itself is `recipes.training`."""
+writers. The training loop itself is `recipes.training`.
+
+The stack settings come from `zoo.options`: every stack option that a
+recipe does not set itself is a config field and a `--flag`, with the
+option's type, help, choices and bounds; the recipes keep only their own
+defaults (`RECIPE_DEFAULTS`, and each recipe's `Config`)."""
 
 import argparse
 import csv
 import dataclasses
 import json
 import math
+import numbers
 import pathlib
 import random
+import re
 import sys
 import typing
 
 import keras
 
+import zoo.options
 from recipes.data.errors import DataError
 
 
@@ -21,9 +29,173 @@ class RecipeError(ValueError):
     """A user error: printed on one line, exit code 2."""
 
 
+CELLS = zoo.options.CELLS
+MERGE_MODES = zoo.options.MERGE_MODES
+# The stack options a recipe sets itself (its head needs the sequences or
+# the final state, `--seed` seeds the masks too, the vocabulary comes from
+# the data), or that clash with a training setting's name (`output`); every
+# other option in `zoo.options.STACK_OPTIONS` is a recipe setting.
+SET_BY_RECIPES = (
+    "return_sequences",
+    "return_state",
+    "output",
+    "stateful",
+    "seed",
+    "vocabulary_size",
+    "mask_zero",
+    "mask_value",
+)
+# The config fields that are `zoo.stacked_rnn` options, in zoo's order.
+STACK_FIELDS = tuple(
+    option.name
+    for option in zoo.options.STACK_OPTIONS
+    if option.name not in SET_BY_RECIPES
+)
+# Where the recipes' defaults differ from the library's (each recipe's
+# `Config` may change them again).
+RECIPE_DEFAULTS = {
+    "num_layers": 2,
+    "embedding_dim": 128,
+    "bidirectional": True,
+    "residual": True,
+    "inter_layer_dropout": 0.25,
+    "embedding_dropout": 0.1,
+}
+
+
+@dataclasses.dataclass
+class _TrainingOptions:
+    output: str = "runs/recipe"
+    model: str = ""
+    init_from: str = ""
+    quick: bool = False
+    seed: int = 0
+    epochs: int = 6
+    batch_size: int = 32
+    learning_rate: float = 0.002
+    patience: int = 2
+
+
+def _stack_field(name):
+    option = zoo.options.get(name)
+    return name, option.type, RECIPE_DEFAULTS.get(name, option.default)
+
+
+StackOptions = dataclasses.make_dataclass(
+    "StackOptions",
+    [*map(_stack_field, STACK_FIELDS), ("tensorboard", bool, True)],
+    bases=(_TrainingOptions,),
+)
+StackOptions.__module__ = __name__
+StackOptions.__doc__ = """The stack and training settings every recipe's
+config has; each recipe subclasses it, adds its data settings and may
+change defaults. The stack fields are `STACK_FIELDS` (from `zoo.options`).
+A per-layer option may hold a list (one value per layer) from a
+`--config` file."""
+
+STACK_HELP = {
+    **{name: zoo.options.get(name).help for name in STACK_FIELDS},
+    # zoo's line is about num_layers=None, which a recipe does not take.
+    "num_layers": "number of recurrent layers",
+    "output": "the run's folder: config.json, model.keras, metrics, logs",
+    "model": "a registered backbone (zoo.list_models()); the stack flags "
+    "given explicitly override its values",
+    "seed": "seed of the data order, the initial weights and the dropout masks",
+    "epochs": "training epochs (early stopping may end sooner)",
+    "batch_size": "sequences per batch",
+    "learning_rate": "Adam's learning rate",
+    "patience": "epochs without a better validation score before stopping",
+    "quick": "a small subset and at most 2 epochs, for tests and demos",
+    "init_from": "a model.keras saved by this recipe: train on from it "
+    "(its vocabulary and labels), or only evaluate it with --epochs 0",
+    "tensorboard": "write TensorBoard logs to OUTPUT/tensorboard",
+    "train_file": "your training file (--dataset conllu, columns or csv)",
+    "dev_file": "your validation file; default: 10%% cut from train",
+    "test_file": "your test file; default: 10%% cut from train",
+    "tfds_data_dir": "a TensorFlow Datasets data_dir (--dataset tfds:NAME)",
+}
+
+_KINDS = {
+    bool: "True or False",
+    int: "an integer",
+    float: "a float",
+    str: "a string",
+}
+
+
+def flag_of(name):
+    """`"inter_layer_dropout"` -> `"--inter-layer-dropout"`."""
+    return "--" + name.replace("_", "-")
+
+
+def _as_flag(name, error):
+    """zoo's "`units[1]` must be ...; received units[1]=0." as
+    "--units[1] must be ...; received 0" (one line)."""
+    text = str(error).strip().splitlines()[0].rstrip(".")
+    text = re.sub(
+        rf"`{name}(\[\d+\])?`", lambda m: flag_of(name) + (m[1] or ""), text
+    )
+    return re.sub(rf"received {name}(\[\d+\])?=", "received ", text)
+
+
+def _special_choices(option):
+    """The choices of a bool option that are no bools (`residual`'s auto)."""
+    return tuple(
+        c for c in (option.choices or ()) if not isinstance(c, option.type)
+    )
+
+
+def parse_flag(name, text, kind, option=None):
+    """The value of flag `--name TEXT`: converted to `kind` and, for a
+    stack option, checked by `zoo.options` (as the value of every layer).
+    Raises `RecipeError` naming the flag."""
+    flag = flag_of(name)
+    if kind is bool:  # `--residual` (True) or `--residual auto`
+        special = _special_choices(option)
+        if text is True or text in special:
+            return text
+        raise RecipeError(
+            f"{flag} takes no value or one of {', '.join(special)}; "
+            f"received {text!r}"
+        )
+    try:
+        value = kind(text)
+    except ValueError:
+        raise RecipeError(
+            f"{flag} must be {_KINDS.get(kind, kind.__name__)}; received "
+            f"{text!r}"
+        ) from None
+    if option is not None:
+        try:
+            value = option.check_entry(name, value)
+        except ValueError as error:
+            raise RecipeError(_as_flag(name, error)) from None
+    return value
+
+
+class _Setting(argparse.Action):
+    """A config flag: its value is converted and checked when parsed, so
+    that a typo (`--cell lstn`) stops at once, on one line (a
+    `RecipeError`, not argparse's usage message)."""
+
+    def __init__(self, option_strings, dest, kind=str, option=None, **kw):
+        super().__init__(option_strings, dest, **kw)
+        self.kind = kind
+        self.option = option
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        value = parse_flag(self.dest, values, self.kind, self.option)
+        setattr(namespace, self.dest, value)
+
+
 def add_config_arguments(parser, config_cls, help_texts=None, skip=()):
     """Adds one `--flag` per field of the dataclass `config_cls`, except
-    the fields named in `skip`."""
+    the fields named in `skip`.
+
+    A stack option's flag has the option's help (unless `help_texts`
+    gives one), lists its choices (`--cell {simple_rnn,gru,lstm}`) and
+    checks its value by `zoo.options` as it is parsed. A bool is
+    `--flag/--no-flag`; `--residual` also takes `auto`."""
     hints = typing.get_type_hints(config_cls)
     skip = set(skip)
     help_texts = help_texts or {}
@@ -32,11 +204,35 @@ def add_config_arguments(parser, config_cls, help_texts=None, skip=()):
     own = set(vars(config_cls).get("__annotations__", {}))
     fields = [f for f in dataclasses.fields(config_cls) if f.name not in skip]
     for field in sorted(fields, key=lambda f: f.name not in own):
-        flag = "--" + field.name.replace("_", "-")
+        flag = flag_of(field.name)
         kind = hints[field.name]
-        text = help_texts.get(field.name, "")
+        option = (
+            zoo.options.get(field.name) if field.name in STACK_FIELDS else None
+        )
+        text = help_texts.get(field.name) or (option.help if option else "")
         text = f"{text} (default: {field.default})".strip()
-        if kind is bool:
+        if kind is bool and option is not None and _special_choices(option):
+            special = _special_choices(option)
+            parser.add_argument(
+                flag,
+                action=_Setting,
+                kind=bool,
+                option=option,
+                nargs="?",
+                const=True,
+                default=None,
+                metavar="{" + ",".join(special) + "}",
+                help=text,
+            )
+            parser.add_argument(
+                "--no-" + flag[2:],
+                dest=field.name,
+                action="store_const",
+                const=False,
+                default=None,
+                help=f"turn {flag} off",
+            )
+        elif kind is bool:
             parser.add_argument(
                 flag,
                 action=argparse.BooleanOptionalAction,
@@ -45,15 +241,66 @@ def add_config_arguments(parser, config_cls, help_texts=None, skip=()):
             )
         else:
             base = typing.get_args(kind)[0] if typing.get_args(kind) else kind
+            choices = option.choices if option is not None else None
             parser.add_argument(
                 flag,
-                type=base,
+                action=_Setting,
+                kind=base,
+                option=option,
                 default=None,
+                metavar="{" + ",".join(choices) + "}" if choices else None,
                 help=text,
             )
     parser.add_argument(
         "--config", help="a JSON or YAML file with the same settings"
     )
+
+
+def _is_kind(value, kind):
+    if kind is bool or kind is str:
+        return isinstance(value, kind)
+    if kind is int:
+        return isinstance(value, numbers.Integral) and not isinstance(
+            value, bool
+        )
+    if kind is float:
+        return isinstance(value, numbers.Real) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def check_setting(name, value, kind):
+    """Returns a `--config` file's value of setting `name` (of type
+    `kind`) checked: a stack option by `zoo.options.validate` (a per-layer
+    option may be a list), any other by its type. Raises `ValueError`
+    naming the setting and what it must be."""
+    words = _KINDS.get(kind, getattr(kind, "__name__", str(kind)))
+    if value is None:
+        raise ValueError(
+            f"`{name}` must be {words}; received null (leave it out for "
+            "the default)"
+        )
+    try:
+        if name in STACK_FIELDS:
+            return zoo.options.validate(name, value)
+        if not _is_kind(value, kind):
+            raise ValueError(
+                f"`{name}` must be {words}; received {name}={value!r} of "
+                f"type {type(value).__name__}"
+            )
+        return float(value) if kind is float else value
+    except ValueError as error:
+        message = str(error).strip().splitlines()[0].rstrip(".")
+        if isinstance(value, str) and kind in (int, float):
+            try:
+                float(value)
+            except ValueError:
+                pass
+            else:
+                message += (
+                    " (a number in quotes is a string, and YAML 1.1 reads "
+                    "1e-3 as one too: write 1.0e-3)"
+                )
+        raise ValueError(message) from None
 
 
 def read_config_file(path):
@@ -87,6 +334,12 @@ def resolve_config(config_cls, args):
         raise RecipeError(
             f"--config: unknown setting(s) {unknown}; known: {sorted(names)}"
         )
+    hints = typing.get_type_hints(config_cls)
+    for name, value in values.items():
+        try:
+            values[name] = check_setting(name, value, hints[name])
+        except ValueError as error:
+            raise RecipeError(f"--config {args.config}: {error}") from None
     for name in names:
         value = getattr(args, name, None)  # None: not a flag, or not given
         if value is not None:
@@ -118,38 +371,6 @@ def check_range(name, value, low=None, high=None):
         raise RecipeError(
             f"--{name.replace('_', '-')} must be {bounds}; received {value}"
         )
-
-
-@dataclasses.dataclass
-class StackOptions:
-    """The stack and training settings every recipe's config has; each
-    recipe subclasses it, adds its data settings and may change defaults.
-    """
-
-    output: str = "runs/recipe"
-    model: str = ""
-    init_from: str = ""
-    quick: bool = False
-    seed: int = 0
-    epochs: int = 6
-    batch_size: int = 32
-    learning_rate: float = 0.002
-    patience: int = 2
-    cell: str = "lstm"
-    num_layers: int = 2
-    units: int = 128
-    embedding_dim: int = 128
-    bidirectional: bool = True
-    merge_mode: str = "concat"
-    residual: bool = True
-    highway: bool = False
-    layer_norm: bool = False
-    dropout: float = 0.0
-    recurrent_dropout: float = 0.0
-    inter_layer_dropout: float = 0.25
-    weight_drop: float = 0.0
-    embedding_dropout: float = 0.1
-    tensorboard: bool = True
 
 
 def quick_subset(items, size, seed=0):
@@ -199,11 +420,10 @@ def write_rows(rows, folder, name, columns=()):
 
 
 def check_training(config):
-    """Range checks shared by the recipes' training flags (a stack option
-    left to a `--model` variant is None and not checked here)."""
+    """Range checks shared by the recipes' training flags; the stack
+    options are checked by `zoo.options.validate` (one left to a `--model`
+    variant is None and not checked here)."""
     if config.model:
-        import zoo
-
         if config.model not in zoo.list_models():
             raise RecipeError(
                 f"--model {config.model!r} is not a registered backbone; "
@@ -211,29 +431,16 @@ def check_training(config):
             )
     low_epochs = 0 if config.init_from else 1
     check_range("epochs", config.epochs, low=low_epochs)
-    for name in ("batch_size", "num_layers", "embedding_dim"):
-        if getattr(config, name) is not None:
-            check_range(name, getattr(config, name), low=1)
-    # One width for all layers, or one per layer (as tuning writes them).
-    units = config.units if isinstance(config.units, list) else [config.units]
-    for width in units:
-        if width is not None:
-            check_range("units", width, low=1)
+    check_range("batch_size", config.batch_size, low=1)
     check_range("patience", config.patience, low=0)
-    for name in (
-        "dropout",
-        "recurrent_dropout",
-        "inter_layer_dropout",
-        "weight_drop",
-        "embedding_dropout",
-    ):
-        if getattr(config, name) is not None:
-            check_range(name, getattr(config, name), low=0, high=0.95)
-    if config.cell is not None and config.cell not in CELLS:
-        raise RecipeError(
-            f"--cell must be one of {', '.join(CELLS)}; received "
-            f"{config.cell!r}"
-        )
+    for name in STACK_FIELDS:
+        # One value for all layers, or one per layer (as tuning writes them).
+        value = getattr(config, name)
+        if value is not None:
+            try:
+                zoo.options.validate(name, value)
+            except ValueError as error:
+                raise RecipeError(_as_flag(name, error)) from None
     if not math.isfinite(config.learning_rate):
         raise RecipeError(
             f"--learning-rate must be a finite number > 0; received "
@@ -243,45 +450,6 @@ def check_training(config):
         raise RecipeError(
             f"--learning-rate must be > 0; received {config.learning_rate}"
         )
-
-
-STACK_HELP = {
-    "recurrent_dropout": "hidden-to-hidden dropout; any value > 0 takes "
-    "LSTM/GRU off the fused cuDNN kernel and halves CPU speed: prefer "
-    "--inter-layer-dropout or --weight-drop, which keep it",
-    "inter_layer_dropout": "time-locked dropout between layers",
-    "weight_drop": "DropConnect on the recurrent kernels (keeps cuDNN)",
-    "embedding_dropout": "drops whole word types for a sequence",
-    "quick": "a small subset and at most 2 epochs, for tests and demos",
-    "init_from": "a model.keras saved by this recipe: train on from it "
-    "(its vocabulary and labels), or only evaluate it with --epochs 0",
-    "tensorboard": "write TensorBoard logs to OUTPUT/tensorboard",
-    "train_file": "your training file (--dataset conllu, columns or csv)",
-    "dev_file": "your validation file; default: 10%% cut from train",
-    "test_file": "your test file; default: 10%% cut from train",
-    "tfds_data_dir": "a TensorFlow Datasets data_dir (--dataset tfds:NAME)",
-}
-
-
-CELLS = ("lstm", "gru", "simple_rnn")
-MERGE_MODES = ("concat", "sum", "mul", "ave")
-# The config fields that are `zoo.stacked_rnn` options.
-STACK_FIELDS = (
-    "cell",
-    "num_layers",
-    "units",
-    "embedding_dim",
-    "bidirectional",
-    "merge_mode",
-    "residual",
-    "highway",
-    "layer_norm",
-    "dropout",
-    "recurrent_dropout",
-    "inter_layer_dropout",
-    "weight_drop",
-    "embedding_dropout",
-)
 
 
 def stack_options(config, skip=()):

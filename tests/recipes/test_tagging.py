@@ -111,7 +111,7 @@ def test_interrupted_run_resumes_from_the_last_epoch(tmp_path):
     [
         (["--dataset", "imdb"], "--dataset 'imdb' is unknown; known"),
         (["--epochs", "0"], "--epochs must be >= 1; received 0"),
-        (["--dropout", "1.5"], "--dropout must be [0, 0.95]"),
+        (["--dropout", "1"], "--dropout must be a float in [0, 1); received 1"),
         (["--corpus-dir", "/nonexistent/brown"], "cats.txt"),
     ],
 )
@@ -363,7 +363,7 @@ def test_run_directory_refuses_other_runs_and_keeps_finished_ones(
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["--cell", "lstn"], "--cell must be one of lstm, gru, simple_rnn"),
+        (["--cell", "lstn"], "--cell must be one of 'simple_rnn', 'gru'"),
         (["--learning-rate", "nan"], "--learning-rate must be a finite"),
         (["--model", "nope"], "--model 'nope' is not a registered backbone"),
         (["--min-count", "100000"], "--min-count 100000: no training word"),

@@ -1,0 +1,207 @@
+"""The recipes' settings come from `zoo.options`: one flag (with help and
+choices) per stack option, `--config` values type-checked, the library's
+ranges (every backend; nothing is trained)."""
+
+import argparse
+import dataclasses
+import json
+
+import pytest
+
+import zoo
+from recipes import classification
+from recipes import common
+from recipes import seq2seq
+from recipes import tagging
+from recipes import training
+
+RECIPES = {
+    "tagging": tagging,
+    "classification": classification,
+    "seq2seq": seq2seq,
+}
+
+
+def parser_of(recipe):
+    return training.parser_for(recipe.TASK, "recipe", "doc", recipe.HELP)
+
+
+def actions_by_dest(parser):
+    """The first flag of each setting (`--residual`, not `--no-residual`)."""
+    actions = {}
+    for action in parser._actions:  # argparse has no public list
+        if action.option_strings and action.dest != "help":
+            assert action.help, action.option_strings
+            actions.setdefault(action.dest, action)
+    return actions
+
+
+def test_every_stack_option_not_set_by_the_recipes_is_a_setting():
+    exposed = {
+        option.name
+        for option in zoo.options.STACK_OPTIONS
+        if option.name not in common.SET_BY_RECIPES
+    }
+    assert set(common.STACK_FIELDS) == exposed
+    fields = {f.name: f for f in dataclasses.fields(common.StackOptions)}
+    for name in common.STACK_FIELDS:
+        option = zoo.options.get(name)
+        default = common.RECIPE_DEFAULTS.get(name, option.default)
+        assert fields[name].default == default, name
+        assert fields[name].type is option.type, name
+    # The recipes' own defaults, which differ from the library's.
+    config = common.StackOptions()
+    assert (config.bidirectional, config.residual) == (True, True)
+    assert config.inter_layer_dropout == 0.25 and config.num_layers == 2
+    assert classification.Config().units == 64
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_every_flag_has_help_and_stack_flags_are_zoos(name):
+    recipe = RECIPES[name]
+    actions = actions_by_dest(parser_of(recipe))
+    for dest, action in actions.items():
+        assert action.help and not action.help.startswith("("), dest
+    for field in common.STACK_FIELDS:
+        action = actions[field]
+        assert common.flag_of(field) in action.option_strings
+        own = recipe.HELP.get(field) or common.STACK_HELP[field]
+        assert action.help.startswith(own), (field, action.help)
+    # The stack's help is zoo's line (num_layers: a recipe gives no None).
+    assert common.STACK_HELP["dropout"] == zoo.options.get("dropout").help
+
+
+def test_choices_are_listed_in_help_and_a_typo_fails_when_parsed():
+    text = parser_of(tagging).format_help()
+    assert "--cell {" + ",".join(zoo.options.CELLS) + "}" in text
+    assert "--merge-mode {" + ",".join(zoo.options.MERGE_MODES) + "}" in text
+    parser = parser_of(tagging)
+    with pytest.raises(common.RecipeError, match=r"--cell must be one of"):
+        parser.parse_args(["--cell", "lstn"])
+    with pytest.raises(common.RecipeError, match=r"--merge-mode must be"):
+        parser.parse_args(["--merge-mode", "max"])
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--cell", "lstn"], "--cell must be one of 'simple_rnn', 'gru'"),
+        (["--units", "abc"], "--units must be an integer; received 'abc'"),
+        (["--units", "0"], "--units must be an integer >= 1; received 0"),
+        (["--dropout", "1"], "--dropout must be a float in [0, 1)"),
+        (["--epochs", "three"], "--epochs must be an integer"),
+        (["--residual", "yes"], "--residual takes no value or one of auto"),
+    ],
+)
+def test_bad_flags_exit_2_with_one_line(argv, message, tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        common.run_cli(tagging.main, [*argv, "--output", str(tmp_path)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1, err
+
+
+@pytest.mark.parametrize(
+    "suffix, text, message",
+    [
+        (".yaml", "learning_rate: 1e-3\n", "`learning_rate` must be a float"),
+        (".json", '{"epochs": "3"}', "`epochs` must be an integer"),
+        (".json", '{"units": "abc"}', "`units` must be an integer >= 1"),
+        (".json", '{"units": null}', "`units` must be an integer; received"),
+        (".json", '{"num_layers": 2.5}', "`num_layers` must be an integer"),
+        (".yaml", "bidirectional: 'no'\n", "`bidirectional` must be True"),
+        (".json", '{"units": [64, 0]}', "`units[1]` must be an integer >= 1"),
+        (".json", '{"num_layers": [2, 3]}', "`num_layers` must be an int"),
+        (".json", '{"dropout": 1.0}', "`dropout` must be a float in [0, 1)"),
+        (".json", '{"tensorboard": 1}', "`tensorboard` must be True or"),
+        (".json", '{"dataset": 3}', "`dataset` must be a string"),
+    ],
+)
+def test_config_file_type_errors_exit_2_naming_the_key(
+    suffix, text, message, tmp_path, capsys
+):
+    path = tmp_path / f"config{suffix}"
+    path.write_text(text)
+    argv = ["--config", str(path), "--output", str(tmp_path / "out")]
+    with pytest.raises(SystemExit) as info:
+        common.run_cli(tagging.main, argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith(f"error: --config {path}: ") and message in err
+    if "1e-3" in text:
+        assert "write 1.0e-3" in err
+
+
+def resolve(tmp_path, values, *argv, recipe=tagging):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(values))
+    parser = argparse.ArgumentParser()
+    common.add_config_arguments(parser, recipe.Config, recipe.HELP)
+    args = parser.parse_args(["--config", str(path), *argv])
+    return common.resolve_config(recipe.Config, args)
+
+
+def test_per_layer_lists_are_allowed_where_the_option_is_per_layer(tmp_path):
+    config = resolve(
+        tmp_path,
+        {
+            "units": [16, 8],
+            "bidirectional": [True, False],
+            "cell": ["gru", "lstm"],
+            "dropout": [0, 0.2],
+            "learning_rate": 1,
+        },
+    )
+    assert config.units == [16, 8] and config.cell == ["gru", "lstm"]
+    assert config.dropout == [0.0, 0.2] and config.learning_rate == 1.0
+    common.check_training(config)
+    stack = common.backbone(
+        dataclasses.replace(config, embedding_dim=8), vocabulary_size=20
+    )
+    widths = [
+        spec.units
+        for layer in stack.layers
+        if isinstance(layer, zoo.StackedRNN)
+        for spec in layer.layer_specs
+    ]
+    assert widths == [16, 8]
+
+
+def test_the_library_range_is_the_rule():
+    config = tagging.Config(dropout=0.97, weight_drop=0.99)
+    common.check_training(config)  # [0, 1), as zoo.StackedRNN takes
+    for name in ("dropout", "recurrent_dropout", "embedding_dropout"):
+        with pytest.raises(common.RecipeError) as info:
+            common.check_training(dataclasses.replace(config, **{name: 1.0}))
+        flag = common.flag_of(name)
+        message = str(info.value)
+        assert message.startswith(f"{flag} must be a float in [0, 1)")
+        assert message.endswith("; received 1.0")
+    with pytest.raises(common.RecipeError, match=r"^--units\[1\] must be"):
+        common.check_training(dataclasses.replace(config, units=[8, -1]))
+    parser = parser_of(tagging)
+    assert parser.parse_args(["--dropout", "0.97"]).dropout == 0.97
+
+
+def test_residual_takes_auto_and_flags_win_over_the_file(tmp_path):
+    parser = parser_of(tagging)
+    for argv, value in (
+        (["--residual"], True),
+        (["--residual", "auto"], "auto"),
+        (["--no-residual"], False),
+        ([], None),
+    ):
+        assert parser.parse_args(argv).residual == value, argv
+    config = resolve(tmp_path, {"residual": "auto", "units": 8}, "--units", "4")
+    assert (config.residual, config.units) == ("auto", 4)
+    common.check_training(config)
+
+
+def test_a_model_leaves_the_stack_options_not_given_to_the_variant(tmp_path):
+    config = resolve(tmp_path, {"dropout": 0.1}, "--model", "lstm_tiny")
+    given = {"dropout": 0.1}
+    for name in common.STACK_FIELDS:
+        assert getattr(config, name) == given.get(name), name
+    common.check_training(config)
+    assert common.stack_options(config) == {"dropout": 0.1, "seed": 0}
