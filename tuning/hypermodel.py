@@ -11,22 +11,47 @@ import numpy as np
 import zoo
 
 TASKS = ("tagging", "classification", "seq2seq")
-CELLS = ("lstm", "gru", "simple_rnn")
+CELLS = zoo.options.CELLS
 
-# The untuned baseline: the zoo's defaults (`zoo.stacked_rnn`,
-# `zoo.StackedRNN`), Adam's default learning rate and `fit`'s default batch.
-ZOO_DEFAULTS = {
-    "cell": "lstm",
-    "num_layers": 2,
-    "units": 128,
-    "bidirectional": False,
-    "residual": False,
-    "inter_layer_dropout": 0.0,
-    "dropout": 0.0,
-    "recurrent_dropout": 0.0,
-    "learning_rate": 1e-3,
-    "batch_size": 32,
-}
+# The stack options searched (`zoo.options`); every other one is fixed for
+# all trials (`stack_options`).
+SEARCHED_OPTIONS = (
+    "cell",
+    "num_layers",
+    "units",
+    "bidirectional",
+    "residual",
+    "inter_layer_dropout",
+    "dropout",
+    "recurrent_dropout",
+)
+# The training settings searched with them: Adam's default learning rate
+# and `fit`'s default batch size.
+TRAINING_DEFAULTS = {"learning_rate": 1e-3, "batch_size": 32}
+# The depth `zoo.StackedRNN` infers for `num_layers=None` (its default)
+# when no per-layer list gives one.
+INFERRED_DEPTH = 2
+# Options the hypermodel sets itself (its inputs and its head's).
+SET_BY_HYPERMODEL = (
+    "vocabulary_size",
+    "embedding_dim",
+    "return_sequences",
+    "return_state",
+    "output",
+)
+
+
+def _zoo_defaults():
+    library = zoo.options.defaults()
+    values = {name: library[name] for name in SEARCHED_OPTIONS}
+    if values["num_layers"] is None:
+        values["num_layers"] = INFERRED_DEPTH
+    return {**values, **TRAINING_DEFAULTS}
+
+
+# The untuned baseline: the zoo's defaults (`zoo.options.defaults()`),
+# Adam's default learning rate and `fit`'s default batch.
+ZOO_DEFAULTS = _zoo_defaults()
 SEARCHABLE = tuple(ZOO_DEFAULTS)
 # `recurrent_dropout` is left out: it is the one option that takes LSTM and
 # GRU layers off the fused cuDNN kernel (and halves CPU speed).
@@ -164,21 +189,9 @@ class StackedRNNHyperModel(kt.HyperModel):
         self.embedding_dim = _check_positive("embedding_dim", embedding_dim)
         self.search = _check_search(search)
         self.ranges = _check_ranges({**DEFAULT_RANGES, **(ranges or {})})
-        self.defaults = {**ZOO_DEFAULTS, **(defaults or {})}
-        unknown = sorted(set(self.defaults) - set(SEARCHABLE))
-        if unknown:
-            raise ValueError(
-                f"`defaults` has unknown name(s) {unknown}; allowed: "
-                f"{list(SEARCHABLE)}."
-            )
+        self.defaults = _check_defaults({**ZOO_DEFAULTS, **(defaults or {})})
         self.per_layer_units = bool(per_layer_units)
-        self.stack_options = dict(stack_options or {})
-        clash = sorted(set(self.stack_options) & set(SEARCHABLE))
-        if clash:
-            raise ValueError(
-                f"`stack_options` sets {clash}, which are hyperparameters: "
-                "give their values in `defaults` instead."
-            )
+        self.stack_options = _check_stack_options(stack_options or {})
         self.build_model = build_model
         self.data = data
         self.budget_params = None
@@ -210,7 +223,7 @@ class StackedRNNHyperModel(kt.HyperModel):
         default = self.defaults[name]
         if name not in self.search:
             return default
-        if name in ("bidirectional", "residual"):
+        if name in SEARCHED_OPTIONS and zoo.options.get(name).type is bool:
             return hp.Boolean(name, default=bool(default))
         low_high = self.ranges[name]
         if name in ("cell", "batch_size"):
@@ -356,30 +369,28 @@ class StackedRNNHyperModel(kt.HyperModel):
         return self._build_head(choices)
 
     def _build_head(self, choices):
-        stack = {
-            k: choices[k]
-            for k in (
-                "bidirectional",
-                "residual",
-                "inter_layer_dropout",
-                "dropout",
-                "recurrent_dropout",
-            )
+        """The zoo's model for the task: `zoo.build_seq2seq`, or a
+        `zoo.stacked_rnn` encoder under `zoo.heads.sequence_tagger` /
+        `sequence_classifier` (on its final state)."""
+        fixed = {
+            k: v
+            for k, v in self.stack_options.items()
+            if k != "embedding_dropout"
         }
-        stack.update(
-            {
-                k: v
-                for k, v in self.stack_options.items()
-                if k != "embedding_dropout"
-            }
-        )
+        stack = {
+            **{k: choices[k] for k in SEARCHED_OPTIONS if k in choices},
+            **fixed,
+        }
+        cell = stack.pop("cell")
+        num_layers = stack.pop("num_layers")
+        units = stack.pop("units")
         if self.task == "seq2seq":
             model = zoo.build_seq2seq(
                 self.vocabulary_size,
                 self.num_outputs,
-                choices["cell"],
-                choices["num_layers"],
-                choices["units"],
+                cell,
+                num_layers,
+                units,
                 embedding_dim=self.embedding_dim,
                 **stack,
             )
@@ -396,20 +407,25 @@ class StackedRNNHyperModel(kt.HyperModel):
                 else {"input_dim": self.input_dim}
             )
             encoder = zoo.stacked_rnn(
-                choices["cell"],
-                choices["num_layers"],
-                choices["units"],
+                cell,
+                num_layers,
+                units,
                 return_sequences=self.task == "tagging",
                 name="encoder",
                 **inputs,
                 **stack,
             )
-            outputs = keras.layers.Dense(
-                self.num_outputs, activation="softmax", name="outputs"
-            )(encoder.output)
-            model = keras.Model(
-                encoder.input, outputs, name=f"{self.task}_model"
-            )
+            if self.task == "tagging":
+                model = zoo.heads.sequence_tagger(
+                    encoder, self.num_outputs, name="tagging_model"
+                )
+            else:
+                model = zoo.heads.sequence_classifier(
+                    encoder,
+                    self.num_outputs,
+                    pooling="last",
+                    name="classification_model",
+                )
         model.compile(
             optimizer=keras.optimizers.Adam(choices["learning_rate"]),
             loss="sparse_categorical_crossentropy",
@@ -493,6 +509,63 @@ def _check_positive(name, value):
     return int(value)
 
 
+def _check_defaults(defaults):
+    """The baseline's values: the stack options checked by
+    `zoo.options.validate`, the training settings by range."""
+    unknown = sorted(set(defaults) - set(SEARCHABLE))
+    if unknown:
+        raise ValueError(
+            f"`defaults` has unknown name(s) {unknown}; allowed: "
+            f"{list(SEARCHABLE)}."
+        )
+    for name in SEARCHED_OPTIONS:
+        try:
+            defaults[name] = zoo.options.validate(name, defaults[name])
+        except ValueError as error:
+            raise ValueError(f"`defaults`: {error}") from None
+    if defaults["num_layers"] is None:  # the library's default: inferred
+        units = defaults["units"]
+        defaults["num_layers"] = (
+            len(units) if isinstance(units, list) else INFERRED_DEPTH
+        )
+    _check_positive("defaults['batch_size']", defaults["batch_size"])
+    rate = defaults["learning_rate"]
+    if (
+        isinstance(rate, bool)
+        or not isinstance(rate, (int, float))
+        or not math.isfinite(rate)
+        or rate <= 0
+    ):
+        raise ValueError(
+            "`defaults['learning_rate']` must be a finite number > 0; "
+            f"received {rate!r}."
+        )
+    return defaults
+
+
+def _check_stack_options(stack_options):
+    """The fixed options, each checked by `zoo.options.validate`."""
+    stack_options = dict(stack_options)
+    clash = sorted(set(stack_options) & set(SEARCHABLE))
+    if clash:
+        raise ValueError(
+            f"`stack_options` sets {clash}, which are hyperparameters: "
+            "give their values in `defaults` instead."
+        )
+    own = sorted(set(stack_options) & set(SET_BY_HYPERMODEL))
+    if own:
+        raise ValueError(
+            f"`stack_options` sets {own}, which the hypermodel sets itself "
+            "(from its arguments and its task)."
+        )
+    for name, value in stack_options.items():
+        try:
+            stack_options[name] = zoo.options.validate(name, value)
+        except ValueError as error:
+            raise ValueError(f"`stack_options`: {error}") from None
+    return stack_options
+
+
 def _check_search(search):
     if isinstance(search, str):
         search = [s for s in search.split(",") if s]
@@ -520,7 +593,12 @@ def _check_ranges(ranges):
             raise ValueError(f"`ranges[{name!r}]` is empty.")
         if name == "cell":
             for cell in value:
-                _check_choice("ranges['cell'] entries", cell, CELLS)
+                try:
+                    zoo.options.get("cell").check_entry("cell", cell)
+                except ValueError as error:
+                    raise ValueError(
+                        f"`ranges['cell']` has a bad entry: {error}"
+                    ) from None
             continue
         if name == "batch_size":
             for size in value:
@@ -536,15 +614,16 @@ def _check_ranges(ranges):
             raise ValueError(
                 f"`ranges[{name!r}]` is empty: min {low} > max {high}."
             )
-        if name in ("num_layers", "units") and low < 1:
-            raise ValueError(
-                f"`ranges[{name!r}]` must start at 1 or more; received "
-                f"{value!r}."
-            )
-        if name.endswith("dropout") and not 0 <= low <= high < 1:
-            raise ValueError(
-                f"`ranges[{name!r}]` must lie in [0, 1); received {value!r}."
-            )
+        if name in SEARCHED_OPTIONS:  # the bounds are the option's
+            option = zoo.options.get(name)
+            for bound in (low, high):
+                try:
+                    option.check_entry(name, bound)
+                except ValueError:
+                    raise ValueError(
+                        f"`ranges[{name!r}]` must lie in {_interval(option)}; "
+                        f"received {value!r}."
+                    ) from None
         if name == "learning_rate" and low <= 0:
             raise ValueError(
                 f"`ranges['learning_rate']` must be > 0 (log sampling); "
@@ -555,6 +634,17 @@ def _check_ranges(ranges):
                 f"`ranges[{name!r}]` step must be > 0; received {value!r}."
             )
     return ranges
+
+
+def _interval(option):
+    """`"[0, 1)"`, `"[1, inf)"`: an option's bounds."""
+    low = "(-inf" if option.low is None else f"{option.low:g}"
+    high = "inf)" if option.high is None else f"{option.high:g}"
+    if option.low is not None:
+        low = ("[" if option.low_inclusive else "(") + low
+    if option.high is not None:
+        high += "]" if option.high_inclusive else ")"
+    return f"{low}, {high}"
 
 
 def _with_step(name, value):

@@ -300,6 +300,14 @@ def make_hypermodel(problem, options):
     import tuning
 
     config = problem.config
+    if config.model:
+        # A variant leaves its stack settings at None ("the variant's"),
+        # which are no baseline values for the hypermodel's space.
+        raise common.RecipeError(
+            f"--model {config.model}: a search builds zoo.stacked_rnn "
+            "stacks from the stack flags (--cell, --units, ...), not a "
+            "registered backbone; leave --model out"
+        )
     search = [s.strip() for s in options.search.split(",") if s.strip()]
     if options.budget_params and "units" in search:
         search.remove("units")  # the budget sets the width

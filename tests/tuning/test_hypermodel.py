@@ -228,12 +228,57 @@ def test_default_space_stays_on_the_fused_path():
         ({"budget_params": 500}, "too small for the space"),
         ({"budget_params": 10**6, "per_layer_units": True}, "per_layer_units"),
         ({"stack_options": {"units": 3}}, "give their values in `defaults`"),
+        # Fixed values are checked by zoo.options.
+        ({"defaults": {"dropout": 1.0}}, "`dropout` must be a float in [0, 1)"),
+        ({"defaults": {"cell": "tcn"}}, "`cell` must be one of"),
+        ({"defaults": {"learning_rate": 0}}, "finite number > 0"),
+        ({"stack_options": {"merge_mode": "max"}}, "`merge_mode` must be one"),
+        ({"stack_options": {"depth": 2}}, "'depth' is not a stack option"),
+        ({"stack_options": {"return_sequences": True}}, "sets itself"),
+        ({"ranges": {"units": (0, 32)}}, "must lie in [1, inf)"),
     ],
 )
 def test_bad_spaces_are_rejected_with_the_argument_named(kwargs, message):
     with pytest.raises(ValueError) as info:
         tagger(**kwargs)
     assert message in str(info.value)
+
+
+def test_the_defaults_are_the_zoo_options_defaults():
+    library = zoo.options.defaults()
+    for name in tuning.hypermodel.SEARCHED_OPTIONS:
+        if name != "num_layers":
+            assert tuning.ZOO_DEFAULTS[name] == library[name], name
+    # The library infers the depth; without per-layer lists it is 2.
+    assert library["num_layers"] is None
+    assert tuning.ZOO_DEFAULTS["num_layers"] == tuning.hypermodel.INFERRED_DEPTH
+    assert set(tuning.SEARCHABLE) == {
+        *tuning.hypermodel.SEARCHED_OPTIONS,
+        "learning_rate",
+        "batch_size",
+    }
+    hypermodel = tagger(
+        search=[], defaults={"units": [8, 4], "num_layers": None}
+    )
+    assert hypermodel.defaults["num_layers"] == 2
+    assert hypermodel.choices(kt.HyperParameters())["units"] == [8, 4]
+
+
+def test_the_heads_are_the_zoos():
+    tags = tagger(defaults={"units": 8}).build(kt.HyperParameters())
+    assert tags.get_layer("tags").dtype == "float32"
+    assert tags.output_shape == (None, None, 5)
+    classifier = tuning.StackedRNNHyperModel(
+        "classification",
+        input_dim=3,
+        num_outputs=4,
+        defaults={"units": 8},
+        stack_options={"merge_mode": "sum", "layer_norm": True},
+    ).build(
+        kt.HyperParameters(),
+    )
+    assert classifier.get_layer("classes").output.shape == (None, 4)
+    assert stack_of(classifier).get_config()["layer_norm"] is True
 
 
 def test_a_default_outside_the_choices_falls_back_to_the_first():
