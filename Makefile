@@ -10,7 +10,7 @@ export TF_CPP_MIN_LOG_LEVEL := 2
 # Run on all cores of the machine, but not more: 2 in CI.
 JOBS ?= $(shell $(PYTHON) -c "import os; print(min(os.cpu_count() or 1, 4))")
 
-.PHONY: test test-slow test-jax test-torch test-torch-core test-all demo demo-stacks demo-classification demo-seq2seq demo-tuning lint bench-overhead clean docs docs-serve
+.PHONY: test test-slow test-jax test-torch test-all demo demo-stacks demo-classification demo-seq2seq demo-tuning lint bench-overhead clean docs docs-serve
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -18,19 +18,15 @@ $(STAMP): pyproject.toml Makefile
 	$(PY) -m pip install --quiet -e ".[dev,jax,torch,recipes,tuning,docs]"
 	touch $(STAMP)
 
-# The suite in tiers: TensorFlow (the default backend) complete; JAX the
-# library's own tests plus the recipe, search and tool tests marked
-# `every_backend` (a quick run of each recipe, its reload in a new process,
-# a two-trial search, resume after SIGKILL). The same tier on PyTorch is
-# `make test-torch-core`: not yet in `make test`, because one of its
-# tests still fails. `make test-all` runs everything on every backend,
-# slow tests included.
+# The suite in tiers: TensorFlow (the default backend) complete; JAX and
+# PyTorch the library's own tests plus the recipe, search and tool tests
+# marked `every_backend` (a quick run of each recipe, its reload in a new
+# process, a two-trial search, resume after SIGKILL). `make test-all` runs
+# everything on every backend, slow tests included.
 test: $(STAMP)
 	$(PY) -m ruff check zoo recipes tuning tests benchmarks diagnostics
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup
 	KERAS_BACKEND=jax ZOO_TEST_TIER=core $(PY) -m pytest -n $(JOBS) --dist loadgroup
-
-test-torch-core: $(STAMP)
 	KERAS_BACKEND=torch ZOO_TEST_TIER=core $(PY) -m pytest -n $(JOBS) --dist loadgroup
 
 test-slow: $(STAMP)

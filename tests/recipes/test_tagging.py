@@ -324,7 +324,10 @@ def test_saved_tagger_tags_raw_text_in_a_new_process(tmp_path):
 
     tagging.run(tiny_config(tmp_path, epochs=1, tensorboard=False))
     code = (
-        "import recipes.tagging, sys; "
+        "import sys, keras, zoo; "  # `import zoo` alone loads the file
+        "keras.saving.load_model(sys.argv[1] + '/model.keras', "
+        "safe_mode=True); "
+        "import recipes.tagging; "
         "print(recipes.tagging.load(sys.argv[1]).tag(['the dog runs'])[0])"
     )
     result = subprocess.run(
