@@ -259,8 +259,18 @@ def make_dataset(examples, batch_size, shuffle_seed=None, pad_to=1):
     )
 
 
+# Stack options the seq2seq builder takes by name or per side; every other
+# one in `common.STACK_FIELDS` goes to both stacks as it is.
+_OWN = ("cell", "num_layers", "units", "embedding_dim", "embedding_dropout")
+_ENCODER_ONLY = ("bidirectional", "merge_mode")
+
+
 def build_model(config, vocab):
-    encoder = {"bidirectional": config.bidirectional}
+    """`zoo.build_seq2seq` with every stack option of the config: the
+    ones in `_ENCODER_ONLY` go to the encoder, all others to both stacks,
+    so an option declared in `zoo.options` reaches the model unchanged."""
+    shared = common.stack_options(config, skip=_OWN + _ENCODER_ONLY)
+    encoder = {k: getattr(config, k) for k in _ENCODER_ONLY}
     decoder = {}
     if config.decoder_layers:
         decoder["num_layers"] = config.decoder_layers
@@ -276,19 +286,12 @@ def build_model(config, vocab):
             embedding_dim=config.embedding_dim,
             bridge=config.bridge,
             attention=None if config.attention == "none" else config.attention,
-            encoder={**encoder, "merge_mode": config.merge_mode},
+            encoder=encoder,
             decoder=decoder,
-            seed=config.seed,
-            dropout=config.dropout,
-            recurrent_dropout=config.recurrent_dropout,
-            inter_layer_dropout=config.inter_layer_dropout,
-            weight_drop=config.weight_drop,
-            residual=config.residual,
-            highway=config.highway,
-            layer_norm=config.layer_norm,
+            **shared,
         )
     except ValueError as error:  # the zoo's own argument checks
-        raise common.RecipeError(str(error)) from None
+        raise common.RecipeError(str(error).splitlines()[0]) from None
 
 
 class Transcriber:
@@ -361,6 +364,12 @@ class Seq2SeqTask(training.Task):
         if config.init_from:
             raise common.RecipeError(
                 "--init-from is not supported by the seq2seq recipe yet"
+            )
+        if config.model:
+            raise common.RecipeError(
+                f"--model {config.model!r}: the registered backbones are "
+                "single stacks; the seq2seq recipe builds an encoder and a "
+                "decoder from the stack flags (--cell, --num-layers, ...)"
             )
 
     def prepare(self, config):
