@@ -12,9 +12,11 @@ cannot set them):
   unless logical CPU devices were configured, as the tests do). JAX:
   `keras.distribution.DataParallel` over `keras.distribution.list_devices()`.
 - `--distribute multi-worker`: `tf.distribute.MultiWorkerMirroredStrategy`
-  configured from the standard `TF_CONFIG` environment variable (one
-  process per machine; `python -m recipes.launch` runs N of them on this
-  machine). TensorFlow backend only.
+  given the cluster that `tf.distribute.cluster_resolver.
+  TFConfigClusterResolver` reads from the standard `TF_CONFIG`
+  environment variable, once `check_tf_config` has found it well formed
+  (one process per machine; `python -m recipes.launch` runs N of them on
+  this machine). TensorFlow backend only; on PyTorch only `none`.
 - `--distribute-timeout SECONDS` (default 600): a multi-worker process
   whose cluster has not formed after this long (a peer never started, or
   listens elsewhere) prints which addresses did not answer and is killed
@@ -116,12 +118,24 @@ def options_from(args):
 
 @dataclasses.dataclass(frozen=True)
 class Cluster:
-    """A validated `TF_CONFIG`: every address in replica order (the chief
-    first) and this process's place in it."""
+    """The cluster and task of `TF_CONFIG` as TensorFlow reads them (its
+    `TFConfigClusterResolver`, which the strategy is given too): every
+    address in replica order (the chief first) and this process's place
+    in it."""
 
     jobs: dict
     task_type: str
     task_index: int
+    resolver: object = dataclasses.field(default=None, compare=False)
+
+    @classmethod
+    def from_resolver(cls, resolver):
+        return cls(
+            jobs=resolver.cluster_spec().as_dict(),
+            task_type=resolver.task_type,
+            task_index=resolver.task_id,
+            resolver=resolver,
+        )
 
     @property
     def addresses(self):
@@ -143,14 +157,30 @@ class Cluster:
         return self.jobs[self.task_type][self.task_index]
 
 
+def read_tf_config():
+    """The `Cluster` of the `TF_CONFIG` environment variable, read by
+    `tf.distribute.cluster_resolver.TFConfigClusterResolver` once
+    `check_tf_config` has found it well formed (the resolver itself
+    checks nothing: it raises a bare `KeyError` or `JSONDecodeError`, or
+    accepts what the strategy then fails on, such as a `ps` job or an
+    index out of range)."""
+    check_tf_config(os.environ.get(ENV_TF_CONFIG))
+    import tensorflow as tf
+
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    return Cluster.from_resolver(resolver)
+
+
 def _short(value, limit=120):
     text = value if isinstance(value, str) else json.dumps(value)
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
-def parse_tf_config(text):
-    """A `Cluster` from the text of `TF_CONFIG`; `RecipeError` naming the
-    field, what it holds and what is allowed when it is malformed."""
+def check_tf_config(text):
+    """`RecipeError` naming the field, what it holds and what is allowed
+    when `text` (the value of `TF_CONFIG`) is not a cluster of `chief`
+    and `worker` jobs with distinct `host:port` addresses and a task of
+    one of them."""
     if text is None or not text.strip():
         raise common.RecipeError(
             "--distribute multi-worker needs the TF_CONFIG environment "
@@ -176,7 +206,7 @@ def parse_tf_config(text):
             "TF_CONFIG 'cluster' must map 'chief' and/or 'worker' to lists "
             f"of 'host:port' addresses; received {_short(cluster)}"
         )
-    jobs, seen = {}, {}
+    seen = {}
     for job, addresses in cluster.items():
         if job not in JOBS:
             raise common.RecipeError(
@@ -202,7 +232,6 @@ def parse_tf_config(text):
                     f"{seen[address]}; every task needs its own host:port"
                 )
             seen[address] = where
-        jobs[job] = list(addresses)
     task = values.get("task")
     if not isinstance(task, dict) or "type" not in task or "index" not in task:
         raise common.RecipeError(
@@ -210,23 +239,22 @@ def parse_tf_config(text):
             f"(type chief or worker); received {_short(task)}"
         )
     task_type, index = task["type"], task["index"]
-    if task_type not in jobs:
+    if task_type not in cluster:
         raise common.RecipeError(
             f"TF_CONFIG task.type {task_type!r} is not a job of the cluster; "
-            f"allowed: {', '.join(j for j in JOBS if j in jobs)}"
+            f"allowed: {', '.join(j for j in JOBS if j in cluster)}"
         )
     if not isinstance(index, int) or isinstance(index, bool):
         raise common.RecipeError(
             f"TF_CONFIG task.index must be an integer; received {index!r}"
         )
-    count = len(jobs[task_type])
+    count = len(cluster[task_type])
     if not 0 <= index < count:
         raise common.RecipeError(
             f"TF_CONFIG task.index {index} is out of range: job "
             f"{task_type!r} has {count} address(es), so allowed: "
             f"0..{count - 1}"
         )
-    return Cluster(jobs, task_type, index)
 
 
 def _check_address(where, address):
@@ -493,14 +521,25 @@ class Trainer(keras.Model):
     """What the replicas train: calls `model` (sharing its layers).
 
     Created outside the strategy's scope (its variables are `model`'s,
-    created inside), so Keras does not first average a sample batch
-    across replicas, which fails for batches that split unevenly (and for
-    strings); `distribute_strategy` names the strategy instead, so `fit`
-    and `evaluate` need no scope. Under `MultiWorkerMirroredStrategy`,
-    Keras 3.15 averages each step's logs across workers along axis 0,
-    which fails for scalars (tensorflow/tensorflow#72388); `rank_one_logs`
-    returns them with shape (1,), which that average turns back into
-    scalars.
+    created inside), so Keras's `fit` does not first average a sample
+    batch across replicas (`strategy.reduce` of the whole batch, to build
+    the model symbolically), which fails for batches that split unevenly
+    under `MirroredStrategy`, and for every batch under a
+    `MultiWorkerMirroredStrategy` of two workers ("Attempt to convert a
+    value (PerReplica ...) to a Tensor"; no upstream report was found);
+    `distribute_strategy` names the strategy instead, so `fit` and
+    `evaluate` need no scope.
+
+    `rank_one_logs` works around an upstream bug: under
+    `MultiWorkerMirroredStrategy` with more than one worker, Keras 3.15's
+    `fit` averages each step's logs across workers with
+    `strategy.reduce("MEAN", value, axis=0)`, which fails on the scalar
+    logs ("Invalid reduction dimension 0 for input with 0 dimensions",
+    https://github.com/tensorflow/tensorflow/issues/72388, closed without
+    a fix). The logs are returned with shape (1,), which that average
+    turns back into scalars. `test_upstream_multi_worker_bugs_are_still_
+    there` (tests/recipes/test_distribute.py) shows both bugs; once it
+    fails, upstream has fixed one, and its workaround can go.
     """
 
     def __init__(self, model, strategy=None, rank_one_logs=False, **kwargs):
@@ -628,8 +667,10 @@ def setup(options="none"):
         )
     if backend != "tensorflow":
         raise common.RecipeError(
-            f"--distribute {mode} needs the TensorFlow or JAX backend; "
-            f"received KERAS_BACKEND={backend}"
+            f"--distribute {mode} is not offered on the {backend} backend "
+            f"(allowed on {backend}: none); use the TensorFlow backend "
+            "(mirrored, multi-worker) or JAX (mirrored), e.g. "
+            "KERAS_BACKEND=tensorflow"
         )
     import tensorflow as tf
 
@@ -641,7 +682,7 @@ def setup(options="none"):
             strategy=strategy,
             replicas=strategy.num_replicas_in_sync,
         )
-    cluster = parse_tf_config(os.environ.get(ENV_TF_CONFIG))
+    cluster = read_tf_config()
     check_own_port(cluster)
     _processes.parent_watchdog()
     # The strategy's constructor waits until every task of the cluster has
@@ -658,11 +699,12 @@ def setup(options="none"):
     )
     try:
         strategy = tf.distribute.MultiWorkerMirroredStrategy(
+            cluster_resolver=cluster.resolver,
             communication_options=(
                 tf.distribute.experimental.CommunicationOptions(
                     timeout_seconds=options.timeout
                 )
-            )
+            ),
         )
     finally:
         waiting.cancel()

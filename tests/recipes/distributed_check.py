@@ -6,11 +6,16 @@ what the test compares, as JSON on the last line.
     python -m tests.recipes.distributed_check others CORPUS_DIR OUT_DIR
     python -m tests.recipes.distributed_check tagging CORPUS OUT --alone \
         --per-replica 8
+    TF_CONFIG=... python -m tests.recipes.distributed_check keras-72388
 
 Devices must be set up before TensorFlow (or JAX) initialises them, so
 this runs in its own process: two logical CPU devices on TensorFlow
 (`tf.config.set_logical_device_configuration`); on JAX the caller sets
 `XLA_FLAGS=--xla_force_host_platform_device_count=N` instead.
+
+`keras-72388` is one worker of a multi-worker cluster (`TF_CONFIG`, one
+CPU device): Keras's `fit` on a plain model, then on
+`recipes.distributed.Trainer` with `rank_one_logs`.
 """
 
 import csv
@@ -128,13 +133,67 @@ def others(corpus, out):
     }
 
 
+def keras_72388():
+    """Keras's `fit` under a `MultiWorkerMirroredStrategy` of 2 workers
+    (this process is one of them): the error of a model built in the
+    strategy's scope (None if it trains), the error of the recipes'
+    `Trainer` without `rank_one_logs` (tensorflow/tensorflow#72388), and
+    the losses of the `Trainer` with it (the workaround)."""
+    import numpy as np
+    import tensorflow as tf
+
+    from recipes import distributed
+
+    cluster = distributed.read_tf_config()
+    strategy = tf.distribute.MultiWorkerMirroredStrategy(
+        cluster_resolver=cluster.resolver
+    )
+    x = np.linspace(-1, 1, 48, dtype="float32").reshape(16, 3)
+    y = x.sum(axis=1, keepdims=True)
+    data = tf.data.Dataset.from_tensor_slices((x, y)).batch(8)
+
+    def dense():
+        return keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+
+    def error_of(model):
+        try:
+            model.fit(data, epochs=1, verbose=0)
+        except ValueError as error:
+            return str(error)
+        return None
+
+    def trainer(rank_one_logs):
+        with strategy.scope():
+            body = dense()
+        model = distributed.Trainer(
+            body, strategy=strategy, rank_one_logs=rank_one_logs
+        )
+        with strategy.scope():
+            model.compile(optimizer="sgd", loss="mse")
+            model(x[:1])
+            model.optimizer.build(model.trainable_variables)
+        return model
+
+    with strategy.scope():
+        in_scope = dense()
+        in_scope.compile(optimizer="sgd", loss="mse")
+    result = {
+        "worker": cluster.worker_index,
+        "in_scope_error": error_of(in_scope),
+        "scalar_logs_error": error_of(trainer(rank_one_logs=False)),
+    }
+    history = trainer(rank_one_logs=True).fit(data, epochs=2, verbose=0)
+    result["rank_one_loss"] = [float(v) for v in history.history["loss"]]
+    return result
+
+
 def main(argv):
     import argparse
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("what", choices=("tagging", "others"))
-    parser.add_argument("corpus")
-    parser.add_argument("out")
+    parser.add_argument("what", choices=("tagging", "others", "keras-72388"))
+    parser.add_argument("corpus", nargs="?")
+    parser.add_argument("out", nargs="?")
     parser.add_argument("--per-replica", type=int, default=4)
     parser.add_argument(
         "--alone",
@@ -143,6 +202,9 @@ def main(argv):
         "--distribute)",
     )
     args = parser.parse_args(argv)
+    if args.what == "keras-72388":
+        print(json.dumps(keras_72388()))
+        return
     if keras.backend.backend() == "tensorflow":
         logical_cpus(2)
     if args.what == "tagging":
