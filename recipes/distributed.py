@@ -535,11 +535,12 @@ class Trainer(keras.Model):
     `fit` averages each step's logs across workers with
     `strategy.reduce("MEAN", value, axis=0)`, which fails on the scalar
     logs ("Invalid reduction dimension 0 for input with 0 dimensions",
-    https://github.com/tensorflow/tensorflow/issues/72388, closed without
-    a fix). The logs are returned with shape (1,), which that average
-    turns back into scalars. `test_upstream_multi_worker_bugs_are_still_
-    there` (tests/recipes/test_distribute.py) shows both bugs; once it
-    fails, upstream has fixed one, and its workaround can go.
+    https://github.com/tensorflow/tensorflow/issues/72388, closed as
+    stale; it still happens with Keras 3.15). The logs are returned with
+    shape (1,), which that average turns back into scalars.
+    `test_upstream_multi_worker_bugs_are_still_there`
+    (tests/recipes/test_distribute.py) shows both bugs; once it fails,
+    upstream has fixed one, and its workaround can go.
     """
 
     def __init__(self, model, strategy=None, rank_one_logs=False, **kwargs):
