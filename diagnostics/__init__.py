@@ -7,7 +7,7 @@
 
 Each tool writes PNG plots and its numbers (JSON and CSV) to `--output`,
 has a `--quick` mode, and prints one line and exits with code 2 on bad
-input. See the README's "Inside the stack" section for real figures.
+input. docs/inspection.md has real figures.
 """
 
 TOOLS = {

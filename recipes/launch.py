@@ -15,7 +15,7 @@ watch for it). Rerunning the same command after a failure resumes the job
 from the chief's last backup (`BackupAndRestore` in `OUTPUT/backup`).
 
 On a real cluster there is no launcher: run the same recipe command on
-every machine with its own `TF_CONFIG` (see the README, "Scaling out").
+every machine with its own `TF_CONFIG` (see docs/scaling-out.md).
 """
 
 import argparse

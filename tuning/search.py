@@ -25,7 +25,7 @@ project folder (`--directory`/`--project-name`) holds `trials.csv` and
 recipes.TASK --config`). Rerunning the same command resumes the search:
 finished trials are kept and an interrupted trial runs again.
 `--distributed --workers N` runs keras-tuner's chief and N workers here;
-see `tuning.distributed` and the README for a cluster.
+see `tuning.distributed` and docs/tuning.md for a cluster.
 """
 
 import argparse

@@ -1,6 +1,6 @@
 """Recipe training speed on TensorFlow, JAX and PyTorch, side by side.
 
-    python benchmarks/recipes.py [--steps 30] [--repeats 3]
+    python benchmarks/recipe_speed.py [--steps 30] [--repeats 3]
 
 Trains each recipe's *default model* (the one `python -m recipes.tagging`
 and `python -m recipes.seq2seq` build) for a fixed number of steps on its
@@ -110,7 +110,7 @@ def main():
                     f"{row['examples_per_s']:8.1f} examples/s",
                     flush=True,
                 )
-    command = "python benchmarks/recipes.py " + " ".join(sys.argv[1:])
+    command = "python benchmarks/recipe_speed.py " + " ".join(sys.argv[1:])
     print(f"\n{command}\n")
     print("| task | backend | examples/s (median) | ratio to TensorFlow |")
     print("|---|---|---|---|")
