@@ -36,6 +36,8 @@ def worker(task_name, steps, warmup):
 
     import keras
 
+    from recipes import pipeline
+
     recipe = importlib.import_module(f"recipes.{task_name}")
     task = recipe.TASK
     config = recipe.Config(quick=True, output="/tmp/unused", tensorboard=False)
@@ -46,7 +48,9 @@ def worker(task_name, steps, warmup):
         config,
         state,
         config.batch_size,
-        pad_to=config.batch_size if keras.backend.backend() == "jax" else 1,
+        pad_to=pipeline.rows_multiple(
+            config.batch_size, keras.backend.backend()
+        ),
     )
     batches = [train[i % len(train)] for i in range(warmup + steps)]
     for x, y, w in batches[:warmup]:

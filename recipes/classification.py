@@ -265,26 +265,21 @@ class ClassificationTask(training.Task):
             y = eye[[label_ids[label] for _, label in batch]]
             return x, y, np.ones(len(batch), "float32")
 
-        def batches(part, seed=None):
-            examples = [
-                (vocabulary.text_ids(text)[: config.max_length], label)
-                for text, label in part
-            ]
-            return pipeline.Batches(
-                examples,
-                [len(ids) for ids, _ in examples],
-                batch_size,
-                BOUNDARIES,
-                collate,
-                shuffle_seed=seed,
-                pad_to=pad_to,
-            )
-
         data = state.data
-        return (
-            batches(data.train, config.seed),
-            batches(data.dev),
-            batches(data.test),
+        return pipeline.split_batches(
+            [
+                [
+                    (vocabulary.text_ids(text)[: config.max_length], label)
+                    for text, label in part
+                ]
+                for part in (data.train, data.dev, data.test)
+            ],
+            lambda example: len(example[0]),
+            collate,
+            batch_size,
+            BOUNDARIES,
+            config.seed,
+            pad_to,
         )
 
     def describe(self, config, state, model):
@@ -337,12 +332,7 @@ def classify(model, texts):
     return Classifier(model).classify(texts)
 
 
-def run(config, callbacks=(), distribute="none", overwrite=False):
-    """Trains, evaluates and saves a classifier; returns the metrics dict
-    (`training.train_and_evaluate` on this recipe's task)."""
-    return training.train_and_evaluate(
-        TASK, config, callbacks, distribute, overwrite
-    )
+run = TASK.run  # trains, evaluates and saves; returns the metrics
 
 
 def main(argv=None):

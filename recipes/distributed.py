@@ -388,13 +388,6 @@ class Setup:
             )
         return RestoreFromChief(str(own), str(chief))
 
-    @property
-    def pad_to(self):
-        """Rows a batch is padded to a multiple of: JAX splits a batch
-        over its devices evenly or not at all (TensorFlow splits a batch
-        as it comes: 5 rows over 2 replicas are 3 and 2)."""
-        return self.replicas if self.active and self.backend == "jax" else 1
-
     def dataset(self, batches):
         """A recipe's batches (`pipeline.Batches` of `(x, y, weights)`),
         ready for `fit` and the replicas.
@@ -403,12 +396,14 @@ class Setup:
         dimension is dynamic: Keras's own `PyDataset` adapter fixes each
         dimension that its first two batches share (`NUM_BATCHES_FOR_
         TENSOR_SPEC = 2` in Keras 3.15), so length-bucketed batches of
-        other widths fail (`tests/recipes/test_pipeline.py` shows it).
+        other widths fail (`tests/recipes/test_pipeline.py` shows it, and
+        fails once Keras no longer does so).
         Auto-sharding is set explicitly to `DATA` (each worker builds the
         same seeded batches and keeps its share of every global batch;
         the data come from memory, not files, so `FILE` does not apply).
-        Elsewhere the batches as they are (padded by the task to
-        `pad_to`).
+        Elsewhere the batches as they are (JAX: padded by the task to
+        `pipeline.rows_multiple` rows, a multiple of the devices: JAX
+        splits a batch evenly or not at all).
         """
         if self.backend != "tensorflow":
             return batches

@@ -10,7 +10,6 @@ knows the epoch size.
 """
 
 import bisect
-import math
 import random
 
 import keras
@@ -94,31 +93,50 @@ class Batches(keras.utils.PyDataset):
         return batches
 
     def __len__(self):
-        return sum(math.ceil(len(b) / self.batch_size) for b in self._buckets)
-
-    @property
-    def num_batches(self):
-        return len(self)
+        return len(self._order)
 
     def __getitem__(self, index):
         if index >= len(self._order):
             raise IndexError(index)
         batch = self.collate([self.examples[i] for i in self._order[index]])
-        if self.pad_to > 1:
-            batch = _pad_rows(batch, self.pad_to)
-        return batch
+        return pad_rows(batch, self.pad_to)
 
     def on_epoch_end(self):
         self.epoch += 1
         self._order = self._batches()
 
-    def __iter__(self):
-        for index in range(len(self)):
-            yield self[index]
+
+def split_batches(
+    parts, length, collate, batch_size, boundaries, seed, pad_to=1
+):
+    """One `Batches` per split in `parts` (train, dev, ...): the first is
+    shuffled with `seed`, the others keep a fixed order; `length(example)`
+    is what buckets group by."""
+    return tuple(
+        Batches(
+            part,
+            [length(example) for example in part],
+            batch_size,
+            boundaries,
+            collate,
+            shuffle_seed=seed if i == 0 else None,
+            pad_to=pad_to,
+        )
+        for i, part in enumerate(parts)
+    )
 
 
-def _pad_rows(batch, multiple):
-    """Rows of zeros (weight 0) up to a multiple of `multiple`."""
+def rows_multiple(batch_size, backend):
+    """What a batch's rows are padded to a multiple of: the full batch
+    size on JAX, which compiles a step for each batch shape (extra rows
+    have weight 0, so only the widths vary; `pad` rounds them), else 1."""
+    return batch_size if backend == "jax" else 1
+
+
+def pad_rows(batch, multiple):
+    """`batch` (arrays, or nested tuples of them, the last one with a row
+    per example) with rows of zeros (weight 0) up to a multiple of
+    `multiple`."""
     rows = len(batch[-1])
     extra = -rows % multiple
     if not extra:

@@ -246,17 +246,7 @@ def collate(batch):
     return (source, inputs), targets, (targets > 0).astype("float32")
 
 
-def make_dataset(examples, batch_size, shuffle_seed=None, pad_to=1):
-    """Length-bucketed `pipeline.Batches` of `collate`d pairs."""
-    return pipeline.Batches(
-        examples,
-        [len(source) for source, _ in examples],
-        batch_size,
-        (4, 6, 8, 10, 12, 16),
-        collate,
-        shuffle_seed=shuffle_seed,
-        pad_to=pad_to,
-    )
+BOUNDARIES = (4, 6, 8, 10, 12, 16)
 
 
 # Stack options the seq2seq builder takes by name or per side; every other
@@ -387,11 +377,19 @@ class Seq2SeqTask(training.Task):
         return keras.losses.SparseCategoricalCrossentropy(reduction=reduction)
 
     def datasets(self, config, state, batch_size, pad_to=1):
-        def batches(words, seed=None):
-            examples = pairs(state.vocab, words, config.max_word_length)
-            return make_dataset(examples, batch_size, seed, pad_to)
-
-        return batches(state.train, config.seed), batches(state.dev), None
+        train, dev = pipeline.split_batches(
+            [
+                pairs(state.vocab, words, config.max_word_length)
+                for words in (state.train, state.dev)
+            ],
+            lambda example: len(example[0]),
+            collate,
+            batch_size,
+            BOUNDARIES,
+            config.seed,
+            pad_to,
+        )
+        return train, dev, None
 
     def describe(self, config, state, model):
         parts = (
@@ -452,12 +450,7 @@ class Seq2SeqTask(training.Task):
 TASK = Seq2SeqTask()
 
 
-def run(config, callbacks=(), distribute="none", overwrite=False):
-    """Trains, evaluates and saves a G2P model; returns the metrics dict
-    (`training.train_and_evaluate` on this recipe's task)."""
-    return training.train_and_evaluate(
-        TASK, config, callbacks, distribute, overwrite
-    )
+run = TASK.run  # trains, evaluates and saves; returns the metrics
 
 
 def load(output, config=None):

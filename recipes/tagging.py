@@ -250,22 +250,15 @@ class TaggingTask(training.Task):
             y = pipeline.pad([[tag_ids[t] for t in ts] for _, ts in batch])
             return x, y, (y > 0).astype("float32")
 
-        def batches(part, seed=None):
-            return pipeline.Batches(
-                part,
-                [len(words) for words, _ in part],
-                batch_size,
-                BOUNDARIES,
-                collate,
-                shuffle_seed=seed,
-                pad_to=pad_to,
-            )
-
         data = state.data
-        return (
-            batches(data.train, config.seed),
-            batches(data.dev),
-            batches(data.test),
+        return pipeline.split_batches(
+            (data.train, data.dev, data.test),
+            lambda example: len(example[0]),
+            collate,
+            batch_size,
+            BOUNDARIES,
+            config.seed,
+            pad_to,
         )
 
     def callbacks(self, config, state, predictor):
@@ -325,12 +318,7 @@ class TaggingTask(training.Task):
 TASK = TaggingTask()
 
 
-def run(config, callbacks=(), distribute="none", overwrite=False):
-    """Trains, evaluates and saves a tagger; returns the metrics dict
-    (`training.train_and_evaluate` on this recipe's task)."""
-    return training.train_and_evaluate(
-        TASK, config, callbacks, distribute, overwrite
-    )
+run = TASK.run  # trains, evaluates and saves; returns the metrics
 
 
 def main(argv=None):

@@ -37,6 +37,7 @@ import numpy as np
 
 from recipes import common
 from recipes import distributed
+from recipes import pipeline
 
 
 class Task:
@@ -102,6 +103,13 @@ class Task:
     def summary(self, metrics):
         """Lines printed at the end of a run."""
         return []
+
+    def run(self, config, callbacks=(), distribute="none", overwrite=False):
+        """Trains, evaluates and saves this task's model; returns the
+        metrics (`train_and_evaluate` on this task)."""
+        return train_and_evaluate(
+            self, config, callbacks, distribute, overwrite
+        )
 
     def compile(self, model, config):
         """Adam and the task's loss and metrics."""
@@ -289,11 +297,8 @@ def predict(model, x):
     """
     distribution = keras.distribution.distribution()
     devices = distribution.device_mesh.devices.size if distribution else 1
-    rows = len(x)
-    extra = -rows % devices
-    if extra:
-        x = np.concatenate([x, np.zeros((extra, *x.shape[1:]), x.dtype)])
-    return keras.ops.convert_to_numpy(model.predict_on_batch(x))[:rows]
+    (padded,) = pipeline.pad_rows((x,), devices)
+    return keras.ops.convert_to_numpy(model.predict_on_batch(padded))[: len(x)]
 
 
 def plot_history(history, path, metric="accuracy", title=""):
@@ -376,10 +381,7 @@ def _train(task, config, extra_callbacks, dist, output):
         model = task.build(config, state)
         task.compile(model, config)
     batch_size = dist.global_batch(config.batch_size)
-    # JAX compiles a step for each batch shape: every batch gets the full
-    # number of rows there (extra rows have weight 0), so that only the
-    # widths vary (`pipeline.pad` rounds them).
-    pad_to = batch_size if keras.backend.backend() == "jax" else dist.pad_to
+    pad_to = pipeline.rows_multiple(batch_size, keras.backend.backend())
     train, dev, test = task.datasets(config, state, batch_size, pad_to=pad_to)
     train, dev = dist.dataset(train), dist.dataset(dev)
     test = dist.dataset(test) if test is not None else None

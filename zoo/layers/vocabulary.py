@@ -7,8 +7,26 @@ from zoo import text as text_lib
 from zoo._package import PACKAGE
 
 
+class _PassThrough(keras.layers.Layer):
+    """A layer that returns its inputs and their mask unchanged: what
+    `TokenVocabulary` and `LabelNames` compute (they only carry data)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def compute_mask(self, inputs, mask=None):
+        return mask
+
+
 @keras.saving.register_keras_serializable(package=PACKAGE)
-class TokenVocabulary(keras.layers.Layer):
+class TokenVocabulary(_PassThrough):
     """Passes token ids through and keeps the tokens they stand for.
 
     The first layer of a model that reads token ids, so that a saved
@@ -48,7 +66,6 @@ class TokenVocabulary(keras.layers.Layer):
         self.lowercase = bool(lowercase)
         self.strip_punctuation = bool(strip_punctuation)
         self._ids = {t: i + 2 for i, t in enumerate(tokens)}
-        self.supports_masking = True
 
     @property
     def vocabulary_size(self):
@@ -105,15 +122,6 @@ class TokenVocabulary(keras.layers.Layer):
         """Ids of a string: `tokenize`d (empty tokens dropped), looked up."""
         return [self._ids.get(t, 1) for t in self.tokenize(text)]
 
-    def call(self, inputs):
-        return inputs
-
-    def compute_output_shape(self, input_shape):
-        return input_shape
-
-    def compute_mask(self, inputs, mask=None):
-        return mask
-
     def get_config(self):
         return {
             **super().get_config(),
@@ -124,7 +132,7 @@ class TokenVocabulary(keras.layers.Layer):
 
 
 @keras.saving.register_keras_serializable(package=PACKAGE)
-class LabelNames(keras.layers.Layer):
+class LabelNames(_PassThrough):
     """Passes class probabilities through and keeps the class names.
 
     The last layer of a tagger or classifier, so that a saved `.keras`
@@ -144,16 +152,6 @@ class LabelNames(keras.layers.Layer):
                 f"{labels!r}."
             )
         self.labels = labels
-        self.supports_masking = True
-
-    def call(self, inputs):
-        return inputs
-
-    def compute_output_shape(self, input_shape):
-        return input_shape
-
-    def compute_mask(self, inputs, mask=None):
-        return mask
 
     def decode(self, probabilities):
         """Names of the most likely classes, same leading shape."""

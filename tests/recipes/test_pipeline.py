@@ -1,0 +1,78 @@
+"""`recipes.pipeline.Batches`, and the upstream behaviour it works around."""
+
+import keras
+import numpy as np
+import pytest
+
+from recipes import distributed
+from recipes import pipeline
+
+
+def _collate(batch):
+    x = pipeline.pad([[1] * n for n in batch], multiple=1)
+    return x, np.zeros(len(batch), "float32"), np.ones(len(batch), "float32")
+
+
+def test_batches_are_exact_bucketed_and_reshuffled_per_epoch():
+    lengths = [1, 2, 3, 9, 10, 11, 12, 30]
+    batches = pipeline.Batches(
+        lengths, lengths, 2, (4, 16), _collate, shuffle_seed=0
+    )
+    assert len(batches) == 5  # buckets of 3, 4 and 1 examples: 2 + 2 + 1
+    first = [b[0].shape[1] for b in batches]
+    for x, _, _ in batches:  # one bucket per batch
+        assert len({(w > 4) + (w > 16) for w in x.sum(axis=1)}) == 1
+    orders = {tuple(first)}
+    for _ in range(5):
+        batches.on_epoch_end()
+        orders.add(tuple(b[0].shape[1] for b in batches))
+    assert len(orders) > 1
+    fixed = pipeline.Batches(lengths, lengths, 2, (4, 16), _collate)
+    assert [b[0].shape[1] for b in fixed] == [2, 3, 10, 12, 30]
+
+
+def test_pad_rows_adds_weight_zero_rows():
+    x, y, w = pipeline.pad_rows(_collate([1, 2, 3]), 4)
+    assert x.shape == (4, 3) and w.tolist() == [1, 1, 1, 0]
+
+
+@pytest.mark.tf_only
+def test_keras_pydataset_adapter_fixes_dimensions_its_first_two_batches_share():
+    """Why `distributed.Setup.dataset` wraps the batches in `tf.data` on
+    TensorFlow: Keras 3.15 infers the input signature from two batches
+    (NUM_BATCHES_FOR_TENSOR_SPEC = 2) and keeps any dimension they share,
+    so a later, wider batch fails. When this test fails, Keras no longer
+    does so and the wrapper can go."""
+
+    class Widths(keras.utils.PyDataset):
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            width = (4, 4, 9)[i]
+            x = np.ones((2, width), "float32")
+            return x, np.zeros((2, 1), "float32")
+
+    inputs = keras.Input((None,))
+    outputs = keras.layers.GlobalAveragePooling1D()(
+        keras.layers.Reshape((-1, 1))(inputs)
+    )
+    model = keras.Model(inputs, outputs)
+    model.compile("sgd", "mse")
+    with pytest.raises(Exception, match="shape"):
+        model.fit(Widths(), epochs=1, verbose=0)
+    wrapped = distributed.setup("none").dataset(_AsBatches(Widths()))
+    model.fit(wrapped, epochs=1, verbose=0)
+
+
+class _AsBatches(list):
+    """A PyDataset's batches with weights, as `Setup.dataset` takes them."""
+
+    def __init__(self, dataset):
+        super().__init__(
+            (x, y, np.ones(len(x), "float32"))
+            for x, y in (dataset[i] for i in range(len(dataset)))
+        )
+
+    def on_epoch_end(self):
+        pass
