@@ -44,10 +44,10 @@ What changes under `mirrored` and `multi-worker`:
   chief) writes to `--output`. Other workers run the same code (every
   worker must take part in every collective) but write to a temporary
   directory that is deleted at the end: TensorFlow's documented pattern.
-- `BackupAndRestore`: the chief backs up to `OUTPUT/backup`; every worker
-  restores from there when a run restarts (so `--output` must be on a
-  file system all workers see), and non-chief workers back up to their
-  temporary directory.
+- Backups (`recipes.checkpoints.RunBackup`): the chief backs up to
+  `OUTPUT/backup`; every worker restores from there when a run restarts
+  (so `--output` must be on a file system all workers see), and
+  non-chief workers back up to their temporary directory.
 """
 
 import atexit
@@ -374,19 +374,19 @@ class Setup:
             self._temp = None
 
     def backup(self, config, output):
-        """The `BackupAndRestore` callback; `None` means the recipe's own
-        (`OUTPUT/backup`, which is also the chief's)."""
+        """`(directory, source)` for this job's `RunBackup`: where it
+        backs up to and where it resumes from; `None` means the recipe's
+        own (`OUTPUT/backup` for both, which is also the chief's). A
+        non-chief worker resumes from the chief's backup (all workers
+        must resume from the same epoch) and backs up to its own
+        directory, which no one reads. Every backup is complete before
+        it is named (`recipes.checkpoints`), so a worker killed while
+        writing one leaves the previous one."""
         chief = pathlib.Path(config.output) / "backup"
         own = pathlib.Path(output) / "backup"
-        if not self.active:
+        if not self.active or own == chief:
             return None
-        # Two states kept: a worker stopped while writing one (SIGKILL
-        # after the launcher's grace period) leaves the previous one.
-        if own == chief:
-            return keras.callbacks.BackupAndRestore(
-                str(own), double_checkpoint=True
-            )
-        return RestoreFromChief(str(own), str(chief))
+        return own, chief
 
     def dataset(self, batches):
         """A recipe's batches (`pipeline.Batches` of `(x, y, weights)`),
@@ -609,24 +609,6 @@ class Trainer(keras.Model):
         if not self.rank_one_logs:
             return logs
         return {k: keras.ops.reshape(v, (1,)) for k, v in logs.items()}
-
-
-class RestoreFromChief(keras.callbacks.BackupAndRestore):
-    """`BackupAndRestore` for a non-chief worker: restores the chief's
-    latest backup (all workers must resume from the same epoch), then
-    backs up to its own directory, which no one reads."""
-
-    def __init__(self, backup_dir, chief_dir):
-        super().__init__(backup_dir, double_checkpoint=True)
-        self.chief_dir = chief_dir
-
-    def on_train_begin(self, logs=None):
-        # The chief writes its next backup only after an epoch, which
-        # needs this worker: nothing is written while this copy runs.
-        if os.path.isdir(self.chief_dir):
-            shutil.rmtree(self.backup_dir, ignore_errors=True)
-            shutil.copytree(self.chief_dir, self.backup_dir)
-        super().on_train_begin(logs)
 
 
 def setup(options="none"):

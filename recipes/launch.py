@@ -12,7 +12,8 @@ worker as soon as one fails (and exits with that worker's code), when
 Ctrl-C); each stop is SIGTERM, then SIGKILL after `--grace` seconds. A
 worker whose launcher is killed outright exits on its own (the recipes
 watch for it). Rerunning the same command after a failure resumes the job
-from the chief's last backup (`BackupAndRestore` in `OUTPUT/backup`).
+from the chief's last backup (`recipes.checkpoints.RunBackup` in
+`OUTPUT/backup`).
 
 On a real cluster there is no launcher: run the same recipe command on
 every machine with its own `TF_CONFIG` (see docs/scaling-out.md).

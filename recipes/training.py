@@ -14,16 +14,16 @@ module owns everything around them, in the order of the flax examples'
    different config or a folder of something else is refused before
    anything is written (`--overwrite` starts afresh);
 2. seeding, data, model and compile (in the distribution's scope);
-3. callbacks: `BackupAndRestore` (resume after any kill), the task's
-   validation metrics, early stopping, a NaN guard, `log.csv`,
-   TensorBoard;
+3. callbacks: the task's validation metrics, early stopping, a NaN
+   guard, the backup (`recipes.checkpoints.RunBackup`: resume after a
+   kill at any moment, kept until `metrics.json` is written) with
+   `log.csv`, TensorBoard;
 4. `fit`, test evaluation, `model.keras` saved and reloaded with
    `safe_mode=True` (what the task evaluates and shows examples with),
    learning curves as PNG, `metrics.json`.
 """
 
 import argparse
-import csv
 import dataclasses
 import fcntl
 import json
@@ -35,6 +35,7 @@ import time
 import keras
 import numpy as np
 
+from recipes import checkpoints
 from recipes import common
 from recipes import distributed
 from recipes import pipeline
@@ -212,25 +213,34 @@ class RunDirectory:
 
 
 def make_callbacks(config, output, monitor, metric_callbacks=(), backup=None):
-    """Backup, validation metrics, early stopping, NaN guard, logs.
+    """Validation metrics, early stopping, a NaN guard, the backup (with
+    `log.csv`), TensorBoard; `fit` finds the backup among them.
 
     `metric_callbacks` add validation metrics to the epoch logs, so they
-    run before the callbacks that read them. `backup` replaces the
-    default `BackupAndRestore(OUTPUT/backup)` (a non-chief worker's).
+    run before the callbacks that read them; the backup comes after the
+    early stopping, so that it saves the epoch as those left it (a kill
+    at any moment resumes from the last finished epoch, patience and
+    best weights included: `recipes.checkpoints`). `backup` is where
+    this job resumes from and backs up to: `(directory, source)`
+    (default `(OUTPUT/backup, same)`; a non-chief worker's differ).
     """
-    if backup is None:
-        backup = keras.callbacks.BackupAndRestore(str(output / "backup"))
+    directory, source = backup or (output / "backup", None)
+    stopper = keras.callbacks.EarlyStopping(
+        monitor=monitor,
+        mode="max",
+        patience=config.patience,
+        restore_best_weights=True,
+    )
     callbacks = [
-        backup,
         *metric_callbacks,
-        keras.callbacks.EarlyStopping(
-            monitor=monitor,
-            mode="max",
-            patience=config.patience,
-            restore_best_weights=True,
-        ),
+        stopper,
         keras.callbacks.TerminateOnNaN(),
-        keras.callbacks.CSVLogger(str(output / "log.csv"), append=True),
+        checkpoints.RunBackup(
+            directory,
+            source=source,
+            early_stopping=stopper,
+            log=output / "log.csv" if source is None else None,
+        ),
     ]
     if config.tensorboard:
         callbacks.append(
@@ -239,41 +249,45 @@ def make_callbacks(config, output, monitor, metric_callbacks=(), backup=None):
     return callbacks
 
 
+def _history(rows):
+    keys = sorted({k for row in rows for k in row if k != "epoch"})
+    return {k: [row[k] for row in rows if k in row] for k in keys}
+
+
 def fit(model, train, dev, epochs, callbacks):
-    """`model.fit` with progress bars on a terminal; `(history, seconds)`."""
-    start = time.perf_counter()
-    history = model.fit(
-        train,
-        validation_data=dev,
-        epochs=epochs,
-        callbacks=callbacks,
-        shuffle=False,  # the batches shuffle themselves, by seed and epoch
-        verbose=1 if os.isatty(1) else 2,
+    """`model.fit` with progress bars on a terminal, resumed from the
+    callbacks' `RunBackup` if it holds epochs; `(history, seconds)`,
+    both over every epoch of the run (the resumed ones included)."""
+    backup = next(
+        (c for c in callbacks if isinstance(c, checkpoints.RunBackup)), None
     )
-    return history.history, time.perf_counter() - start
-
-
-def full_history(output, history):
-    """Curves from `log.csv`, which spans resumed runs (the last row of
-    each epoch wins: an epoch logged, then lost by a kill before its
-    backup, is logged again); else `history`."""
-    log = pathlib.Path(output) / "log.csv"
-    if not log.is_file():
-        return history
-    with log.open() as handle:
-        rows = [r for r in csv.DictReader(handle) if r.get("epoch")]
-    by_epoch = {}
-    for row in rows:
-        if row["epoch"].isdigit():
-            by_epoch[int(row["epoch"])] = row
-    if not by_epoch:
-        return history
-    rows = [by_epoch[e] for e in sorted(by_epoch)]
-    return {
-        k: [float(r[k]) for r in rows if r.get(k)]
-        for k in rows[0]
-        if k != "epoch"
-    }
+    if backup is None:
+        start = time.perf_counter()
+        history = model.fit(
+            train,
+            validation_data=dev,
+            epochs=epochs,
+            callbacks=callbacks,
+            shuffle=False,
+            verbose=1 if os.isatty(1) else 2,
+        )
+        return history.history, time.perf_counter() - start
+    done = backup.restore(model)
+    if done:
+        print(f"resuming from the backup of epoch {done}/{epochs}")
+    if backup.stopped or done >= epochs:
+        backup.finish_restored(model)  # training had ended before the kill
+    else:
+        model.fit(
+            train,
+            validation_data=dev,
+            epochs=epochs,
+            initial_epoch=done,
+            callbacks=callbacks,
+            shuffle=False,  # the batches shuffle themselves, by seed and epoch
+            verbose=1 if os.isatty(1) else 2,
+        )
+    return _history(backup.rows), backup.train_seconds
 
 
 def save_and_reload(model, output, name="model.keras"):
@@ -346,8 +360,8 @@ def train_and_evaluate(
     """Trains, evaluates and saves `task` under `config`; returns the
     metrics (also written to `OUTPUT/metrics.json`).
 
-    `callbacks` are added after the loop's own (backup first, so a run
-    stopped by one of them resumes from the epoch the backup saved).
+    `callbacks` are added after the loop's own (after the backup: a run
+    they stop resumes from the last epoch the backup saved).
     `distribute` is a `recipes.distributed.Options` or a mode name.
     """
     task.check(config)
@@ -362,6 +376,8 @@ def train_and_evaluate(
                 f"{output} holds a finished run of this config; not "
                 "retraining (pass --overwrite to train again)"
             )
+            # Killed between metrics.json and the backup's deletion.
+            shutil.rmtree(output / "backup", ignore_errors=True)
             run_dir.close()
             return metrics
     else:
@@ -412,10 +428,13 @@ def _train(task, config, extra_callbacks, dist, output):
         "epochs_run": len(history.get("loss", [])),
         "train_seconds": round(train_seconds, 1),
     }
+    backup = next(c for c in callbacks if isinstance(c, checkpoints.RunBackup))
+    if backup.resumed_at:
+        metrics["resumed_at_epoch"] = backup.resumed_at
     metrics.update(task.evaluate(config, state, reloaded, scores))
     if history and dist.is_chief:
         plot_history(
-            full_history(output, history),
+            history,
             output / "learning_curves.png",
             metric=task.curve_metric,
             title=task.title(config, state),
@@ -431,6 +450,7 @@ def _train(task, config, extra_callbacks, dist, output):
         )
     metrics = finite_metrics(metrics)
     common.write_json(output / "metrics.json", metrics)
+    backup.discard()  # only now: a kill before metrics.json resumes
     dist.finish()
     return metrics
 

@@ -102,7 +102,9 @@ def test_interrupted_run_resumes_from_the_last_epoch(tmp_path):
         if line and line[0].isdigit()
     ]
     assert epochs == [0, 1, 2]
-    assert metrics["epochs_run"] == 2  # the resumed run trained epochs 1-2
+    assert metrics["epochs_run"] == 3  # epoch 0 before the kill, then 1-2
+    assert metrics["resumed_at_epoch"] == 1
+    assert not (tmp_path / "out" / "backup").exists()
 
 
 @pytest.mark.every_backend

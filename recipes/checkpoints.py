@@ -1,0 +1,222 @@
+"""A run's backup that survives a kill at any moment.
+
+`RunBackup` replaces `keras.callbacks.BackupAndRestore` in the training
+loop, because that callback loses or corrupts work in three ways a
+recipe hits (tests/recipes/test_resume.py kills runs to show it):
+
+- it overwrites `latest.weights.h5` in place, so a SIGKILL while h5py
+  writes leaves a file that no longer opens (`OSError: bad object header
+  version number`) and the rerun dies;
+- it deletes the backup when `fit` returns, before the test evaluation,
+  `model.keras` and `metrics.json`: a kill in that gap loses the whole
+  training;
+- it does not keep `EarlyStopping`'s state (best score, patience used,
+  best weights), so a resumed run can stop late, or restore weights
+  worse than the best it had seen before the kill.
+
+The backup directory holds `epoch-N.weights.h5` (model and optimizer),
+`best-N.npz` (the early-stopping best weights) and `training_metadata.json`,
+which names them and keeps every epoch's logs. Each file is complete
+before the metadata names it, and the metadata is replaced atomically
+(`os.replace`), so whatever instant a kill comes, the backup is the last
+finished epoch. `log.csv` is rewritten from the same logs, so it never
+repeats or misses an epoch. The loop calls `discard` only once
+`metrics.json` is written.
+"""
+
+import csv
+import json
+import os
+import pathlib
+import shutil
+import time
+
+import keras
+import numpy as np
+
+METADATA = "training_metadata.json"
+
+
+def _fsync(path):
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())
+
+
+def _write_atomic(path, text):
+    path = pathlib.Path(path)
+    partial = path.with_name(path.name + ".partial")
+    with partial.open("w") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(partial, path)
+
+
+def _number(value):
+    value = np.asarray(value)
+    return float(value) if value.ndim == 0 else value.tolist()
+
+
+def write_log(path, rows):
+    """`rows` (one dict per epoch) as `log.csv`, written atomically, in
+    `keras.callbacks.CSVLogger`'s layout (`epoch`, then sorted keys)."""
+    keys = sorted({k for row in rows for k in row if k != "epoch"})
+    path = pathlib.Path(path)
+    partial = path.with_name(path.name + ".partial")
+    with partial.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["epoch", *keys])
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: row.get(k, "NA") for k in ["epoch", *keys]})
+    os.replace(partial, path)
+
+
+class RunBackup(keras.callbacks.Callback):
+    """Backs a run up at every epoch's end; `restore` resumes it.
+
+    Args:
+        directory: where this job writes its backup.
+        source: where to resume from (default `directory`); a non-chief
+            worker resumes from the chief's backup and writes its own.
+        early_stopping: the run's `keras.callbacks.EarlyStopping`, whose
+            state is kept and given back on resume.
+        log: `log.csv` to rewrite from the backup's logs (None: none).
+
+    Put it after the callbacks that add to the epoch's logs or decide to
+    stop (validation metrics, `EarlyStopping`, `TerminateOnNaN`): what
+    it saves is then the epoch as those callbacks left it.
+    """
+
+    def __init__(self, directory, source=None, early_stopping=None, log=None):
+        super().__init__()
+        self.directory = pathlib.Path(directory)
+        self.source = pathlib.Path(source) if source else self.directory
+        self.early_stopping = early_stopping
+        self.log = pathlib.Path(log) if log else None
+        self.rows = []  # every epoch's logs, resumed ones included
+        self.stopped = False  # the run stopped itself (early stopping)
+        self.train_seconds = 0.0
+        self.resumed_at = 0  # epochs done when the run resumed (0: none)
+        self._early = None  # EarlyStopping state to give back
+        self._best = None  # the file holding the best weights
+        self._clock = time.perf_counter()
+
+    # --- resume ---------------------------------------------------------
+
+    def _metadata(self):
+        path = self.source / METADATA
+        if not path.is_file():
+            return None
+        try:
+            return json.loads(path.read_text())
+        except ValueError as error:
+            raise ValueError(
+                f"{path} is not a backup this recipe wrote ({error}); "
+                "delete the backup folder to start the run again"
+            ) from None
+
+    def restore(self, model):
+        """Loads the last backed-up epoch into `model` (weights and
+        optimizer state); returns how many epochs are done (0: none)."""
+        metadata = self._metadata()
+        if metadata is None:
+            return 0
+        weights = self.source / metadata.get("weights", "latest.weights.h5")
+        if weights.is_file():
+            if model.optimizer is not None and not model.optimizer.built:
+                model.optimizer.build(model.trainable_variables)
+            model.load_weights(str(weights))
+        self.rows = list(metadata.get("logs", []))
+        self.stopped = bool(metadata.get("stopped", False))
+        self.train_seconds = float(metadata.get("train_seconds", 0.0))
+        self._early = metadata.get("early_stopping")
+        best = metadata.get("best_weights")
+        self._best = self.source / best if best else None
+        if self.log is not None and self.rows:
+            write_log(self.log, self.rows)
+        self.resumed_at = int(metadata["epoch"])
+        return self.resumed_at
+
+    def _best_weights(self):
+        if self._best is None or not self._best.is_file():
+            return None
+        with np.load(self._best) as arrays:
+            return [arrays[f"arr_{i}"] for i in range(len(arrays.files))]
+
+    def _give_back_early_stopping(self):
+        stopper, state = self.early_stopping, self._early
+        if stopper is None or not state:
+            return
+        stopper.wait = state["wait"]
+        stopper.best = state["best"]
+        stopper.best_epoch = state["best_epoch"]
+        if stopper.restore_best_weights:
+            stopper.best_weights = self._best_weights()
+
+    def finish_restored(self, model):
+        """For a run whose training was over before the kill: the weights
+        `EarlyStopping` would have left (its best, when it keeps them)."""
+        self._give_back_early_stopping()
+        stopper = self.early_stopping
+        if stopper is not None and stopper.restore_best_weights:
+            if stopper.best_weights is not None:
+                model.set_weights(stopper.best_weights)
+
+    def on_train_begin(self, logs=None):
+        # After EarlyStopping's own on_train_begin, which resets it.
+        self._give_back_early_stopping()
+        self._clock = time.perf_counter() - self.train_seconds
+
+    # --- back up --------------------------------------------------------
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = {k: _number(v) for k, v in (logs or {}).items()}
+        if not np.isfinite(logs.get("loss", 0.0)):
+            return  # TerminateOnNaN stops the run; keep the last good epoch
+        self.rows = [r for r in self.rows if r["epoch"] < epoch]
+        self.rows.append({"epoch": epoch, **logs})
+        self.stopped = bool(getattr(self.model, "stop_training", False))
+        self.train_seconds = time.perf_counter() - self._clock
+        self._save(epoch + 1)
+        if self.log is not None:
+            write_log(self.log, self.rows)
+
+    def _save(self, epochs_done):
+        directory = self.directory
+        directory.mkdir(parents=True, exist_ok=True)
+        weights = directory / f"epoch-{epochs_done}.weights.h5"
+        self.model.save_weights(str(weights), overwrite=True)
+        _fsync(weights)
+        metadata = {
+            "epoch": epochs_done,
+            "weights": weights.name,
+            "stopped": self.stopped,
+            "train_seconds": round(self.train_seconds, 3),
+            "logs": self.rows,
+        }
+        stopper = self.early_stopping
+        if stopper is not None and stopper.best is not None:
+            metadata["early_stopping"] = {
+                "wait": int(stopper.wait),
+                "best": float(stopper.best),
+                "best_epoch": int(stopper.best_epoch),
+            }
+            if stopper.best_weights is not None:
+                best = directory / f"best-{stopper.best_epoch}.npz"
+                if not best.is_file():
+                    partial = directory / f"best-{stopper.best_epoch}.partial"
+                    with partial.open("wb") as handle:
+                        np.savez(handle, *stopper.best_weights)
+                        handle.flush()
+                        os.fsync(handle.fileno())
+                    os.replace(partial, best)
+                metadata["best_weights"] = best.name
+        _write_atomic(directory / METADATA, json.dumps(metadata))
+        keep = {METADATA, weights.name, metadata.get("best_weights")}
+        for child in directory.iterdir():
+            if child.name not in keep:
+                child.unlink()
+
+    def discard(self):
+        """Deletes the backup (call once the run's results are written)."""
+        shutil.rmtree(self.directory, ignore_errors=True)

@@ -1,0 +1,133 @@
+"""`recipes.checkpoints.RunBackup`: a kill at any moment (simulated by
+leaving the files such a kill leaves) resumes from the last finished
+epoch, with early stopping's state and the curves intact."""
+
+import json
+
+import keras
+import numpy as np
+import pytest
+
+from recipes import checkpoints
+from recipes import tagging
+from tests.recipes.test_tagging import tiny_config
+
+pytestmark = pytest.mark.every_backend
+
+
+def _model(seed=0):
+    keras.utils.set_random_seed(seed)
+    model = keras.Sequential(
+        [keras.Input((3,)), keras.layers.Dense(4), keras.layers.Dense(1)]
+    )
+    model.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse")
+    return model
+
+
+def _data():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(32, 3)).astype("float32")
+    return x, x.sum(axis=1, keepdims=True)
+
+
+def _fit(model, backup, epochs, stopper=None, initial_epoch=0):
+    x, y = _data()
+    callbacks = [stopper] if stopper else []
+    model.fit(
+        x,
+        y,
+        validation_data=(x, y),
+        epochs=epochs,
+        initial_epoch=initial_epoch,
+        callbacks=[*callbacks, backup],
+        verbose=0,
+        shuffle=False,
+    )
+
+
+def test_a_half_written_epoch_is_ignored_and_the_last_whole_one_restored(
+    tmp_path,
+):
+    model = _model()
+    backup = checkpoints.RunBackup(tmp_path / "b", log=tmp_path / "log.csv")
+    _fit(model, backup, epochs=2)
+    saved = [w.copy() for w in model.get_weights()]
+    # What a SIGKILL while writing epoch 3 leaves: a truncated weights
+    # file and a half-written metadata file, neither of them named yet.
+    (tmp_path / "b" / "epoch-3.weights.h5").write_bytes(b"\x89HDF\r\n")
+    (tmp_path / "b" / "training_metadata.json.partial").write_text('{"ep')
+
+    again = _model(seed=1)
+    resumed = checkpoints.RunBackup(tmp_path / "b", log=tmp_path / "log.csv")
+    assert resumed.restore(again) == 2
+    for a, b in zip(again.get_weights(), saved):
+        np.testing.assert_allclose(a, b)
+    assert [r["epoch"] for r in resumed.rows] == [0, 1]
+    # The optimizer state came back too: its step count is 2 epochs' worth.
+    assert int(keras.ops.convert_to_numpy(again.optimizer.iterations)) == int(
+        keras.ops.convert_to_numpy(model.optimizer.iterations)
+    )
+    # The next save removes what the kill left.
+    _fit(again, resumed, epochs=3, initial_epoch=2)
+    names = sorted(p.name for p in (tmp_path / "b").iterdir())
+    assert names == ["epoch-3.weights.h5", "training_metadata.json"]
+    log = (tmp_path / "log.csv").read_text().splitlines()
+    assert [line.split(",")[0] for line in log] == ["epoch", "0", "1", "2"]
+
+
+def test_early_stopping_state_and_best_weights_survive_a_resume(tmp_path):
+    model = _model()
+    stopper = keras.callbacks.EarlyStopping(
+        monitor="val_loss", patience=50, restore_best_weights=True
+    )
+    backup = checkpoints.RunBackup(tmp_path / "b", early_stopping=stopper)
+    _fit(model, backup, epochs=3, stopper=stopper)
+    metadata = json.loads((tmp_path / "b" / checkpoints.METADATA).read_text())
+    state = metadata["early_stopping"]
+    assert state["best"] == pytest.approx(stopper.best)
+    assert (tmp_path / "b" / metadata["best_weights"]).is_file()
+
+    again = _model(seed=1)
+    fresh = keras.callbacks.EarlyStopping(
+        monitor="val_loss", patience=50, restore_best_weights=True
+    )
+    resumed = checkpoints.RunBackup(tmp_path / "b", early_stopping=fresh)
+    assert resumed.restore(again) == 3
+    resumed.finish_restored(again)  # as if training had ended
+    assert fresh.best == pytest.approx(stopper.best)
+    assert fresh.best_epoch == stopper.best_epoch
+    assert fresh.wait == stopper.wait
+    for a, b in zip(fresh.best_weights, stopper.best_weights):
+        np.testing.assert_allclose(a, b)
+
+
+def test_a_foreign_metadata_file_is_refused_with_its_path(tmp_path):
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "training_metadata.json").write_text("not json")
+    with pytest.raises(ValueError, match="training_metadata.json"):
+        checkpoints.RunBackup(tmp_path / "b").restore(_model())
+
+
+def test_a_kill_after_training_but_before_metrics_loses_nothing(tmp_path):
+    """The gap `BackupAndRestore` left open: fit has returned (its backup
+    deleted) and the run dies before `metrics.json`. Here the backup is
+    kept, and the rerun evaluates the same model without training."""
+
+    class KillAtTrainEnd(keras.callbacks.Callback):
+        def on_train_end(self, logs=None):
+            raise KeyboardInterrupt("simulated kill after the last epoch")
+
+    whole = tagging.run(tiny_config(tmp_path / "a"))
+    config = tiny_config(tmp_path / "b")
+    with pytest.raises(KeyboardInterrupt):
+        tagging.run(config, callbacks=[KillAtTrainEnd()])
+    assert not (tmp_path / "b" / "out" / "metrics.json").exists()
+    resumed = tagging.run(config)
+    assert resumed["epochs_run"] == whole["epochs_run"] == 3
+    assert resumed["resumed_at_epoch"] == 3
+    assert resumed["test_accuracy"] == pytest.approx(
+        whole["test_accuracy"], abs=1e-6
+    )
+    log = (tmp_path / "b" / "out" / "log.csv").read_text().splitlines()
+    assert [line.split(",")[0] for line in log] == ["epoch", "0", "1", "2"]
+    assert not (tmp_path / "b" / "out" / "backup").exists()
