@@ -18,6 +18,9 @@ from zoo.builders import stacked_lstm
 from zoo.builders import stacked_rnn
 from zoo.builders import stacked_simple_rnn
 from zoo.fast_path import fast_path_report
+from zoo.layers import CRF
+from zoo.layers import CharacterEncoder
+from zoo.layers import CRFLoss
 from zoo.layers import EmbeddingDropout
 from zoo.layers import HighwayWrapper
 from zoo.layers import ResidualWrapper
@@ -41,6 +44,9 @@ from zoo.seq2seq import greedy_decode
 __version__ = "0.1.0"
 
 __all__ = [
+    "CRF",
+    "CRFLoss",
+    "CharacterEncoder",
     "PACKAGE",
     "EmbeddingDropout",
     "HighwayWrapper",

@@ -1,5 +1,8 @@
 """Custom Keras layers of the zoo; each one is registered for saving."""
 
+from zoo.layers.characters import CharacterEncoder
+from zoo.layers.crf import CRF
+from zoo.layers.crf import CRFLoss
 from zoo.layers.embedding_dropout import EmbeddingDropout
 from zoo.layers.highway_wrapper import HighwayWrapper
 from zoo.layers.pooling import SequencePooling
@@ -14,6 +17,9 @@ from zoo.layers.weight_drop import WeightDropLSTM
 from zoo.layers.weight_drop import WeightDropSimpleRNN
 
 __all__ = [
+    "CRF",
+    "CRFLoss",
+    "CharacterEncoder",
     "EmbeddingDropout",
     "HighwayWrapper",
     "LabelNames",
