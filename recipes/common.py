@@ -463,13 +463,16 @@ def stack_options(config, skip=()):
     return {**options, "seed": config.seed}
 
 
-def backbone(config, vocabulary_size, return_sequences=True, name="encoder"):
+def backbone(
+    config, vocabulary_size, return_sequences=True, name="encoder", **extra
+):
     """The recipe's stack over token ids: `zoo.create_model(--model)` or
     `zoo.stacked_rnn(--cell, --num-layers, --units)`, with the explicit
-    stack flags as overrides."""
+    stack flags as overrides; `extra` are more builder arguments (the
+    tagger's `char_*`)."""
     import zoo
 
-    options = stack_options(config)
+    options = {**stack_options(config), **extra}
     try:
         if config.model:
             return zoo.create_model(

@@ -133,11 +133,18 @@ def rows_multiple(batch_size, backend):
     return batch_size if backend == "jax" else 1
 
 
+def num_rows(x):
+    """The rows of an array, or of the first array of nested tuples."""
+    while isinstance(x, (tuple, list)):
+        x = x[0]
+    return len(x)
+
+
 def pad_rows(batch, multiple):
     """`batch` (arrays, or nested tuples of them, the last one with a row
     per example) with rows of zeros (weight 0) up to a multiple of
     `multiple`."""
-    rows = len(batch[-1])
+    rows = num_rows(batch[-1])
     extra = -rows % multiple
     if not extra:
         return batch

@@ -65,6 +65,12 @@ class Config(common.StackOptions):
     tfds_tags_feature: str = "pos"
     lowercase: bool = True
     min_count: int = 1
+    char_features: bool = True
+    char_embedding_dim: int = 32
+    char_units: int = 32
+    char_kind: str = "rnn"
+    max_chars: int = 24
+    head: str = "auto"
 
 
 HELP = {
@@ -78,7 +84,17 @@ HELP = {
     "tfds_tags_feature": "the TFDS feature holding the tags (e.g. pos, ner)",
     "lowercase": "lower-case words before the vocabulary lookup",
     "min_count": "words seen fewer times in train map to the OOV id",
+    "char_features": "also read each word's characters (a "
+    "zoo.layers.CharacterEncoder beside the word embedding)",
+    "char_embedding_dim": "width of the character embedding",
+    "char_units": "width of the character encoder, per direction",
+    "char_kind": "character encoder: 'rnn' (a BiLSTM) or 'cnn'",
+    "max_chars": "the most characters read per word (first and last half)",
+    "head": "'softmax', 'crf' (a linear-chain CRF: zoo.layers.CRF) or "
+    "'auto' (crf for entity tags, softmax otherwise)",
 }
+HEADS = ("auto", *zoo.heads.HEADS)
+CHAR_KINDS = ("rnn", "cnn")
 
 
 class Tagger:
@@ -90,7 +106,32 @@ class Tagger:
     def __init__(self, model):
         self.model = model
         self.vocabulary = model.get_layer("vocabulary")
+        self.characters = _layer(model, "characters")
+        self.crf = _layer(model, "crf")
         self.labels = model.get_layer("labels").labels
+
+    def inputs(self, sentences, width=None):
+        """The model's inputs for lists of words: ids (and characters)."""
+        if width is None:
+            ids = self.vocabulary.encode(sentences)
+        else:
+            ids = pipeline.pad(
+                [self.vocabulary.ids(words) for words in sentences], width=width
+            )
+        if self.characters is None:
+            return ids
+        return ids, self.characters.encode(sentences, width=ids.shape[1])
+
+    def tag_ids(self, inputs):
+        """The best tag column per token (0 on padding): the argmax of the
+        softmax, or the CRF's Viterbi path (never the padding column)."""
+        ids = inputs[0] if isinstance(inputs, tuple) else inputs
+        outputs = training.predict(self.model, inputs)
+        if self.crf is None:
+            return (outputs[..., 1:].argmax(axis=-1) + 1) * (ids > 0)
+        outputs[..., 0] = -1e9
+        path = self.crf.decode(outputs, ids > 0)
+        return keras.ops.convert_to_numpy(path)
 
     def predict(self, sentences, batch_size=64):
         """Tags for lists of words, batched by length (little padding)."""
@@ -98,17 +139,22 @@ class Tagger:
         result = [None] * len(sentences)
         for start in range(0, len(order), batch_size):
             batch = order[start : start + batch_size]
-            ids = self.vocabulary.encode([sentences[i] for i in batch])
-            probabilities = training.predict(self.model, ids)
-            for i, row in zip(batch, probabilities):
-                columns = row[: len(sentences[i]), 1:].argmax(axis=-1) + 1
-                result[i] = [self.labels[j] for j in columns]
+            columns = self.tag_ids(self.inputs([sentences[i] for i in batch]))
+            for i, row in zip(batch, columns):
+                result[i] = [self.labels[j] for j in row[: len(sentences[i])]]
         return result
 
     def tag(self, sentences):
         """`[[(word, tag), ...], ...]` for whitespace-tokenised strings."""
         words = [sentence.split() for sentence in sentences]
         return [list(zip(w, t)) for w, t in zip(words, self.predict(words))]
+
+
+def _layer(model, name):
+    try:
+        return model.get_layer(name)
+    except ValueError:
+        return None
 
 
 def load(output):
@@ -122,31 +168,52 @@ def load(output):
 
 
 class SpanF1(keras.callbacks.Callback):
-    """Adds `val_f1` (entity span F1, seqeval) to each epoch's logs.
+    """Adds to each epoch's logs what the compiled metrics cannot give:
+    `val_f1` (entity span F1, seqeval) with `entities`, and the token
+    `val_accuracy` of a CRF tagger's Viterbi paths with `decoded`.
 
     `tagger` is the model to tag with when it is not the one being
     trained (under `--distribute`, a copy that runs on this process).
     """
 
-    def __init__(self, sentences, tagger=None):
+    def __init__(self, sentences, tagger=None, entities=True, decoded=False):
         super().__init__()
         self.sentences = sentences
         self.tagger = tagger
+        self.entities = entities
+        self.decoded = decoded
 
     def on_epoch_end(self, epoch, logs=None):
-        if logs is not None:
-            tagger = self.tagger or self.model
-            logs["val_f1"] = span_scores(tagger, self.sentences)["f1"]
+        if logs is None:
+            return
+        tagger = Tagger(self.tagger or self.model)
+        predicted = tagger.predict([words for words, _ in self.sentences])
+        if self.entities:
+            logs["val_f1"] = span_scores(None, self.sentences, predicted)["f1"]
+        if self.decoded:
+            logs["val_accuracy"] = token_accuracy(self.sentences, predicted)
 
 
-def span_scores(model, sentences):
-    """Entity span precision, recall and F1 (seqeval, strict BIO match)."""
+def token_accuracy(sentences, predicted):
+    """The share of tokens whose predicted tag is the true one."""
+    pairs = [
+        (p, t)
+        for (_, tags), row in zip(sentences, predicted)
+        for p, t in zip(row, tags)
+    ]
+    return sum(p == t for p, t in pairs) / max(len(pairs), 1)
+
+
+def span_scores(model, sentences, predicted=None):
+    """Entity span precision, recall and F1 (seqeval, strict BIO match)
+    of `model` (or of tags already `predicted`) on `sentences`."""
     from seqeval.metrics import f1_score
     from seqeval.metrics import precision_score
     from seqeval.metrics import recall_score
 
     truth = [list(tags) for _, tags in sentences]
-    predicted = Tagger(model).predict([words for words, _ in sentences])
+    if predicted is None:
+        predicted = Tagger(model).predict([words for words, _ in sentences])
     return {
         name: float(score(truth, predicted))
         for name, score in (
@@ -166,6 +233,8 @@ class State:
     vocabulary: zoo.layers.TokenVocabulary
     tags: list
     init_model: keras.Model = None
+    characters: zoo.layers.CharacterVocabulary = None
+    head: str = "softmax"
 
 
 class TaggingTask(training.Task):
@@ -183,6 +252,15 @@ class TaggingTask(training.Task):
             )
         common.check_training(config)
         common.check_range("min_count", config.min_count, low=1)
+        for name, choices in (("head", HEADS), ("char_kind", CHAR_KINDS)):
+            if getattr(config, name) not in choices:
+                raise common.RecipeError(
+                    f"--{name.replace('_', '-')} must be one of "
+                    f"{', '.join(choices)}; received {getattr(config, name)!r}"
+                )
+        for name in ("char_embedding_dim", "char_units"):
+            common.check_range(name, getattr(config, name), low=1)
+        common.check_range("max_chars", config.max_chars, low=2)
 
     def load_data(self, config):
         data = datasets.load_tagging(config)
@@ -204,8 +282,11 @@ class TaggingTask(training.Task):
         model, labels = common.resolve_labels(
             config, seen, held_out, data.description, what="tags"
         )
+        entities = datasets.is_bio(data.train)
         if model is not None:
             vocabulary = model.get_layer("vocabulary")
+            characters = _layer(model, "characters")
+            head = "crf" if _layer(model, "crf") is not None else "softmax"
             tags = labels[1:]  # column 0 of a saved tagger is padding
         else:
             tokens = zoo.text.build_vocabulary(
@@ -221,22 +302,56 @@ class TaggingTask(training.Task):
             vocabulary = zoo.layers.TokenVocabulary(
                 tokens, lowercase=config.lowercase, name="vocabulary"
             )
+            characters = None
+            if config.char_features:
+                characters = zoo.layers.CharacterVocabulary.from_words(
+                    (w for words, _ in data.train for w in words),
+                    max_chars=config.max_chars,
+                    name="characters",
+                )
+            head = config.head
+            if head == "auto":
+                head = "crf" if entities else "softmax"
             tags = labels
-        return State(data, datasets.is_bio(data.train), vocabulary, tags, model)
+        return State(data, entities, vocabulary, tags, model, characters, head)
 
     def build(self, config, state):
         if state.init_model is not None:
             return state.init_model
-        backbone = common.backbone(config, state.vocabulary.vocabulary_size)
+        characters = {}
+        if state.characters is not None:
+            characters = dict(
+                char_vocabulary_size=state.characters.vocabulary_size,
+                char_embedding_dim=config.char_embedding_dim,
+                char_units=config.char_units,
+                char_kind=config.char_kind,
+            )
+        backbone = common.backbone(
+            config, state.vocabulary.vocabulary_size, **characters
+        )
         return zoo.heads.sequence_tagger(
             backbone,
             len(state.tags) + 1,
             labels=["", *state.tags],
             vocabulary=state.vocabulary,
+            characters=state.characters,
+            head=state.head,
         )
 
     def loss(self, reduction="sum_over_batch_size"):
         return keras.losses.SparseCategoricalCrossentropy(reduction=reduction)
+
+    def compile(self, model, config):
+        """Adam; a CRF tagger's loss is its CRF's negative log-likelihood
+        (its accuracy comes from Viterbi paths, in `callbacks`)."""
+        crf = _layer(model, "crf")
+        if crf is None:
+            return super().compile(model, config)
+        model.compile(
+            optimizer=keras.optimizers.Adam(config.learning_rate),
+            loss=crf.loss,
+        )
+        return model
 
     def monitor(self, state):
         return "val_f1" if state.entities else "val_accuracy"
@@ -244,10 +359,14 @@ class TaggingTask(training.Task):
     def datasets(self, config, state, batch_size, pad_to=1):
         tag_ids = {t: i + 1 for i, t in enumerate(state.tags)}
         encode = state.vocabulary.ids
+        characters = state.characters
 
         def collate(batch):
             x = pipeline.pad([encode(words) for words, _ in batch])
             y = pipeline.pad([[tag_ids[t] for t in ts] for _, ts in batch])
+            if characters is not None:
+                words = [words for words, _ in batch]
+                x = x, characters.encode(words, width=x.shape[1])
             return x, y, (y > 0).astype("float32")
 
         data = state.data
@@ -262,7 +381,12 @@ class TaggingTask(training.Task):
         )
 
     def callbacks(self, config, state, predictor):
-        return [SpanF1(state.data.dev, predictor)] if state.entities else []
+        decoded = state.head == "crf"
+        if not (state.entities or decoded):
+            return []
+        return [
+            SpanF1(state.data.dev, predictor, state.entities, decoded=decoded)
+        ]
 
     def describe(self, config, state, model):
         data = state.data
@@ -281,15 +405,21 @@ class TaggingTask(training.Task):
                 )
             },
             "vocabulary_size": state.vocabulary.vocabulary_size,
+            "characters": (
+                state.characters.vocabulary_size if state.characters else 0
+            ),
+            "head": state.head,
         }
 
     def evaluate(self, config, state, reloaded, scores):
+        test = state.data.test
+        predicted = Tagger(reloaded).predict([words for words, _ in test])
         metrics = {
-            "test_accuracy": float(scores["accuracy"]),
+            "test_accuracy": token_accuracy(test, predicted),
             "test_loss": float(scores["loss"]),
         }
         if state.entities:
-            spans = span_scores(reloaded, state.data.test)
+            spans = span_scores(None, test, predicted)
             metrics.update({f"test_{k}": v for k, v in spans.items()})
         example = Tagger(reloaded).tag([EXAMPLE])[0]
         metrics["example"] = [f"{w}/{t}" for w, t in example]

@@ -312,7 +312,10 @@ def predict(model, x):
     distribution = keras.distribution.distribution()
     devices = distribution.device_mesh.devices.size if distribution else 1
     (padded,) = pipeline.pad_rows((x,), devices)
-    return keras.ops.convert_to_numpy(model.predict_on_batch(padded))[: len(x)]
+    if isinstance(padded, tuple):
+        padded = list(padded)  # a model with several inputs
+    rows = pipeline.num_rows(x)
+    return keras.ops.convert_to_numpy(model.predict_on_batch(padded))[:rows]
 
 
 def plot_history(history, path, metric="accuracy", title=""):

@@ -6,6 +6,7 @@ import keras
 
 from zoo import _validation as v
 from zoo import options
+from zoo.layers.characters import CharacterEncoder
 from zoo.layers.embedding_dropout import EmbeddingDropout
 from zoo.layers.stacked_rnn import StackedRNN
 
@@ -20,6 +21,10 @@ def stacked_rnn(
     embedding_dim=64,
     embedding_dropout=0.0,
     mask_zero=True,
+    char_vocabulary_size=None,
+    char_embedding_dim=32,
+    char_units=32,
+    char_kind="rnn",
     mask_value=None,
     sequence_length=None,
     batch_size=None,
@@ -47,6 +52,15 @@ def stacked_rnn(
         embedding_dropout: fraction of word types dropped per batch
             (`zoo.layers.EmbeddingDropout`); token inputs only.
         mask_zero: mask token id 0 (token inputs).
+        char_vocabulary_size: with token inputs, also read each token's
+            characters (a second input, `(batch, timesteps, chars)` ids,
+            0 for padding): a `zoo.layers.CharacterEncoder` turns them
+            into one vector per token, concatenated with the embedding.
+            `None`: tokens only.
+        char_embedding_dim: width of the character embedding.
+        char_units: width of the character encoder (per direction).
+        char_kind: `"rnn"` (a bidirectional LSTM over the characters) or
+            `"cnn"` (convolutions and a masked max-pool).
         mask_value: for float inputs, mask timesteps whose features all
             equal this value (`keras.layers.Masking`); `None` for no mask.
         sequence_length: fixed number of timesteps, or `None` for any.
@@ -102,7 +116,32 @@ def stacked_rnn(
                 name=f"{name}_embedding_dropout",
             )
         x = embedding(inputs)
+        if char_vocabulary_size is not None:
+            chars = keras.Input(
+                (sequence_length, None),
+                batch_size=batch_size,
+                dtype="int32",
+                name=f"{name}_char_ids",
+            )
+            spelled = CharacterEncoder(
+                char_vocabulary_size,
+                char_embedding_dim,
+                char_units,
+                kind=char_kind,
+                seed=stack_options.get("seed"),
+                name=f"{name}_characters",
+            )(chars)
+            x = keras.layers.Concatenate(name=f"{name}_word_features")(
+                [x, spelled]
+            )
+            inputs = [inputs, chars]
     else:
+        if char_vocabulary_size is not None:
+            raise ValueError(
+                "`char_vocabulary_size` reads the characters of tokens, so "
+                "it needs `vocabulary_size`; received char_vocabulary_size="
+                f"{char_vocabulary_size!r} with input_dim={input_dim!r}."
+            )
         v.check_positive_int("input_dim", input_dim)
         if embedding_dropout:
             raise ValueError(

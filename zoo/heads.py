@@ -24,15 +24,19 @@ its inputs.
 import keras
 
 from zoo import _validation as v
+from zoo.layers.crf import CRF
 from zoo.layers.pooling import MODES as POOLINGS
 from zoo.layers.pooling import SequencePooling
+from zoo.layers.vocabulary import CharacterVocabulary
 from zoo.layers.vocabulary import LabelNames
 from zoo.layers.vocabulary import TokenVocabulary
 
-__all__ = ["POOLINGS", "sequence_classifier", "sequence_tagger"]
+__all__ = ["HEADS", "POOLINGS", "sequence_classifier", "sequence_tagger"]
+
+HEADS = ("softmax", "crf")
 
 
-def _inputs(backbone, vocabulary):
+def _inputs(backbone, vocabulary, characters=None):
     if not hasattr(backbone, "input") and not hasattr(backbone, "inputs"):
         raise TypeError(
             "`backbone` must be a built Keras model from a zoo builder or "
@@ -43,21 +47,37 @@ def _inputs(backbone, vocabulary):
             "`vocabulary` must be a `zoo.layers.TokenVocabulary` or None; "
             f"received {type(vocabulary).__name__}."
         )
+    if characters is not None and not isinstance(
+        characters, CharacterVocabulary
+    ):
+        raise TypeError(
+            "`characters` must be a `zoo.layers.CharacterVocabulary` or "
+            f"None; received {type(characters).__name__}."
+        )
     try:
-        spec = backbone.input
-    except (AttributeError, ValueError) as error:
+        specs = list(backbone.inputs)
+    except (AttributeError, ValueError, TypeError) as error:
         raise ValueError(
-            "`backbone` must have one input (build it with `input_dim` or "
-            f"`vocabulary_size`); {error}"
+            "`backbone` must have its inputs defined (build it with "
+            f"`input_dim` or `vocabulary_size`); {error}"
         ) from None
-    inputs = keras.Input(
-        shape=tuple(spec.shape[1:]), dtype=spec.dtype, name="inputs"
-    )
-    x = inputs if vocabulary is None else vocabulary(inputs)
-    return inputs, backbone(x)
+    if len(specs) > 2 or (characters is not None and len(specs) != 2):
+        raise ValueError(
+            "`backbone` must take token ids (and, with `characters`, "
+            f"character ids: 2 inputs); it has {len(specs)} inputs."
+        )
+    inputs = [
+        keras.Input(shape=tuple(spec.shape[1:]), dtype=spec.dtype, name=n)
+        for spec, n in zip(specs, ("inputs", "chars"))
+    ]
+    x = [inputs[0] if vocabulary is None else vocabulary(inputs[0])]
+    if len(inputs) == 2:
+        x.append(inputs[1] if characters is None else characters(inputs[1]))
+        return inputs, backbone(x)
+    return inputs[0], backbone(x[0])
 
 
-def _outputs(features, units, labels, seed, dropout, name):
+def _outputs(features, units, labels, seed, dropout, name, crf=False):
     v.check_positive_int("num_outputs", units)
     v.check_rate("dropout", dropout)
     if dropout:
@@ -65,8 +85,13 @@ def _outputs(features, units, labels, seed, dropout, name):
             dropout, seed=seed, name="head_dropout"
         )(features)
     outputs = keras.layers.Dense(
-        units, activation="softmax", dtype="float32", name=name
+        units,
+        activation=None if crf else "softmax",
+        dtype="float32",
+        name="emissions" if crf else name,
     )(features)
+    if crf:
+        outputs = CRF(units, name="crf")(outputs)
     if labels is not None:
         labels = list(labels)
         if len(labels) != units:
@@ -84,33 +109,47 @@ def sequence_tagger(
     *,
     labels=None,
     vocabulary=None,
+    characters=None,
+    head="softmax",
     dropout=0.0,
     seed=None,
     name="tagger",
 ):
-    """A softmax over `num_tags` at every timestep of `backbone`.
+    """A softmax (or a CRF) over `num_tags` at every timestep of `backbone`.
 
     Args:
-        backbone: a model returning `(batch, timesteps, width)`.
+        backbone: a model returning `(batch, timesteps, width)`; with
+            two inputs (token ids and character ids, `zoo.stacked_rnn(...,
+            char_vocabulary_size=...)`) the tagger takes both.
         num_tags: output columns (recipes keep column 0 for padding).
         labels: optional names of the columns (a `LabelNames` layer).
         vocabulary: optional `zoo.layers.TokenVocabulary` put first.
-        dropout: dropout on the features before the softmax.
+        characters: optional `zoo.layers.CharacterVocabulary` put first
+            on the character input.
+        head: `"softmax"` (independent per-token probabilities) or
+            `"crf"` (a `Dense` to emission scores, then a
+            `zoo.layers.CRF` named `crf`: the model outputs the
+            emissions; train with `model.get_layer("crf").loss`, decode
+            with `model.get_layer("crf").decode(emissions, mask)`).
+        dropout: dropout on the features before the output layer.
         seed: seed of that dropout.
         name: the model's name.
 
     Returns:
-        A `keras.Model` from the backbone's inputs to probabilities of
-        shape `(batch, timesteps, num_tags)`.
+        A `keras.Model` from the backbone's inputs to probabilities (or
+        CRF emission scores) of shape `(batch, timesteps, num_tags)`.
     """
-    inputs, features = _inputs(backbone, vocabulary)
+    v.check_choice("head", head, HEADS)
+    inputs, features = _inputs(backbone, vocabulary, characters)
     if len(features.shape) != 3:
         raise ValueError(
             "`backbone` must return one vector per timestep for a tagger "
             f"(build it with return_sequences=True); its output has shape "
             f"{tuple(features.shape)}."
         )
-    outputs = _outputs(features, num_tags, labels, seed, dropout, "tags")
+    outputs = _outputs(
+        features, num_tags, labels, seed, dropout, "tags", crf=head == "crf"
+    )
     return keras.Model(inputs, outputs, name=name)
 
 

@@ -372,6 +372,9 @@ def test_run_directory_refuses_other_runs_and_keeps_finished_ones(
         (["--learning-rate", "nan"], "--learning-rate must be a finite"),
         (["--model", "nope"], "--model 'nope' is not a registered backbone"),
         (["--min-count", "100000"], "--min-count 100000: no training word"),
+        (["--head", "mlp"], "--head must be one of auto, softmax, crf"),
+        (["--char-kind", "gru"], "--char-kind must be one of rnn, cnn"),
+        (["--char-units", "0"], "--char-units must be"),
     ],
 )
 def test_more_cli_errors_exit_2(argv, message, tmp_path, capsys):
@@ -404,3 +407,24 @@ def test_a_registered_backbone_by_name_with_flags_overriding(tmp_path):
         for spec in layer.layer_specs
     }
     assert widths == {4}
+
+
+@pytest.mark.every_backend
+@pytest.mark.parametrize(
+    "head,chars", [("crf", True), ("softmax", False), ("crf", False)]
+)
+def test_heads_and_character_features_train_and_reload(tmp_path, head, chars):
+    config = tiny_config(
+        tmp_path, head=head, char_features=chars, epochs=4, learning_rate=0.02
+    )
+    metrics = tagging.run(config)
+    assert metrics["head"] == head
+    assert (metrics["characters"] > 2) == chars
+    assert metrics["test_accuracy"] > 0.8
+    tagger = tagging.load(tmp_path / "out")
+    assert (tagger.characters is not None) == chars
+    assert (tagger.crf is not None) == (head == "crf")
+    tagged = tagger.tag(["the dog sees a cat ."])[0]
+    assert [w for w, _ in tagged] == ["the", "dog", "sees", "a", "cat", "."]
+    log = (tmp_path / "out" / "log.csv").read_text().splitlines()
+    assert "val_accuracy" in log[0].split(",")

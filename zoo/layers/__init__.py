@@ -10,6 +10,7 @@ from zoo.layers.residual_wrapper import ResidualWrapper
 from zoo.layers.scalar_mix import ScalarMix
 from zoo.layers.stacked_rnn import StackedRNN
 from zoo.layers.variational_dropout import VariationalDropout
+from zoo.layers.vocabulary import CharacterVocabulary
 from zoo.layers.vocabulary import LabelNames
 from zoo.layers.vocabulary import TokenVocabulary
 from zoo.layers.weight_drop import WeightDropGRU
@@ -20,6 +21,7 @@ __all__ = [
     "CRF",
     "CRFLoss",
     "CharacterEncoder",
+    "CharacterVocabulary",
     "EmbeddingDropout",
     "HighwayWrapper",
     "LabelNames",

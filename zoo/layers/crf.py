@@ -97,6 +97,43 @@ def _gather_rows(table, index):
     return ops.take_along_axis(table, ops.expand_dims(index, -1), axis=1)[:, 0]
 
 
+def _scan(step, init, xs):
+    """`ops.scan(step, init, xs)` over a tuple of time-major tensors,
+    passed to the loop as one float32 tensor and split again inside.
+
+    Keras 3.15's TensorFlow `scan` fails on several `xs` whose time
+    dimension is unknown (`'NoneType' object has no attribute
+    'assert_is_compatible_with'`, as in a `tf.data` pipeline with dynamic
+    shapes); one tensor avoids that check. Ids and booleans are exact in
+    float32 (tag ids are far below 2**24).
+    """
+    dtypes = [keras.backend.standardize_dtype(x.dtype) for x in xs]
+    flat = [len(x.shape) == 2 for x in xs]
+    widths = [1 if f else x.shape[-1] for f, x in zip(flat, xs)]
+    packed = ops.concatenate(
+        [
+            ops.cast(x if len(x.shape) == 3 else x[..., None], "float32")
+            for x in xs
+        ],
+        axis=-1,
+    )
+
+    def unpacked(carry, row):
+        parts, offset = [], 0
+        for dtype, width, squeeze in zip(dtypes, widths, flat):
+            part = row[:, offset : offset + width]
+            part = part[:, 0] if squeeze else part
+            if dtype == "bool":
+                part = part > 0.5
+            elif dtype != "float32":
+                part = ops.cast(ops.round(part), dtype)
+            parts.append(part)
+            offset += width
+        return step(carry, tuple(parts))
+
+    return ops.scan(unpacked, init, packed)
+
+
 @keras.saving.register_keras_serializable(package=PACKAGE)
 class CRF(keras.layers.Layer):
     """A linear-chain CRF over emission scores (see the module docstring).
@@ -293,7 +330,7 @@ class CRF(keras.layers.Layer):
             ops.zeros((batch,), "int32"),
             ops.zeros((batch,), "bool"),
         )
-        (alpha, gold, previous, started), _ = ops.scan(
+        (alpha, gold, previous, started), _ = _scan(
             step, init, (steps, tags, mask)
         )
         log_partition = ops.logsumexp(alpha + end[None], axis=1)
@@ -317,7 +354,10 @@ class CRF(keras.layers.Layer):
         emissions, steps, _ = self._prepare(emissions, None)
         tags = ops.cast(ops.convert_to_tensor(tags), "int32")
         transitions, start, end = self._weights()
-        first = ops.arange(ops.shape(steps)[0]) == 0
+        first = ops.broadcast_to(
+            (ops.arange(ops.shape(steps)[0]) == 0)[:, None],
+            ops.shape(steps)[:2],
+        )
 
         def step(carry, inputs):
             alpha = carry[0]
@@ -325,7 +365,9 @@ class CRF(keras.layers.Layer):
             chained = ops.logsumexp(
                 ops.expand_dims(alpha, 2) + transitions[None], axis=1
             )
-            alpha = emission + ops.where(is_first, start[None], chained)
+            alpha = emission + ops.where(
+                is_first[:, None], start[None], chained
+            )
             carry = (alpha, ops.logsumexp(alpha + end[None], axis=1))
             return carry, carry
 
@@ -334,7 +376,7 @@ class CRF(keras.layers.Layer):
             ops.zeros((batch, self.num_tags), "float32"),
             ops.zeros((batch,), "float32"),
         )
-        _, (_, log_partition) = ops.scan(step, init, (steps, first))
+        _, (_, log_partition) = _scan(step, init, (steps, first))
         previous = ops.concatenate(
             [ops.zeros_like(log_partition[:1]), log_partition[:-1]], axis=0
         )
@@ -389,7 +431,7 @@ class CRF(keras.layers.Layer):
             stay,
             ops.zeros((batch,), "bool"),
         )
-        (score, _, _), (_, pointers, _) = ops.scan(forward, init, (steps, mask))
+        (score, _, _), (_, pointers, _) = _scan(forward, init, (steps, mask))
         last = ops.cast(ops.argmax(score + end[None], axis=1), "int32")
 
         def backward(carry, step_pointers):

@@ -1,5 +1,8 @@
 """Layers that carry a model's vocabulary and label names in its file."""
 
+import collections
+import unicodedata
+
 import keras
 import numpy as np
 
@@ -160,3 +163,92 @@ class LabelNames(_PassThrough):
 
     def get_config(self):
         return {**super().get_config(), "labels": list(self.labels)}
+
+
+@keras.saving.register_keras_serializable(package=PACKAGE)
+class CharacterVocabulary(_PassThrough):
+    """Passes character ids through and keeps the characters they stand
+    for: the first layer on the character input of a model with
+    `zoo.layers.CharacterEncoder`, so the saved file says how to spell
+    words into its inputs.
+
+    Words are NFC-normalised but keep their case (capitals are what a
+    character model reads names and sentence starts from). Id 0 is
+    padding, id 1 an unseen character, id `i + 2` is `characters[i]`. A
+    word longer than `max_chars` keeps its first and last `max_chars //
+    2` characters (prefixes and suffixes carry the morphology).
+
+    Args:
+        characters: list of distinct one-character strings.
+        max_chars: the most characters read per word.
+
+    Example:
+    ```python
+    spell = zoo.layers.CharacterVocabulary.from_words(["cat", "dog"])
+    spell.encode([["a", "cat"]]).shape  # (1, 2, 8)
+    ```
+    """
+
+    def __init__(self, characters, max_chars=24, **kwargs):
+        super().__init__(**kwargs)
+        characters = list(characters)
+        bad = [c for c in characters if not isinstance(c, str) or len(c) != 1]
+        if bad or len(set(characters)) != len(characters):
+            raise ValueError(
+                "`characters` must be distinct one-character strings; "
+                f"received {(bad or characters)[:3]!r} among them."
+            )
+        if not isinstance(max_chars, int) or max_chars < 2:
+            raise ValueError(
+                f"`max_chars` must be an int >= 2; received {max_chars!r}."
+            )
+        self.characters = characters
+        self.max_chars = max_chars
+        self._ids = {c: i + 2 for i, c in enumerate(characters)}
+
+    @classmethod
+    def from_words(cls, words, min_count=1, **kwargs):
+        """The characters of `words` seen at least `min_count` times,
+        most frequent first (ties by code point)."""
+        counts = collections.Counter(
+            c for w in words for c in unicodedata.normalize("NFC", w)
+        )
+        kept = sorted(
+            (c for c, n in counts.items() if n >= min_count),
+            key=lambda c: (-counts[c], c),
+        )
+        return cls(kept, **kwargs)
+
+    @property
+    def vocabulary_size(self):
+        """Number of ids, padding and the unseen character included."""
+        return len(self.characters) + 2
+
+    def spell(self, word):
+        """The ids of one word's characters (at most `max_chars`)."""
+        word = unicodedata.normalize("NFC", word)
+        if len(word) > self.max_chars:
+            half = self.max_chars // 2
+            word = word[:half] + word[-half:]
+        return [self._ids.get(c, 1) for c in word]
+
+    def encode(self, sentences, width=None, multiple=8):
+        """A `(len(sentences), words, chars)` int32 array for lists of
+        words, 0-padded; `words` is the longest sentence (or `width`),
+        `chars` the longest word rounded up to a `multiple`."""
+        rows = [[self.spell(w) for w in words] for words in sentences]
+        words = width or max((len(r) for r in rows), default=1) or 1
+        longest = max((len(s) for r in rows for s in r), default=1) or 1
+        chars = -(-longest // multiple) * multiple
+        out = np.zeros((len(rows), words, chars), "int32")
+        for i, row in enumerate(rows):
+            for j, ids in enumerate(row[:words]):
+                out[i, j, : len(ids)] = ids
+        return out
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "characters": list(self.characters),
+            "max_chars": self.max_chars,
+        }
