@@ -18,10 +18,8 @@ The data are the recipes' own: `recipes.tagging.TASK.load_data`,
 recipes' own where they can be called on plain predictions: the seq2seq
 recipe's `score` (PER, WER) and the classification recipe's Keras metrics
 (`TASK.metrics()`: accuracy, macro F1). Entity F1 is
-`recipes.tagging.span_scores` on the CRF's tags where it accepts
-predicted tags (`predicted=`), else the same seqeval calls (its default
-mode, as there); POS is token accuracy, what the recipe's
-padding-masked accuracy measures.
+`recipes.tagging.span_scores` on the CRF's tags, token accuracy
+`recipes.tagging.token_accuracy`, as in the tagging recipe.
 
 Baselines: NLTK's averaged perceptron (`PerceptronTagger(load=False)`, 5
 iterations, Python's `random` seeded with 0 for its shuffles); a
@@ -74,14 +72,11 @@ def tagging_sizes(data):
     return {"sentences": data.sizes(), "tokens": dict(zip(NAMES, tokens))}
 
 
-def accuracy(truth, predicted):
-    pairs = [(t, p) for ts, ps in zip(truth, predicted) for t, p in zip(ts, ps)]
-    return sum(t == p for t, p in pairs) / len(pairs)
-
-
 def perceptron(dataset, quick):
     """NLTK's averaged perceptron tagger; token accuracy on test."""
     from nltk.tag.perceptron import PerceptronTagger
+
+    from recipes import tagging
 
     data = tagging_data(dataset, quick)
     print(f"{data.description}: {tagging_sizes(data)}")
@@ -91,7 +86,7 @@ def perceptron(dataset, quick):
     tagger.train([list(zip(w, t)) for w, t in data.train], nr_iter=5)
     seconds = time.perf_counter() - start
     predicted = [[t for _, t in tagger.tag(list(w))] for w, _ in data.test]
-    score = accuracy([t for _, t in data.test], predicted)
+    score = tagging.token_accuracy(data.test, predicted)
     return {
         "dataset": data.description,
         "split": tagging_sizes(data),
@@ -136,27 +131,11 @@ def sentence_features(words):
     return rows
 
 
-def span_scores(sentences, predicted):
-    """Entity span precision, recall and F1: `recipes.tagging.span_scores`
-    where it takes predicted tags, else the same seqeval calls."""
-    import inspect
-
-    from seqeval import metrics
-
-    from recipes import tagging
-
-    if "predicted" in inspect.signature(tagging.span_scores).parameters:
-        return tagging.span_scores(None, sentences, predicted)
-    truth = [list(tags) for _, tags in sentences]
-    return {
-        name: float(getattr(metrics, f"{name}_score")(truth, predicted))
-        for name in ("precision", "recall", "f1")
-    }
-
-
 def crf(quick):
     """A sklearn-crfsuite CRF; c1/c2 on dev entity F1, scored on test."""
     import sklearn_crfsuite
+
+    from recipes import tagging
 
     data = tagging_data("wnut16", quick)
     print(f"{data.description}: {tagging_sizes(data)}")
@@ -173,7 +152,7 @@ def crf(quick):
             all_possible_transitions=True,
         )
         model.fit(x[0], y[0])
-        f1 = span_scores(data.dev, model.predict(x[1]))["f1"]
+        f1 = tagging.span_scores(None, data.dev, model.predict(x[1]))["f1"]
         print(f"  c1={c1} c2={c2}: dev F1 {f1:.4f}", flush=True)
         if best is None or f1 > best[0]:
             best = (f1, c1, c2, model)
@@ -181,9 +160,10 @@ def crf(quick):
     dev_f1, c1, c2, model = best
     predicted = model.predict(x[2])
     scores = {
-        f"test_{k}": v for k, v in span_scores(data.test, predicted).items()
+        f"test_{k}": v
+        for k, v in tagging.span_scores(None, data.test, predicted).items()
     }
-    scores["test_accuracy"] = accuracy(y[2], predicted)
+    scores["test_accuracy"] = tagging.token_accuracy(data.test, predicted)
     return {
         "dataset": data.description,
         "split": tagging_sizes(data),

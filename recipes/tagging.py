@@ -205,7 +205,8 @@ def token_accuracy(sentences, predicted):
 
 
 def span_scores(model, sentences, predicted=None):
-    """Entity span precision, recall and F1 (seqeval, strict BIO match)
+    """Entity span precision, recall and F1 (seqeval's default,
+    conlleval-compatible span matching)
     of `model` (or of tags already `predicted`) on `sentences`."""
     from seqeval.metrics import f1_score
     from seqeval.metrics import precision_score
