@@ -53,21 +53,36 @@ class Tagger:
             for layer in encoder.layers
             if isinstance(layer, (keras.layers.Embedding, zoo.EmbeddingDropout))
         )
-        self.stack = find_stack(encoder)
+        # With character features the word stack reads the embedding and
+        # the CharacterEncoder's vectors side by side (its own stack, over
+        # characters, is not the one inspected).
+        self.encoder_characters = next(
+            (x for x in encoder.layers if isinstance(x, zoo.CharacterEncoder)),
+            None,
+        )
+        self.characters = (
+            model.get_layer("characters") if self.encoder_characters else None
+        )
+        self.stack = next(
+            (x for x in encoder.layers if isinstance(x, zoo.StackedRNN)), None
+        ) or find_stack(encoder)
         self.all = all_layers(self.stack, self.embedding_width)
 
     @property
     def embedding_width(self):
+        """The width of what the stack reads (layer 0 of `states`)."""
         layer = self.embedding
         inner = getattr(layer, "layer", layer)  # inside EmbeddingDropout
-        return inner.output_dim
+        extra = self.encoder_characters.output_dim if self.characters else 0
+        return inner.output_dim + extra
 
     @property
     def num_layers(self):
         return len(self.stack.layer_specs)
 
     def states(self, sentences, batch_size=64):
-        """Per layer (0: the embedding, 1..L: the stack's layers), one
+        """Per layer (0: the embedding, with the character vectors when
+        the tagger has them; 1..L: the stack's layers), one
         array of shape `(tokens, width)` with the states of every real
         token of `sentences` (lists of words), in order."""
         per_layer = None
@@ -75,6 +90,10 @@ class Tagger:
             batch = sentences[start : start + batch_size]
             ids = self.words.encode(batch)
             embedded = self.embedding(ids, training=False)
+            if self.characters is not None:
+                chars = self.characters.encode(batch, width=ids.shape[1])
+                spelled = self.encoder_characters(chars, training=False)
+                embedded = keras.ops.concatenate([embedded, spelled], axis=-1)
             mask = keras.ops.not_equal(ids, 0)
             outputs = self.all(embedded, mask=mask, training=False)
             layers = [embedded, *outputs]

@@ -4,7 +4,8 @@
     python -m diagnostics probe --model runs/tagging/model.keras
 
 The tagger saved by `recipes.tagging` is frozen; its states at every layer
-(0: the word embedding, 1..L: the stack) are computed for sentences of the
+(0: the word embedding, with the character vectors when the tagger has
+them; 1..L: the stack) are computed for sentences of the
 probing dataset (the tagging recipe's data flags: Brown by default, the
 same split seed as the recipe). For each property, a linear softmax probe
 (one `Dense` layer, Adam) is fitted per layer on `--train-sentences`

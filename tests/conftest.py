@@ -27,6 +27,11 @@ def pytest_configure(config):
         "every_backend: a recipe, search or tool test that the core tier "
         "(ZOO_TEST_TIER=core, `make test` on JAX and PyTorch) also runs",
     )
+    config.addinivalue_line(
+        "markers",
+        "grid(stride=5): a large parameter grid, sampled (every stride-th "
+        "case) in the core tier on JAX and PyTorch",
+    )
 
 
 # The tests of the tools around the library: under ZOO_TEST_TIER=core only
@@ -43,8 +48,21 @@ def pytest_collection_modifyitems(config, items):
     skip_tier = pytest.mark.skip(
         reason="core tier: only every_backend tool tests (make test-all)"
     )
+    skip_grid = pytest.mark.skip(
+        reason="core tier: a sample of this grid (make test-all runs it all)"
+    )
+    grids = {}
     for item in items:
         folder = item.path.parent.name
+        grid = item.get_closest_marker("grid")
+        if core and grid is not None and not on_tf:
+            # A big parameter grid: the core tier on JAX and PyTorch runs
+            # every `stride`-th case (each value still occurs); the
+            # TensorFlow tier and `make test-all` run them all.
+            index = grids.setdefault(item.originalname, 0)
+            grids[item.originalname] = index + 1
+            if index % grid.kwargs.get("stride", 5):
+                item.add_marker(skip_grid)
         if (
             core
             and folder in TOOL_DIRS

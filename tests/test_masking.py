@@ -13,6 +13,7 @@ CELLS = ("simple_rnn", "gru", "lstm")
 SKIPS = ("plain", "residual", "highway")
 
 
+@pytest.mark.grid(stride=4)
 @pytest.mark.parametrize(
     "cell,bidirectional,skip",
     list(itertools.product(CELLS, (False, True), SKIPS)),

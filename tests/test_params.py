@@ -1,5 +1,7 @@
 """`count_params` equals Keras; `width_for_budget` fits the budget."""
 
+import os
+
 import keras
 import numpy as np
 import pytest
@@ -50,7 +52,8 @@ def stack_configs(draw):
 
 
 @settings(
-    max_examples=40,
+    # Fewer in the core tier (JAX, PyTorch), where each model compiles.
+    max_examples=10 if os.environ.get("ZOO_TEST_TIER") == "core" else 40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -14,7 +14,12 @@ from recipes import common
 from recipes import tagging
 from tests.recipes.test_tagging import tiny_config
 
-pytestmark = pytest.mark.every_backend
+# One worker for the whole module: its module-scoped fixture (a run of the
+# tool) then runs once, not once per xdist worker.
+pytestmark = [
+    pytest.mark.every_backend,
+    pytest.mark.xdist_group("activations_probe"),
+]
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,9 @@ import zoo
 from diagnostics import cost
 from recipes import common
 
-pytestmark = pytest.mark.every_backend
+# One worker for the whole module: its module-scoped fixture (a run of the
+# tool) then runs once, not once per xdist worker.
+pytestmark = [pytest.mark.every_backend, pytest.mark.xdist_group("cost")]
 
 
 @pytest.fixture(scope="module")

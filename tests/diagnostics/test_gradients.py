@@ -12,7 +12,9 @@ from diagnostics import _shared
 from diagnostics import gradients
 from recipes import common
 
-pytestmark = pytest.mark.every_backend
+# One worker for the whole module: its module-scoped fixture (a run of the
+# tool) then runs once, not once per xdist worker.
+pytestmark = [pytest.mark.every_backend, pytest.mark.xdist_group("gradients")]
 
 CONFIGS = ["plain", "residual", "highway"]
 DEPTHS = [2, 4]  # the --quick depths
