@@ -24,7 +24,6 @@ repeats or misses an epoch. The loop calls `discard` only once
 `metrics.json` is written.
 """
 
-import csv
 import json
 import os
 import pathlib
@@ -34,22 +33,14 @@ import time
 import keras
 import numpy as np
 
+from recipes import common
+
 METADATA = "training_metadata.json"
 
 
 def _fsync(path):
     with open(path, "rb") as handle:
         os.fsync(handle.fileno())
-
-
-def _write_atomic(path, text):
-    path = pathlib.Path(path)
-    partial = path.with_name(path.name + ".partial")
-    with partial.open("w") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial, path)
 
 
 def _number(value):
@@ -61,14 +52,7 @@ def write_log(path, rows):
     """`rows` (one dict per epoch) as `log.csv`, written atomically, in
     `keras.callbacks.CSVLogger`'s layout (`epoch`, then sorted keys)."""
     keys = sorted({k for row in rows for k in row if k != "epoch"})
-    path = pathlib.Path(path)
-    partial = path.with_name(path.name + ".partial")
-    with partial.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["epoch", *keys])
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: row.get(k, "NA") for k in ["epoch", *keys]})
-    os.replace(partial, path)
+    common.write_csv(path, rows, ["epoch", *keys], missing="NA")
 
 
 class RunBackup(keras.callbacks.Callback):
@@ -211,7 +195,7 @@ class RunBackup(keras.callbacks.Callback):
                         os.fsync(handle.fileno())
                     os.replace(partial, best)
                 metadata["best_weights"] = best.name
-        _write_atomic(directory / METADATA, json.dumps(metadata))
+        common.write_json(directory / METADATA, metadata)
         keep = {METADATA, weights.name, metadata.get("best_weights")}
         for child in directory.iterdir():
             if child.name not in keep:

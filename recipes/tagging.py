@@ -110,14 +110,9 @@ class Tagger:
         self.crf = _layer(model, "crf")
         self.labels = model.get_layer("labels").labels
 
-    def inputs(self, sentences, width=None):
+    def inputs(self, sentences):
         """The model's inputs for lists of words: ids (and characters)."""
-        if width is None:
-            ids = self.vocabulary.encode(sentences)
-        else:
-            ids = pipeline.pad(
-                [self.vocabulary.ids(words) for words in sentences], width=width
-            )
+        ids = self.vocabulary.encode(sentences)
         if self.characters is None:
             return ids
         return ids, self.characters.encode(sentences, width=ids.shape[1])

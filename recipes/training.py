@@ -30,7 +30,6 @@ import json
 import os
 import pathlib
 import shutil
-import time
 
 import keras
 import numpy as np
@@ -214,7 +213,7 @@ class RunDirectory:
 
 def make_callbacks(config, output, monitor, metric_callbacks=(), backup=None):
     """Validation metrics, early stopping, a NaN guard, the backup (with
-    `log.csv`), TensorBoard; `fit` finds the backup among them.
+    `log.csv`, a `recipes.checkpoints.RunBackup`), TensorBoard.
 
     `metric_callbacks` add validation metrics to the epoch logs, so they
     run before the callbacks that read them; the backup comes after the
@@ -254,24 +253,11 @@ def _history(rows):
     return {k: [row[k] for row in rows if k in row] for k in keys}
 
 
-def fit(model, train, dev, epochs, callbacks):
-    """`model.fit` with progress bars on a terminal, resumed from the
-    callbacks' `RunBackup` if it holds epochs; `(history, seconds)`,
-    both over every epoch of the run (the resumed ones included)."""
-    backup = next(
-        (c for c in callbacks if isinstance(c, checkpoints.RunBackup)), None
-    )
-    if backup is None:
-        start = time.perf_counter()
-        history = model.fit(
-            train,
-            validation_data=dev,
-            epochs=epochs,
-            callbacks=callbacks,
-            shuffle=False,
-            verbose=1 if os.isatty(1) else 2,
-        )
-        return history.history, time.perf_counter() - start
+def fit(model, train, dev, epochs, callbacks, backup):
+    """`model.fit` with progress bars on a terminal, resumed from
+    `backup` (the `RunBackup` among `callbacks`) if it holds epochs;
+    `(history, seconds)`, both over every epoch of the run (the resumed
+    ones included)."""
     done = backup.restore(model)
     if done:
         print(f"resuming from the backup of epoch {done}/{epochs}")
@@ -412,12 +398,15 @@ def _train(task, config, extra_callbacks, dist, output):
         metric_callbacks=task.callbacks(config, state, dist.predictor(model)),
         backup=dist.backup(config, output),
     ) + list(extra_callbacks)
+    backup = next(c for c in callbacks if isinstance(c, checkpoints.RunBackup))
     quick_epochs = getattr(config, "QUICK", {}).get("epochs", 2)
     epochs = min(config.epochs, quick_epochs) if config.quick else config.epochs
     history, train_seconds = {}, 0.0
     with dist.fit_scope():
         if epochs:
-            history, train_seconds = fit(trainer, train, dev, epochs, callbacks)
+            history, train_seconds = fit(
+                trainer, train, dev, epochs, callbacks, backup
+            )
         scores = (
             trainer.evaluate(test, verbose=0, return_dict=True)
             if test is not None
@@ -431,7 +420,6 @@ def _train(task, config, extra_callbacks, dist, output):
         "epochs_run": len(history.get("loss", [])),
         "train_seconds": round(train_seconds, 1),
     }
-    backup = next(c for c in callbacks if isinstance(c, checkpoints.RunBackup))
     if backup.resumed_at:
         metrics["resumed_at_epoch"] = backup.resumed_at
     metrics.update(task.evaluate(config, state, reloaded, scores))
