@@ -74,6 +74,7 @@ class _TrainingOptions:
     epochs: int = 6
     batch_size: int = 32
     learning_rate: float = 0.002
+    lr_schedule: str = "constant"
     patience: int = 2
 
 
@@ -105,6 +106,9 @@ STACK_HELP = {
     "epochs": "training epochs (early stopping may end sooner)",
     "batch_size": "sequences per batch",
     "learning_rate": "Adam's learning rate",
+    "lr_schedule": "constant, or cosine: decays the learning rate to 0 "
+    "over --epochs (keras.optimizers.schedules.CosineDecay; a resumed "
+    "run continues it)",
     "patience": "epochs without a better validation score before stopping",
     "quick": "a small subset and at most 2 epochs, for tests and demos",
     "init_from": "a model.keras saved by this recipe: train on from it "
@@ -464,6 +468,26 @@ def check_training(config):
         raise RecipeError(
             f"--learning-rate must be > 0; received {config.learning_rate}"
         )
+    if config.lr_schedule not in LR_SCHEDULES:
+        raise RecipeError(
+            f"--lr-schedule must be one of {', '.join(LR_SCHEDULES)}; "
+            f"received {config.lr_schedule!r}"
+        )
+
+
+LR_SCHEDULES = ("constant", "cosine")
+
+
+def learning_rate(config, steps):
+    """`--learning-rate` under `--lr-schedule` for a run of `steps`
+    optimizer steps: a float, or a `CosineDecay` to 0 (a function of the
+    optimizer's step count, which the backup saves, so a resumed run
+    picks the curve up where it was)."""
+    if config.lr_schedule == "cosine" and steps:
+        return keras.optimizers.schedules.CosineDecay(
+            config.learning_rate, decay_steps=int(steps)
+        )
+    return config.learning_rate
 
 
 def stack_options(config, skip=()):

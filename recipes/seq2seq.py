@@ -77,8 +77,9 @@ class Config(common.StackOptions):
     inherited (they set the encoder, and the decoder unless overridden)."""
 
     output: str = "runs/seq2seq"
-    epochs: int = 7
-    patience: int = 2
+    epochs: int = 15
+    patience: int = 3
+    lr_schedule: str = "cosine"
     batch_size: int = 128
     learning_rate: float = 0.003
     units: int = 256

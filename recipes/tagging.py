@@ -337,16 +337,13 @@ class TaggingTask(training.Task):
     def loss(self, reduction="sum_over_batch_size"):
         return keras.losses.SparseCategoricalCrossentropy(reduction=reduction)
 
-    def compile(self, model, config):
+    def compile(self, model, config, steps=0):
         """Adam; a CRF tagger's loss is its CRF's negative log-likelihood
         (its accuracy comes from Viterbi paths, in `callbacks`)."""
         crf = _layer(model, "crf")
         if crf is None:
-            return super().compile(model, config)
-        model.compile(
-            optimizer=keras.optimizers.Adam(config.learning_rate),
-            loss=crf.loss,
-        )
+            return super().compile(model, config, steps)
+        model.compile(optimizer=self.optimizer(config, steps), loss=crf.loss)
         return model
 
     def monitor(self, state):

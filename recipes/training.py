@@ -111,11 +111,16 @@ class Task:
             self, config, callbacks, distribute, overwrite
         )
 
-    def compile(self, model, config):
-        """Adam and the task's loss and metrics."""
+    def optimizer(self, config, steps=0):
+        """Adam at `--learning-rate` under `--lr-schedule`, for a run of
+        `steps` optimizer steps."""
+        return keras.optimizers.Adam(common.learning_rate(config, steps))
+
+    def compile(self, model, config, steps=0):
+        """`optimizer`, the task's loss and metrics."""
         kind = "weighted_metrics" if self.weighted else "metrics"
         model.compile(
-            optimizer=keras.optimizers.Adam(config.learning_rate),
+            optimizer=self.optimizer(config, steps),
             loss=self.loss(),
             **{kind: self.metrics()},
         )
@@ -141,6 +146,13 @@ class RunDirectory:
     def __init__(self, path, config, overwrite=False):
         self.path = pathlib.Path(path)
         self.config = dataclasses.asdict(config)
+        # A setting added since a run was started is missing from its
+        # config.json: the run had the default.
+        self.defaults = {
+            f.name: f.default
+            for f in dataclasses.fields(config)
+            if f.default is not dataclasses.MISSING
+        }
         self.overwrite = overwrite
         self._lock = None
 
@@ -174,7 +186,7 @@ class RunDirectory:
                 else:
                     child.unlink()
         elif saved.is_file():
-            old = json.loads(saved.read_text())
+            old = {**self.defaults, **json.loads(saved.read_text())}
             changed = sorted(
                 k
                 for k in set(old) | set(self.config)
@@ -382,12 +394,14 @@ def _train(task, config, extra_callbacks, dist, output):
     keras.utils.set_random_seed(config.seed)
     state = task.prepare(config)
     written = task.write(output, state)
-    with dist.scope():
-        model = task.build(config, state)
-        task.compile(model, config)
     batch_size = dist.global_batch(config.batch_size)
     pad_to = pipeline.rows_multiple(batch_size, keras.backend.backend())
     train, dev, test = task.datasets(config, state, batch_size, pad_to=pad_to)
+    quick_epochs = getattr(config, "QUICK", {}).get("epochs", 2)
+    epochs = min(config.epochs, quick_epochs) if config.quick else config.epochs
+    with dist.scope():
+        model = task.build(config, state)
+        task.compile(model, config, steps=epochs * len(train))
     train, dev = dist.dataset(train), dist.dataset(dev)
     test = dist.dataset(test) if test is not None else None
     trainer = dist.trainer(model, task, sample=dev)
@@ -399,8 +413,6 @@ def _train(task, config, extra_callbacks, dist, output):
         backup=dist.backup(config, output),
     ) + list(extra_callbacks)
     backup = next(c for c in callbacks if isinstance(c, checkpoints.RunBackup))
-    quick_epochs = getattr(config, "QUICK", {}).get("epochs", 2)
-    epochs = min(config.epochs, quick_epochs) if config.quick else config.epochs
     history, train_seconds = {}, 0.0
     with dist.fit_scope():
         if epochs:

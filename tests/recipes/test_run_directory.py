@@ -1,0 +1,94 @@
+"""`recipes.training.RunDirectory`: the contract between a job and its
+reruns (every backend; nothing is trained)."""
+
+import json
+
+import keras
+import numpy as np
+import pytest
+
+from recipes import common
+from recipes import tagging
+from recipes import training
+
+
+def config(tmp_path, **values):
+    values.setdefault("output", str(tmp_path / "run"))
+    return tagging.Config(**values)
+
+
+def test_a_rerun_with_the_same_config_opens_and_another_is_refused(tmp_path):
+    first = training.RunDirectory(config(tmp_path).output, config(tmp_path))
+    first.open()
+    first.close()
+    again = training.RunDirectory(config(tmp_path).output, config(tmp_path))
+    again.open()
+    again.close()
+    changed = config(tmp_path, units=12)
+    with pytest.raises(common.RecipeError, match=r"another config \(units"):
+        training.RunDirectory(changed.output, changed).open()
+    saved = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert saved["units"] == tagging.Config.units  # not overwritten
+
+
+def test_a_setting_added_since_the_run_started_counts_as_its_default(
+    tmp_path,
+):
+    run = config(tmp_path)
+    directory = training.RunDirectory(run.output, run)
+    directory.open()
+    directory.close()
+    path = tmp_path / "run" / "config.json"
+    old = json.loads(path.read_text())
+    del old["lr_schedule"]  # a run started before the setting existed
+    path.write_text(json.dumps(old))
+    training.RunDirectory(run.output, run).open()  # resumes
+    path.write_text(json.dumps(old))
+    cosine = config(tmp_path, lr_schedule="cosine")
+    with pytest.raises(common.RecipeError, match="lr_schedule 'constant'"):
+        training.RunDirectory(cosine.output, cosine).open()
+
+
+def test_a_second_job_on_the_folder_and_a_foreign_folder_are_refused(
+    tmp_path,
+):
+    run = config(tmp_path)
+    holder = training.RunDirectory(run.output, run)
+    holder.open()
+    with pytest.raises(common.RecipeError, match="another job is running"):
+        training.RunDirectory(run.output, run).open()
+    holder.close()
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    other = config(tmp_path, output=str(foreign))
+    with pytest.raises(common.RecipeError, match="holds no run of this"):
+        training.RunDirectory(str(foreign), other).open()
+    assert (foreign / "notes.txt").read_text() == "mine"
+
+
+def test_cosine_schedule_decays_to_zero_over_the_run_and_constant_stays():
+    run = tagging.Config(learning_rate=0.01, lr_schedule="cosine")
+    schedule = common.learning_rate(run, steps=100)
+    values = [
+        float(keras.ops.convert_to_numpy(schedule(s))) for s in (0, 50, 100)
+    ]
+    np.testing.assert_allclose(values, [0.01, 0.005, 0.0], atol=1e-7)
+    assert common.learning_rate(tagging.Config(learning_rate=0.01), 100) == 0.01
+    # Round-trips with the optimizer's config (model.keras keeps it).
+    optimizer = keras.optimizers.Adam(schedule)
+    clone = keras.optimizers.Adam.from_config(optimizer.get_config())
+    assert float(
+        keras.ops.convert_to_numpy(clone.learning_rate)
+    ) == pytest.approx(0.01)
+
+
+def test_a_bad_schedule_is_one_line(tmp_path, capsys):
+    argv = ["--lr-schedule", "step", "--output", str(tmp_path / "out")]
+    with pytest.raises(SystemExit) as info:
+        common.run_cli(tagging.main, argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "error: --lr-schedule must be one of constant, cosine; received 'step'"
+    )
