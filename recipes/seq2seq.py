@@ -77,7 +77,7 @@ class Config(common.StackOptions):
     inherited (they set the encoder, and the decoder unless overridden)."""
 
     output: str = "runs/seq2seq"
-    epochs: int = 15
+    epochs: int = 10
     patience: int = 3
     lr_schedule: str = "cosine"
     batch_size: int = 128

@@ -9,6 +9,7 @@ import zoo
 from tests import helpers
 
 
+@pytest.mark.grid(stride=3)
 @pytest.mark.parametrize(
     "cell,num_layers,bidirectional",
     list(

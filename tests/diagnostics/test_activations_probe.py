@@ -25,7 +25,8 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def tagger(tmp_path_factory):
     root = tmp_path_factory.mktemp("tagger")
-    config = tiny_config(root, epochs=2, num_layers=3, tensorboard=False)
+    # The recipe's default tagger: words and their characters.
+    config = tiny_config(root, epochs=2, num_layers=3, char_features=True)
     tagging.run(config)
     return root / "out" / "model.keras", config.corpus_dir
 

@@ -47,6 +47,7 @@ def tiny_config(tmp_path, **overrides):
         attention_units=8,
         head_dropout=0.0,
         embedding_dropout=0.0,
+        tensorboard=False,  # the tagging tests check TensorBoard's logs
     )
     values.update(overrides)
     return classification.Config(**values)

@@ -13,7 +13,7 @@ from tests.recipes.test_tagging import write_corpus
 pytestmark = pytest.mark.every_backend
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-EPOCHS = 30
+EPOCHS = 15
 
 
 def _epochs_logged(log):
@@ -33,7 +33,7 @@ def test_killed_tagging_run_resumes_from_its_last_epoch(tmp_path):
         "--corpus-dir", str(write_corpus(tmp_path / "corpus")),
         "--output", str(out), "--epochs", str(EPOCHS),
         "--patience", str(EPOCHS), "--units", "8", "--embedding-dim", "8",
-        "--batch-size", "8", "--no-tensorboard",
+        "--batch-size", "8", "--no-tensorboard", "--no-char-features",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     log = out / "log.csv"

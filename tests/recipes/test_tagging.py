@@ -46,6 +46,9 @@ def write_corpus(root, documents=20, sentences=12, seed=0):
 
 
 def tiny_config(tmp_path, **overrides):
+    """A few seconds of training. Word-only and without TensorBoard logs
+    unless a test asks: the tests that are about the recipe's defaults
+    (character features, TensorBoard) turn them on."""
     values = dict(
         corpus_dir=str(write_corpus(tmp_path / "corpus")),
         output=str(tmp_path / "out"),
@@ -54,13 +57,15 @@ def tiny_config(tmp_path, **overrides):
         embedding_dim=8,
         batch_size=8,
         learning_rate=0.01,
+        char_features=False,
+        tensorboard=False,
     )
     values.update(overrides)
     return tagging.Config(**values)
 
 
 def test_tagging_run_writes_metrics_model_and_plot(tmp_path):
-    config = tiny_config(tmp_path)
+    config = tiny_config(tmp_path, char_features=True, tensorboard=True)
     metrics = tagging.run(config)
     out = tmp_path / "out"
     assert metrics["split_sentences"] == {"train": 192, "dev": 24, "test": 24}
@@ -324,7 +329,7 @@ def test_saved_tagger_tags_raw_text_in_a_new_process(tmp_path):
     import subprocess
     import sys
 
-    tagging.run(tiny_config(tmp_path, epochs=1, tensorboard=False))
+    tagging.run(tiny_config(tmp_path, epochs=1, char_features=True))
     code = (
         "import sys, keras, zoo; "  # `import zoo` alone loads the file
         "keras.saving.load_model(sys.argv[1] + '/model.keras', "

@@ -43,7 +43,7 @@ def tiny_args(tmp_path, *extra, trials=2, epochs=2):
         "--project-name", "pos", "--max-trials", str(trials),
         "--epochs", str(epochs), "--units", "8", "--embedding-dim", "8",
         "--widths", "4:16:4", "--layers", "1:3", "--batch-size", "16",
-        "--seed", "1", *extra,
+        "--seed", "1", "--no-char-features", *extra,
     ]  # fmt: skip
 
 
