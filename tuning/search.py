@@ -509,7 +509,11 @@ def problem_for(name, config):
 
     def build(choices):
         trial = config_for(choices)
-        return task.compile(task.build(trial, state), trial)
+        # `--lr-schedule cosine` decays over the trial's `--epochs` of
+        # batches (a Hyperband round that stops sooner ends above 0).
+        epochs = min(trial.epochs, 2) if trial.quick else trial.epochs
+        steps = epochs * len(data(trial.batch_size)[0])
+        return task.compile(task.build(trial, state), trial, steps=steps)
 
     cache = {}
 

@@ -11,6 +11,8 @@ from recipes import common
 from recipes import tagging
 from recipes import training
 
+pytestmark = pytest.mark.every_backend
+
 
 def config(tmp_path, **values):
     values.setdefault("output", str(tmp_path / "run"))

@@ -306,3 +306,19 @@ def test_trials_failing_in_a_row_stop_the_search_with_one_line(tmp_path):
     assert "the last error: OSError: cannot read the data for batch" in message
     rows = [t.status for t in tuner.oracle.trials.values()]
     assert rows == ["FAILED"] * 3
+
+
+@pytest.mark.every_backend
+def test_a_cosine_schedule_decays_over_the_trials_epochs(tmp_path):
+    """A trial's model is compiled with the schedule of the search's
+    config, over its epochs of batches (nothing is trained)."""
+    from tests.recipes.test_tagging import tiny_config
+    from tuning import search
+
+    config = tiny_config(tmp_path, batch_size=16, lr_schedule="cosine")
+    problem = search.problem_for("tagging", config)
+    model = problem.build({"units": 8, "num_layers": 1, "batch_size": 16})
+    schedule = model.optimizer.get_config()["learning_rate"]
+    assert schedule["class_name"] == "CosineDecay"
+    batches = len(problem.data(16)[0])
+    assert schedule["config"]["decay_steps"] == config.epochs * batches
