@@ -424,7 +424,7 @@ def finish(
     keras.utils.set_random_seed(config.seed)
     problem = problem_for(options.task, config)
     hypermodel = make_hypermodel(problem, options)
-    epochs = min(config.epochs, 2) if config.quick else config.epochs
+    epochs = search_epochs(config)
     if role != "worker":
         write_stamp(project, stamp)
         # keras-tuner reloads a project only when this process's own
@@ -489,6 +489,11 @@ class Problem:
     config_for: typing.Callable  # choices -> the recipe's Config
 
 
+def search_epochs(config):
+    """The epochs of each trial: `--epochs`, at most 2 with `--quick`."""
+    return min(config.epochs, 2) if config.quick else config.epochs
+
+
 def problem_for(name, config):
     """The `Problem` of recipe `name` (`recipes.<name>.TASK`)."""
     import keras_tuner as kt
@@ -511,8 +516,7 @@ def problem_for(name, config):
         trial = config_for(choices)
         # `--lr-schedule cosine` decays over the trial's `--epochs` of
         # batches (a Hyperband round that stops sooner ends above 0).
-        epochs = min(trial.epochs, 2) if trial.quick else trial.epochs
-        steps = epochs * len(data(trial.batch_size)[0])
+        steps = search_epochs(trial) * len(data(trial.batch_size)[0])
         return task.compile(task.build(trial, state), trial, steps=steps)
 
     cache = {}
