@@ -36,7 +36,9 @@ class Tagger:
     embedding -> every layer's states."""
 
     def __init__(self, path):
-        model, labels = common.load_init_model(path, flag="--model")
+        model, labels = common.load_init_model(
+            path, flag="--model", kind="tagger"
+        )
         self.model = model
         self.labels = labels
         self.path = str(path)
@@ -139,3 +141,12 @@ def pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def lock_output(output):
+    """Locks a tool's `--output` for this job (`recipes.training.FolderLock`,
+    created if need be): two jobs never write into one folder. Call
+    `release()` on what it returns when done."""
+    from recipes import training
+
+    return training.FolderLock(output).acquire()

@@ -134,50 +134,53 @@ def main(argv=None):
         words = words[:QUICK_TOKENS]
     tagger = _shared.Tagger(args.model)
     output = pathlib.Path(args.output)
-    output.mkdir(parents=True, exist_ok=True)
-    states, rows = trace(tagger, words)
-    from recipes import tagging
+    lock = _shared.lock_output(output)
+    try:
+        states, rows = trace(tagger, words)
+        from recipes import tagging
 
-    tags = tagging.Tagger(tagger.model).predict([words])[0]
-    common.write_rows(rows, output, "activations")
-    per_layer = []
-    for layer in range(len(states)):
-        mine = [r for r in rows if r["layer"] == layer]
-        moves = [r["change"] for r in mine if r["change"] is not None]
-        per_layer.append(
-            {
-                "layer": layer,
-                "width": int(states[layer].shape[1]),
-                "mean_abs": float(np.mean([r["mean_abs"] for r in mine])),
-                "mean_change": float(np.mean(moves)) if moves else None,
-            }
+        tags = tagging.Tagger(tagger.model).predict([words])[0]
+        common.write_rows(rows, output, "activations")
+        per_layer = []
+        for layer in range(len(states)):
+            mine = [r for r in rows if r["layer"] == layer]
+            moves = [r["change"] for r in mine if r["change"] is not None]
+            per_layer.append(
+                {
+                    "layer": layer,
+                    "width": int(states[layer].shape[1]),
+                    "mean_abs": float(np.mean([r["mean_abs"] for r in mine])),
+                    "mean_change": float(np.mean(moves)) if moves else None,
+                }
+            )
+        summary = {
+            "model": args.model,
+            "tokens": words,
+            "tags": tags,
+            "layers": per_layer,
+        }
+        common.write_json(output / "summary.json", summary)
+        plot(
+            states,
+            rows,
+            words,
+            tags,
+            output / "activations.png",
+            f"hidden states per layer, {pathlib.Path(args.model).parent.name}"
+            f" ({tagger.num_layers} layers)",
         )
-    summary = {
-        "model": args.model,
-        "tokens": words,
-        "tags": tags,
-        "layers": per_layer,
-    }
-    common.write_json(output / "summary.json", summary)
-    plot(
-        states,
-        rows,
-        words,
-        tags,
-        output / "activations.png",
-        f"hidden states per layer, {pathlib.Path(args.model).parent.name}"
-        f" ({tagger.num_layers} layers)",
-    )
-    print("layer  width  mean|h|  mean change per token")
-    for entry in per_layer:
-        change = entry["mean_change"]
-        print(
-            f"{entry['layer']:>5}  {entry['width']:>5}  "
-            f"{entry['mean_abs']:.4f}   "
-            + (f"{change:.4f}" if change is not None else "-")
-        )
-    print(f"wrote {output}/activations.png, activations.csv, summary.json")
-    return summary
+        print("layer  width  mean|h|  mean change per token")
+        for entry in per_layer:
+            change = entry["mean_change"]
+            print(
+                f"{entry['layer']:>5}  {entry['width']:>5}  "
+                f"{entry['mean_abs']:.4f}   "
+                + (f"{change:.4f}" if change is not None else "-")
+            )
+        print(f"wrote {output}/activations.png, activations.csv, summary.json")
+        return summary
+    finally:
+        lock.release()
 
 
 if __name__ == "__main__":

@@ -333,51 +333,51 @@ def main(argv=None):
     args = parse_args(argv)
     depths = check_args(args)
     output = pathlib.Path(args.output)
+    lock = _shared.lock_output(output)
     try:
-        output.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise common.RecipeError(f"--output {output}: {error}") from None
-    started = time.perf_counter()
-    keras.utils.set_random_seed(args.seed)
-    data = batch(args.batch_size, args.steps, args.features, args.seed)
-    rows, models = build_all(args, depths, data)
-    step_s, call_s = time_round_robin(models, data, args.repeats)
-    memory = {}  # (depth, units) -> (baseline, peak): identical configs once
-    for row, step, call in zip(rows, step_s, call_s):
-        tokens_per_s = args.batch_size * args.steps / step
-        row.update(step_ms=step * 1e3, tokens_per_s=tokens_per_s,
-                   latency_ms=call * 1e3, peak_mb=None)  # fmt: skip
-        line = f"step {row['step_ms']:.1f} ms, latency {call * 1e3:.2f} ms"
-        if args.memory:
-            key = row["depth"], row["units"]
-            if key not in memory:
-                memory[key] = measure_memory(args, *key)
-            row["peak_mb"] = memory[key][1]
-            line += f", peak {row['peak_mb']:.0f} MB"
-        print(f"{row['sweep']} L={row['depth']}: {line}", flush=True)
-    fits = fit_depth(rows, args)
-    summary = dict(
-        command=" ".join(["python -m diagnostics cost", *argv]),
-        machine=timing.machine_info(),
-        backend=keras.backend.backend(),
-        keras=keras.__version__,
-        versions=timing.versions(),
-        config=vars(args),
-        train_block=TRAIN_BLOCK,
-        latency_block=LATENCY_BLOCK,
-        memory_baseline_mb=statistics.median(b for b, _ in memory.values())
-        if memory
-        else None,
-        seconds=time.perf_counter() - started,
-        fits=fits,
-    )
-    common.write_rows(rows, output, "cost")
-    common.write_json(output / "fits.json", fits)
-    common.write_json(output / "summary.json", summary)
-    plot(rows, fits, args, output / "cost.png")
-    print_table(rows)
-    for key, fit in fits.items():
-        print(f"fixed width, {key}: {fit['slope']:,.4g} {fit['unit']}, "
-              f"R² {fit['r2']:.3f}")  # fmt: skip
-    print(f"wrote {output}/cost.csv, fits.json, summary.json, cost.png")
-    return dict(summary, rows=rows)
+        started = time.perf_counter()
+        keras.utils.set_random_seed(args.seed)
+        data = batch(args.batch_size, args.steps, args.features, args.seed)
+        rows, models = build_all(args, depths, data)
+        step_s, call_s = time_round_robin(models, data, args.repeats)
+        memory = {}  # (depth, units) -> (baseline, peak): each config once
+        for row, step, call in zip(rows, step_s, call_s):
+            tokens_per_s = args.batch_size * args.steps / step
+            row.update(step_ms=step * 1e3, tokens_per_s=tokens_per_s,
+                       latency_ms=call * 1e3, peak_mb=None)  # fmt: skip
+            line = f"step {row['step_ms']:.1f} ms, latency {call * 1e3:.2f} ms"
+            if args.memory:
+                key = row["depth"], row["units"]
+                if key not in memory:
+                    memory[key] = measure_memory(args, *key)
+                row["peak_mb"] = memory[key][1]
+                line += f", peak {row['peak_mb']:.0f} MB"
+            print(f"{row['sweep']} L={row['depth']}: {line}", flush=True)
+        fits = fit_depth(rows, args)
+        summary = dict(
+            command=" ".join(["python -m diagnostics cost", *argv]),
+            machine=timing.machine_info(),
+            backend=keras.backend.backend(),
+            keras=keras.__version__,
+            versions=timing.versions(),
+            config=vars(args),
+            train_block=TRAIN_BLOCK,
+            latency_block=LATENCY_BLOCK,
+            memory_baseline_mb=statistics.median(b for b, _ in memory.values())
+            if memory
+            else None,
+            seconds=time.perf_counter() - started,
+            fits=fits,
+        )
+        common.write_rows(rows, output, "cost")
+        common.write_json(output / "fits.json", fits)
+        common.write_json(output / "summary.json", summary)
+        plot(rows, fits, args, output / "cost.png")
+        print_table(rows)
+        for key, fit in fits.items():
+            print(f"fixed width, {key}: {fit['slope']:,.4g} {fit['unit']}, "
+                  f"R² {fit['r2']:.3f}")  # fmt: skip
+        print(f"wrote {output}/cost.csv, fits.json, summary.json, cost.png")
+        return dict(summary, rows=rows)
+    finally:
+        lock.release()

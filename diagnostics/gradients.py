@@ -327,77 +327,75 @@ def plot(gradient_rows, training_rows, args, output):
 def main(argv=None):
     args = parse(argv)
     output = pathlib.Path(args.output)
+    lock = _shared.lock_output(output)
     try:
-        output.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise common.RecipeError(
-            f"--output {output}: cannot create ({error})"
-        ) from None
-    loss_fn = keras.losses.BinaryCrossentropy(from_logits=True)
-    probe_x, probe_y = make_task(
-        args.batch_size, args.timesteps, FEATURES, seed=args.seed
-    )
-    train_x, train_y = make_task(
-        args.steps * args.batch_size,
-        args.timesteps,
-        FEATURES,
-        seed=args.seed + 1,
-    )
-    gradient_rows, training_rows, summary = [], [], []
-    for depth in args.depths:
-        for config in args.configs:
-            start = time.perf_counter()
-            model, stack, head = build(config, depth, args)
-            norms = gradient_norms(stack, head, probe_x, probe_y, loss_fn)
-            for layer, (out_norm, weight_norm) in enumerate(norms, 1):
-                gradient_rows.append(
-                    dict(
-                        config=config,
-                        depth=depth,
-                        layer=layer,
-                        output_grad_norm=out_norm,
-                        weight_grad_norm=weight_norm,
+        loss_fn = keras.losses.BinaryCrossentropy(from_logits=True)
+        probe_x, probe_y = make_task(
+            args.batch_size, args.timesteps, FEATURES, seed=args.seed
+        )
+        train_x, train_y = make_task(
+            args.steps * args.batch_size,
+            args.timesteps,
+            FEATURES,
+            seed=args.seed + 1,
+        )
+        gradient_rows, training_rows, summary = [], [], []
+        for depth in args.depths:
+            for config in args.configs:
+                start = time.perf_counter()
+                model, stack, head = build(config, depth, args)
+                norms = gradient_norms(stack, head, probe_x, probe_y, loss_fn)
+                for layer, (out_norm, weight_norm) in enumerate(norms, 1):
+                    gradient_rows.append(
+                        dict(
+                            config=config,
+                            depth=depth,
+                            layer=layer,
+                            output_grad_norm=out_norm,
+                            weight_grad_norm=weight_norm,
+                        )
                     )
+                losses = train(model, train_x, train_y, args, loss_fn)
+                training_rows += [
+                    dict(config=config, depth=depth, step=step, loss=loss)
+                    for step, loss in enumerate(losses, 1)
+                ]
+                result = dict(
+                    config=config,
+                    depth=depth,
+                    output_grad_ratio_top_bottom=norms[-1][0] / norms[0][0],
+                    weight_grad_ratio_top_bottom=norms[-1][1] / norms[0][1],
+                    first_loss=losses[0],
+                    last_loss=losses[-1],
+                    last_loss_mean10=float(np.mean(losses[-10:])),
+                    seconds=round(time.perf_counter() - start, 2),
                 )
-            losses = train(model, train_x, train_y, args, loss_fn)
-            training_rows += [
-                dict(config=config, depth=depth, step=step, loss=loss)
-                for step, loss in enumerate(losses, 1)
-            ]
-            result = dict(
-                config=config,
-                depth=depth,
-                output_grad_ratio_top_bottom=norms[-1][0] / norms[0][0],
-                weight_grad_ratio_top_bottom=norms[-1][1] / norms[0][1],
-                first_loss=losses[0],
-                last_loss=losses[-1],
-                last_loss_mean10=float(np.mean(losses[-10:])),
-                seconds=round(time.perf_counter() - start, 2),
-            )
-            summary.append(result)
-            print(
-                f"{config:>8} depth {depth}: d loss/d h top/bottom "
-                f"{result['output_grad_ratio_top_bottom']:.3g}, weights "
-                f"{result['weight_grad_ratio_top_bottom']:.3g}; loss "
-                f"{losses[0]:.4f} -> {result['last_loss_mean10']:.4f} "
-                f"(last 10 steps) [{result['seconds']:.1f} s]",
-                flush=True,
-            )
-            keras.backend.clear_session()
-    common.write_rows(gradient_rows, output, "gradients")
-    common.write_rows(training_rows, output, "training")
-    settings = {k: v for k, v in vars(args).items() if k != "output"}
-    common.write_json(
-        output / "summary.json", {"settings": settings, "runs": summary}
-    )
-    plot(gradient_rows, training_rows, args, output)
-    print(
-        f"Wrote gradients, training and summary (.json/.csv) and "
-        f"gradient_norms.png, loss_curves.png to {output}"
-    )
-    return {
-        "gradients": gradient_rows,
-        "training": training_rows,
-        "summary": summary,
-        "output": str(output),
-    }
+                summary.append(result)
+                print(
+                    f"{config:>8} depth {depth}: d loss/d h top/bottom "
+                    f"{result['output_grad_ratio_top_bottom']:.3g}, weights "
+                    f"{result['weight_grad_ratio_top_bottom']:.3g}; loss "
+                    f"{losses[0]:.4f} -> {result['last_loss_mean10']:.4f} "
+                    f"(last 10 steps) [{result['seconds']:.1f} s]",
+                    flush=True,
+                )
+                keras.backend.clear_session()
+        common.write_rows(gradient_rows, output, "gradients")
+        common.write_rows(training_rows, output, "training")
+        settings = {k: v for k, v in vars(args).items() if k != "output"}
+        common.write_json(
+            output / "summary.json", {"settings": settings, "runs": summary}
+        )
+        plot(gradient_rows, training_rows, args, output)
+        print(
+            f"Wrote gradients, training and summary (.json/.csv) and "
+            f"gradient_norms.png, loss_curves.png to {output}"
+        )
+        return {
+            "gradients": gradient_rows,
+            "training": training_rows,
+            "summary": summary,
+            "output": str(output),
+        }
+    finally:
+        lock.release()

@@ -159,78 +159,89 @@ def main(argv=None):
     tagger = _shared.Tagger(args.model)
     train, test, description = load_sentences(args)
     output = pathlib.Path(args.output)
-    output.mkdir(parents=True, exist_ok=True)
-    print(
-        f"states of {len(train)} train and {len(test)} test sentences, "
-        f"{tagger.num_layers + 1} layers"
-    )
-    train_states = tagger.states([words for words, _ in train])
-    test_states = tagger.states([words for words, _ in test])
-    rows, mixes = [], {}
-    for prop in properties:
-        train_labels = targets(train, prop)
-        test_labels = targets(test, prop)
-        names = sorted(set(train_labels) | set(test_labels))
-        ids = {name: i for i, name in enumerate(names)}
-        train_y = np.array([ids[t] for t in train_labels])
-        test_y = np.array([ids[t] for t in test_labels])
-        majority = collections.Counter(train_labels).most_common(1)[0][0]
-        baseline = float(np.mean([t == majority for t in test_labels]))
-        for layer, (train_x, test_x) in enumerate(
-            zip(train_states, test_states)
-        ):
-            accuracy, _ = fit_probe(
-                train_x, train_y, test_x, test_y, len(names), args.epochs,
-                args.seed,
-            )  # fmt: skip
-            rows.append(
-                {
-                    "property": prop,
-                    "layer": layer,
-                    "accuracy": round(accuracy, 4),
-                    "majority_baseline": round(baseline, 4),
+    lock = _shared.lock_output(output)
+    try:
+        print(
+            f"states of {len(train)} train and {len(test)} test sentences, "
+            f"{tagger.num_layers + 1} layers"
+        )
+        train_states = tagger.states([words for words, _ in train])
+        test_states = tagger.states([words for words, _ in test])
+        rows, mixes = [], {}
+        for prop in properties:
+            train_labels = targets(train, prop)
+            test_labels = targets(test, prop)
+            names = sorted(set(train_labels) | set(test_labels))
+            ids = {name: i for i, name in enumerate(names)}
+            train_y = np.array([ids[t] for t in train_labels])
+            test_y = np.array([ids[t] for t in test_labels])
+            majority = collections.Counter(train_labels).most_common(1)[0][0]
+            baseline = float(np.mean([t == majority for t in test_labels]))
+            for layer, (train_x, test_x) in enumerate(
+                zip(train_states, test_states)
+            ):
+                accuracy, _ = fit_probe(
+                    train_x, train_y, test_x, test_y, len(names), args.epochs,
+                    args.seed,
+                )  # fmt: skip
+                rows.append(
+                    {
+                        "property": prop,
+                        "layer": layer,
+                        "accuracy": round(accuracy, 4),
+                        "majority_baseline": round(baseline, 4),
+                    }
+                )
+                print(f"{prop:>9}  layer {layer}: {accuracy:.4f}")
+            widths = {x.shape[1] for x in train_states[1:]}
+            if len(train_states) > 2 and len(widths) == 1:
+                accuracy, weights = fit_probe(
+                    train_states[1:], train_y, test_states[1:], test_y,
+                    len(names), args.epochs, args.seed,
+                )  # fmt: skip
+                rows.append(
+                    {
+                        "property": prop,
+                        "layer": "mix",
+                        "accuracy": round(accuracy, 4),
+                        "majority_baseline": round(baseline, 4),
+                    }
+                )
+                mixes[prop] = weights
+                print(
+                    f"{prop:>9}  ScalarMix: {accuracy:.4f} (weights {weights})"
+                )
+        common.write_rows(rows, output, "probe")
+        summary = {
+            "model": args.model,
+            "data": description,
+            "train_tokens": int(len(train_states[0])),
+            "test_tokens": int(len(test_states[0])),
+            "settings": {
+                k: v for k, v in vars(args).items() if k not in ("output",)
+            },
+            "accuracy": {
+                prop: {
+                    str(r["layer"]): r["accuracy"]
+                    for r in rows
+                    if r["property"] == prop
                 }
-            )
-            print(f"{prop:>9}  layer {layer}: {accuracy:.4f}")
-        widths = {x.shape[1] for x in train_states[1:]}
-        if len(train_states) > 2 and len(widths) == 1:
-            accuracy, weights = fit_probe(
-                train_states[1:], train_y, test_states[1:], test_y,
-                len(names), args.epochs, args.seed,
-            )  # fmt: skip
-            rows.append(
-                {
-                    "property": prop,
-                    "layer": "mix",
-                    "accuracy": round(accuracy, 4),
-                    "majority_baseline": round(baseline, 4),
-                }
-            )
-            mixes[prop] = weights
-            print(f"{prop:>9}  ScalarMix: {accuracy:.4f} (weights {weights})")
-    common.write_rows(rows, output, "probe")
-    summary = {
-        "model": args.model,
-        "data": description,
-        "train_tokens": int(len(train_states[0])),
-        "test_tokens": int(len(test_states[0])),
-        "settings": {
-            k: v for k, v in vars(args).items() if k not in ("output",)
-        },
-        "accuracy": {
-            prop: {
-                str(r["layer"]): r["accuracy"]
-                for r in rows
-                if r["property"] == prop
-            }
-            for prop in properties
-        },
-        "mix_weights": mixes,
-    }
-    common.write_json(output / "summary.json", summary)
-    plot(rows, properties, tagger.num_layers, output / "probe.png", description)
-    print(f"wrote {output}/probe.png, probe.csv, summary.json")
-    return summary
+                for prop in properties
+            },
+            "mix_weights": mixes,
+        }
+        common.write_json(output / "summary.json", summary)
+        plot(
+            rows,
+            properties,
+            tagger.num_layers,
+            output / "probe.png",
+            description,
+        )
+        print(f"wrote {output}/probe.png, probe.csv, summary.json")
+        return summary
+    finally:
+        lock.release()
 
 
 def plot(rows, properties, num_layers, path, description):

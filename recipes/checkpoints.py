@@ -15,7 +15,10 @@ recipe hits (tests/recipes/test_resume.py kills runs to show it):
   worse than the best it had seen before the kill.
 
 The backup directory holds `epoch-N.weights.h5` (model and optimizer),
-`best-N.npz` (the early-stopping best weights) and `training_metadata.json`,
+`rng-N.npz` (the states of the model's `keras.random.SeedGenerator`s,
+which `save_weights` leaves out: without them a resumed seeded run would
+draw other dropout masks than an uninterrupted one), `best-N.npz` (the
+early-stopping best weights) and `training_metadata.json`,
 which names them and keeps every epoch's logs. Each file is complete
 before the metadata names it, and the metadata is replaced atomically
 (`os.replace`), so whatever instant a kill comes, the backup is the last
@@ -28,6 +31,8 @@ import json
 import os
 import pathlib
 import shutil
+import signal
+import sys
 import time
 
 import keras
@@ -46,6 +51,42 @@ def _fsync(path):
 def _number(value):
     value = np.asarray(value)
     return float(value) if value.ndim == 0 else value.tolist()
+
+
+# A test hook: `RECIPES_PAUSE_AT=PHASE` stops the run at that phase (it
+# prints `paused at PHASE` to stderr and stops itself with SIGSTOP), so
+# that a test can kill it there (or let it go on with SIGCONT) instead of
+# guessing a moment (tests/recipes/test_resume.py).
+# The phases: `epoch:N` (after the first batch of epoch N, 1-based),
+# `after-fit`, `saving` (`model.keras` half written), `after-save`
+# (`model.keras` written, `metrics.json` not yet), `after-metrics` (the
+# backup not yet deleted).
+PAUSE_ENV = "RECIPES_PAUSE_AT"
+
+
+def pause_point(phase):
+    """Stops this process (SIGSTOP) if `RECIPES_PAUSE_AT` is `phase`."""
+    if os.environ.get(PAUSE_ENV) == phase:
+        print(f"paused at {phase}", file=sys.stderr, flush=True)
+        os.kill(os.getpid(), signal.SIGSTOP)
+
+
+class PauseMidEpoch(keras.callbacks.Callback):
+    """`pause_point("epoch:N")` after the first batch of each epoch."""
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch = epoch + 1
+
+    def on_train_batch_end(self, batch, logs=None):
+        if batch == 0:
+            pause_point(f"epoch:{self._epoch}")
+
+
+def _rng_variables(model):
+    """The model's seed generators' states: its variables that are not
+    weights (`save_weights` does not save them)."""
+    weights = {id(w) for w in model.weights}
+    return [v for v in model.variables if id(v) not in weights]
 
 
 def write_log(path, rows):
@@ -81,6 +122,7 @@ class RunBackup(keras.callbacks.Callback):
         self.stopped = False  # the run stopped itself (early stopping)
         self.train_seconds = 0.0
         self.resumed_at = 0  # epochs done when the run resumed (0: none)
+        self.diverged = 0  # the epoch (1-based) whose loss was not finite
         self._early = None  # EarlyStopping state to give back
         self._best = None  # the file holding the best weights
         self._clock = time.perf_counter()
@@ -110,6 +152,11 @@ class RunBackup(keras.callbacks.Callback):
             if model.optimizer is not None and not model.optimizer.built:
                 model.optimizer.build(model.trainable_variables)
             model.load_weights(str(weights))
+        rng = metadata.get("rng")
+        if rng and (self.source / rng).is_file():
+            with np.load(self.source / rng) as arrays:
+                for i, variable in enumerate(_rng_variables(model)):
+                    variable.assign(arrays[f"arr_{i}"])
         self.rows = list(metadata.get("logs", []))
         self.stopped = bool(metadata.get("stopped", False))
         self.train_seconds = float(metadata.get("train_seconds", 0.0))
@@ -156,7 +203,9 @@ class RunBackup(keras.callbacks.Callback):
     def on_epoch_end(self, epoch, logs=None):
         logs = {k: _number(v) for k, v in (logs or {}).items()}
         if not np.isfinite(logs.get("loss", 0.0)):
-            return  # TerminateOnNaN stops the run; keep the last good epoch
+            # TerminateOnNaN stops the run; keep the last good epoch.
+            self.diverged = epoch + 1
+            return
         self.rows = [r for r in self.rows if r["epoch"] < epoch]
         self.rows.append({"epoch": epoch, **logs})
         self.stopped = bool(getattr(self.model, "stop_training", False))
@@ -171,9 +220,23 @@ class RunBackup(keras.callbacks.Callback):
         weights = directory / f"epoch-{epochs_done}.weights.h5"
         self.model.save_weights(str(weights), overwrite=True)
         _fsync(weights)
+        rng = directory / f"rng-{epochs_done}.npz"
+        partial = directory / f"rng-{epochs_done}.partial"
+        with partial.open("wb") as handle:
+            np.savez(
+                handle,
+                *[
+                    keras.ops.convert_to_numpy(v)
+                    for v in _rng_variables(self.model)
+                ],
+            )
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(partial, rng)
         metadata = {
             "epoch": epochs_done,
             "weights": weights.name,
+            "rng": rng.name,
             "stopped": self.stopped,
             "train_seconds": round(self.train_seconds, 3),
             "logs": self.rows,
@@ -196,7 +259,7 @@ class RunBackup(keras.callbacks.Callback):
                     os.replace(partial, best)
                 metadata["best_weights"] = best.name
         common.write_json(directory / METADATA, metadata)
-        keep = {METADATA, weights.name, metadata.get("best_weights")}
+        keep = {METADATA, weights.name, rng.name, metadata.get("best_weights")}
         for child in directory.iterdir():
             if child.name not in keep:
                 child.unlink()

@@ -149,7 +149,7 @@ def load(output):
     path = pathlib.Path(output)
     if path.is_dir():
         path = path / "model.keras"
-    model, _ = common.load_init_model(path, flag="load")
+    model, _ = common.load_init_model(path, flag="load", kind="classifier")
     return Classifier(model)
 
 
@@ -201,7 +201,7 @@ class ClassificationTask(training.Task):
         seen = {label for _, label in data.train}
         held_out = {label for p in (data.dev, data.test) for _, label in p}
         model, labels = common.resolve_labels(
-            config, seen, held_out, data.description
+            config, seen, held_out, data.description, kind="classifier"
         )
         if model is None and len(seen) < 2:
             raise common.RecipeError(

@@ -292,6 +292,10 @@ def check_setting(name, value, kind):
                 f"`{name}` must be {words}; received {name}={value!r} of "
                 f"type {type(value).__name__}"
             )
+        if kind is float and not math.isfinite(value):
+            raise ValueError(
+                f"`{name}` must be a finite float; received {name}={value!r}"
+            )
         return float(value) if kind is float else value
     except ValueError as error:
         message = str(error).strip().splitlines()[0].rstrip(".")
@@ -301,11 +305,31 @@ def check_setting(name, value, kind):
             except ValueError:
                 pass
             else:
-                message += (
-                    " (a number in quotes is a string, and YAML 1.1 reads "
-                    "1e-3 as one too: write 1.0e-3)"
-                )
+                message += " (a number in quotes is a string)"
         raise ValueError(message) from None
+
+
+def _load_yaml(text):
+    """`yaml.safe_load`, with YAML 1.2's floats: PyYAML follows YAML 1.1,
+    where `1e-3` (no dot) is a string, and a learning rate written that
+    way would be refused."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:float",
+        re.compile(
+            r"""^(?:[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+
+            |[-+]?(?:[0-9][0-9_]*)\.[0-9_]*
+            |[-+]?\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+            |[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$""",
+            re.X,
+        ),
+        list("-+0123456789."),
+    )
+    return yaml.load(text, Loader=Loader)  # noqa: S506 - a SafeLoader
 
 
 def read_config_file(path):
@@ -316,9 +340,7 @@ def read_config_file(path):
         raise RecipeError(f"--config {path}: cannot read ({error})") from error
     try:
         if path.suffix in (".yaml", ".yml"):
-            import yaml
-
-            values = yaml.safe_load(text)
+            values = _load_yaml(text)
         else:
             values = json.loads(text)
     except Exception as error:  # noqa: BLE001 - any parse error is the user's
@@ -362,15 +384,24 @@ def resolve_config(config_cls, args):
 
 
 def run_cli(main, argv=None):
-    """Runs `main(argv)`; user errors print one line and exit with 2."""
+    """Runs `main(argv)`; user errors print one line and exit with 2 (an
+    error with an `exit_code`, such as a diverged training's, with that)."""
     try:
         return main(argv)
     except (RecipeError, DataError) as error:
         print(f"error: {error}", file=sys.stderr)
-        raise SystemExit(2) from None
+        raise SystemExit(getattr(error, "exit_code", 2)) from None
 
 
 def check_range(name, value, low=None, high=None):
+    """Raises `RecipeError` naming `--name` unless `value` is a finite
+    number within `[low, high]` (NaN passes every comparison, so it is
+    refused first)."""
+    if not math.isfinite(value):
+        raise RecipeError(
+            f"--{name.replace('_', '-')} must be a finite number; received "
+            f"{value}"
+        )
     if (low is not None and value < low) or (high is not None and value > high):
         bounds = f"[{low}, {high}]" if high is not None else f">= {low}"
         raise RecipeError(
@@ -546,9 +577,26 @@ def describe_stack(config):
     )
 
 
-def load_init_model(path, flag="--init-from"):
+MODEL_KINDS = ("tagger", "classifier")
+
+
+def model_kind(model):
+    """`"tagger"` (a label per token) or `"classifier"` (one per text) for
+    a model saved by `recipes.tagging` or `recipes.classification`, from
+    the rank of its output (a CRF tagger has a `crf` layer); None for any
+    other model."""
+    names = {layer.name for layer in model.layers}
+    if "crf" in names:
+        return "tagger"
+    rank = len(model.outputs[0].shape) if model.outputs else 0
+    return {3: "tagger", 2: "classifier"}.get(rank)
+
+
+def load_init_model(path, flag="--init-from", kind=None):
     """A model saved by a recipe, with its `LabelNames` layer's labels;
-    errors name `flag`, where the path came from."""
+    errors name `flag`, where the path came from. `kind` (`"tagger"` or
+    `"classifier"`): the model must be one (a classifier is no tagger to
+    inspect or fine-tune, even where the label sets match)."""
     import recipes.layers  # noqa: F401 - the first release's LabelNames
 
     path = pathlib.Path(path)
@@ -575,6 +623,20 @@ def load_init_model(path, flag="--init-from"):
             "loads with keras.saving.load_model on TensorFlow, but the "
             "recipes now train models that read token ids: retrain it"
         )
+    found = model_kind(model)
+    if kind is not None and found != kind:
+        saved_by = {
+            "tagger": "recipes.tagging",
+            "classifier": "recipes.classification",
+        }
+        raise RecipeError(
+            f"{flag} {path}: a {kind} is needed here, but this model is "
+            + (
+                f"a {found} (saved by {saved_by[found]})"
+                if found
+                else "neither a tagger nor a classifier"
+            )
+        )
     return model, list(labels)
 
 
@@ -589,7 +651,9 @@ def check_label_set(data_labels, model_labels, path):
         )
 
 
-def resolve_labels(config, seen, held_out, description, what="labels"):
+def resolve_labels(
+    config, seen, held_out, description, what="labels", kind=None
+):
     """`(saved model or None, labels)` for a run.
 
     With `--init-from`, the saved model and its labels, which must cover
@@ -597,7 +661,7 @@ def resolve_labels(config, seen, held_out, description, what="labels"):
     sorted; a dev/test label never seen in training is an error.
     """
     if config.init_from:
-        model, labels = load_init_model(config.init_from)
+        model, labels = load_init_model(config.init_from, kind=kind)
         check_label_set(seen | held_out, labels, config.init_from)
         return model, labels
     if held_out - seen:

@@ -105,6 +105,12 @@ class Batches(keras.utils.PyDataset):
         self.epoch += 1
         self._order = self._batches()
 
+    def start_at(self, epoch):
+        """Orders the batches as for `epoch` (0-based): a run resumed at
+        epoch N sees the batches an uninterrupted run would."""
+        self.epoch = int(epoch)
+        self._order = self._batches()
+
 
 def split_batches(
     parts, length, collate, batch_size, boundaries, seed, pad_to=1

@@ -197,6 +197,9 @@ class Child:
             text=True,
             bufsize=1,
             errors="replace",
+            # Its own process group, so that `signal` reaches whatever it
+            # starts in turn (a shell's commands, a tool's workers).
+            start_new_session=True,
         )
         self.reader = threading.Thread(
             target=self._stream, name=f"{self.name}-output", daemon=True
@@ -216,11 +219,17 @@ class Child:
     def poll(self):
         return self.popen.poll()
 
+    def signal(self, number):
+        """Sends `number` to the child's whole process group."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.popen.pid, number)
+
     def may_restart(self, code):
         return self.restarted < self.restarts and code not in self.final
 
     def restart(self):
         self.reader.join(5)  # the last lines of the run that ended
+        self.signal(signal.SIGKILL)  # what the run that ended left
         self.restarted += 1
         self.start()
 
@@ -364,20 +373,24 @@ class Supervisor:
             time.sleep(self.interval)
 
     def stop(self):
-        """SIGTERM to every child still running (the last started first),
-        SIGKILL to those left after `grace` seconds; every wait is
+        """SIGTERM to every child's process group (the last started first),
+        SIGKILL to those left after `grace` seconds, then SIGKILL to what
+        is left of every group (grandchildren included); every wait is
         bounded."""
         running = [c for c in reversed(self.children) if c.poll() is None]
         for child in running:
-            child.popen.terminate()
+            child.signal(signal.SIGTERM)
         deadline = time.monotonic() + self.grace
         for child in running:
             try:
                 child.popen.wait(max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                child.popen.kill()
+                child.signal(signal.SIGKILL)
         for child in running:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 child.popen.wait(10)
+        for child in self.children:
+            # What a child started and left behind (its group outlives it).
+            child.signal(signal.SIGKILL)
         for child in self.children:
             child.reader.join(5)

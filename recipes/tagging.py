@@ -158,7 +158,7 @@ def load(output):
     path = pathlib.Path(output)
     if path.is_dir():
         path = path / "model.keras"
-    model, _ = common.load_init_model(path, flag="load")
+    model, _ = common.load_init_model(path, flag="load", kind="tagger")
     return Tagger(model)
 
 
@@ -276,7 +276,7 @@ class TaggingTask(training.Task):
             t for part in (data.dev, data.test) for _, ts in part for t in ts
         }
         model, labels = common.resolve_labels(
-            config, seen, held_out, data.description, what="tags"
+            config, seen, held_out, data.description, what="tags", kind="tagger"
         )
         entities = datasets.is_bio(data.train)
         if model is not None:

@@ -24,12 +24,14 @@ module owns everything around them, in the order of the flax examples'
 """
 
 import argparse
+import contextlib
 import dataclasses
 import fcntl
 import json
 import os
 import pathlib
 import shutil
+import socket
 
 import keras
 import numpy as np
@@ -130,17 +132,103 @@ class Task:
 # --- the run directory -------------------------------------------------------
 
 
+class FolderLock:
+    """One job per folder: an exclusive `fcntl.flock` on `FOLDER/.lock`,
+    which holds the holder's pid and host.
+
+    `acquire` creates the folder (checking that it can write there) and
+    raises `RecipeError` naming `flag`, the folder and the job holding it
+    when another job does; the lock goes with the process, so a killed
+    job never leaves a stale one. Used by the recipes' `RunDirectory`,
+    `tuning.search`'s project and the diagnostics tools' `--output`.
+    """
+
+    NAME = ".lock"
+
+    def __init__(self, path, flag="--output"):
+        if not str(path).strip():
+            raise common.RecipeError(
+                f"{flag} must name a folder; received {str(path)!r}"
+            )
+        self.path = pathlib.Path(path)
+        self.flag = flag
+        self.created = False  # whether this job made the lock file
+        self._handle = None
+
+    def acquire(self):
+        path = self.path
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            probe = path / ".write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as error:
+            raise common.RecipeError(
+                f"{self.flag} {path}: cannot write there ({error.strerror})"
+            ) from None
+        lock = path / self.NAME
+        self.created = not lock.exists()
+        handle = lock.open("a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().split()
+            handle.close()
+            who = (
+                f"job {holder[0]} on {holder[1]}"
+                if len(holder) == 2
+                else "another job"
+            )
+            raise common.RecipeError(
+                f"{self.flag} {path}: {who} is running in this folder; "
+                f"wait for it or choose another {self.flag}"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()} {socket.gethostname()}\n")
+        handle.flush()
+        self._handle = handle
+        return self
+
+    def release(self, remove=False):
+        """Unlocks; `remove=True` also deletes the lock file (and the
+        folder, if that leaves it empty)."""
+        if self._handle is None:
+            return
+        if remove:
+            (self.path / self.NAME).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                self.path.rmdir()  # only if empty
+        self._handle.close()
+        self._handle = None
+
+    def __enter__(self):
+        return self.acquire()
+
+    def __exit__(self, *exc_info):
+        self.release()
+
+
 class RunDirectory:
     """`--output` as a contract between a job and its reruns.
 
-    - a lock (`.lock`, `fcntl.flock`): a second job on the same folder
-      stops with one line instead of mixing its files in;
-    - `config.json`, written before training: a rerun with the same
-      config resumes from the last backup, or, once `metrics.json` is
-      there, is finished; a rerun with another config is refused (naming
-      what differs) before anything is written;
+    - a lock (`FolderLock`): a second job on the same folder stops with
+      one line naming the job that holds it, instead of mixing its files
+      in;
+    - `config.json`, the manifest, written before training: a rerun with
+      the same config resumes from the last backup, or, once
+      `metrics.json` is there, is finished; a rerun with another config
+      is refused (naming what differs) before anything is written;
+    - `state`, once open: `"new"`, `"interrupted"` (a run of this config
+      that did not finish: resumed) or `"finished"`; another job sees
+      the folder as running (its lock);
     - a non-empty folder holding no run is refused;
-    - `overwrite=True` empties the folder first.
+    - `overwrite=True` empties the folder first (logs and TensorBoard
+      files included);
+    - `abandon()`: a new run that failed before its first epoch was
+      backed up (bad data) removes what it wrote, so that a rerun with
+      corrected settings is not refused as another config.
     """
 
     def __init__(self, path, config, overwrite=False):
@@ -154,32 +242,26 @@ class RunDirectory:
             if f.default is not dataclasses.MISSING
         }
         self.overwrite = overwrite
-        self._lock = None
+        self.state = None
+        self._lock = FolderLock(path)
 
     def open(self):
         path = self.path
+        self._lock.acquire()
         try:
-            path.mkdir(parents=True, exist_ok=True)
-            probe = path / ".write-test"
-            probe.write_text("")
-            probe.unlink()
-        except OSError as error:
-            raise common.RecipeError(
-                f"--output {path}: cannot write there ({error.strerror})"
-            ) from None
-        self._lock = (path / ".lock").open("w")
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock.close()
-            raise common.RecipeError(
-                f"--output {path}: another job is running in this folder; "
-                "wait for it or choose another --output"
-            ) from None
+            self._check_and_write(path)
+        except BaseException:
+            # Refused: leave the folder as it was (no stray `.lock`).
+            self._lock.release(remove=self._lock.created)
+            raise
+        return path
+
+    def _check_and_write(self, path):
         saved = path / "config.json"
+        self.state = "new"
         if self.overwrite:
             for child in path.iterdir():
-                if child.name == ".lock":
+                if child.name == FolderLock.NAME:
                     continue
                 if child.is_dir():
                     shutil.rmtree(child)
@@ -202,22 +284,34 @@ class RunDirectory:
                     f"({what}); rerun it with the same settings to resume, "
                     "or pass --overwrite, or choose another --output"
                 )
-        elif [c for c in path.iterdir() if c.name != ".lock"]:
+            self.state = "finished" if self.finished else "interrupted"
+        elif [c for c in path.iterdir() if c.name != FolderLock.NAME]:
             raise common.RecipeError(
                 f"--output {path} is not empty and holds no run of this "
                 "recipe; choose another --output or pass --overwrite"
             )
         common.write_json(saved, self.config)
-        return path
 
     @property
     def finished(self):
         return (self.path / "metrics.json").is_file()
 
-    def close(self):
-        if self._lock is not None:
-            self._lock.close()
-            self._lock = None
+    def abandon(self):
+        """After a failure: a new run with no epoch backed up empties the
+        folder it filled (removed too if this job created it)."""
+        if self.state != "new" or (self.path / "backup").exists():
+            return
+        for child in self.path.iterdir():
+            if child.name == FolderLock.NAME:
+                continue
+            if child.is_dir():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
+        self.close(remove=self._lock.created)
+
+    def close(self, remove=False):
+        self._lock.release(remove=remove)
 
 
 # --- callbacks, fit, history, save ------------------------------------------
@@ -265,14 +359,17 @@ def _history(rows):
     return {k: [row[k] for row in rows if k in row] for k in keys}
 
 
-def fit(model, train, dev, epochs, callbacks, backup):
+def fit(model, train, dev, epochs, callbacks, backup, batches=None):
     """`model.fit` with progress bars on a terminal, resumed from
     `backup` (the `RunBackup` among `callbacks`) if it holds epochs;
     `(history, seconds)`, both over every epoch of the run (the resumed
-    ones included)."""
+    ones included). `batches`: the `pipeline.Batches` behind `train`,
+    whose shuffling is put at the epoch the run resumes at."""
     done = backup.restore(model)
     if done:
         print(f"resuming from the backup of epoch {done}/{epochs}")
+        if batches is not None:
+            batches.start_at(done)
     if backup.stopped or done >= epochs:
         backup.finish_restored(model)  # training had ended before the kill
     else:
@@ -297,6 +394,7 @@ def save_and_reload(model, output, name="model.keras"):
         # so the file reloads compiled without a warning.
         model.optimizer.build(model.trainable_variables)
     model.save(partial)
+    checkpoints.pause_point("saving")
     partial.replace(path)
     return keras.saving.load_model(path, safe_mode=True, compile=False)
 
@@ -371,7 +469,7 @@ def train_and_evaluate(
     if dist.is_chief:
         run_dir = RunDirectory(config.output, config, overwrite)
         output = run_dir.open()
-        if run_dir.finished:
+        if run_dir.state == "finished":
             metrics = json.loads((output / "metrics.json").read_text())
             print(
                 f"{output} holds a finished run of this config; not "
@@ -380,14 +478,21 @@ def train_and_evaluate(
             # Killed between metrics.json and the backup's deletion.
             shutil.rmtree(output / "backup", ignore_errors=True)
             run_dir.close()
+            check_finite(metrics)
             return metrics
     else:
         output = dist.prepare_output(config)
     try:
-        return _train(task, config, callbacks, dist, output)
+        metrics = _train(task, config, callbacks, dist, output)
+    except BaseException:
+        if run_dir is not None:
+            run_dir.abandon()
+        raise
     finally:
         if run_dir is not None:
             run_dir.close()
+    check_finite(metrics)  # its results are written: it is finished
+    return metrics
 
 
 def _train(task, config, extra_callbacks, dist, output):
@@ -402,6 +507,7 @@ def _train(task, config, extra_callbacks, dist, output):
     with dist.scope():
         model = task.build(config, state)
         task.compile(model, config, steps=epochs * len(train))
+    batches = train
     train, dev = dist.dataset(train), dist.dataset(dev)
     test = dist.dataset(test) if test is not None else None
     trainer = dist.trainer(model, task, sample=dev)
@@ -413,18 +519,22 @@ def _train(task, config, extra_callbacks, dist, output):
         backup=dist.backup(config, output),
     ) + list(extra_callbacks)
     backup = next(c for c in callbacks if isinstance(c, checkpoints.RunBackup))
+    if os.environ.get(checkpoints.PAUSE_ENV):
+        callbacks.append(checkpoints.PauseMidEpoch())
     history, train_seconds = {}, 0.0
     with dist.fit_scope():
         if epochs:
             history, train_seconds = fit(
-                trainer, train, dev, epochs, callbacks, backup
+                trainer, train, dev, epochs, callbacks, backup, batches
             )
+        checkpoints.pause_point("after-fit")
         scores = (
             trainer.evaluate(test, verbose=0, return_dict=True)
             if test is not None
             else {}
         )
     reloaded = save_and_reload(model, output)
+    checkpoints.pause_point("after-save")
     metrics = {
         **task.describe(config, state, model),
         "backend": keras.backend.backend(),
@@ -451,11 +561,33 @@ def _train(task, config, extra_callbacks, dist, output):
         metrics["distribute"] = dist.describe(
             config.batch_size, steps_per_epoch=len(train)
         )
+    if backup.diverged:
+        metrics["diverged_at_epoch"] = backup.diverged
     metrics = finite_metrics(metrics)
     common.write_json(output / "metrics.json", metrics)
+    checkpoints.pause_point("after-metrics")
     backup.discard()  # only now: a kill before metrics.json resumes
     dist.finish()
     return metrics
+
+
+class TrainingDiverged(common.RecipeError):
+    """The loss became NaN or infinite: the run's results are written
+    (`metrics.json` says at which epoch), but it did not succeed."""
+
+    exit_code = 1
+
+
+def check_finite(metrics):
+    """Raises `TrainingDiverged` for the metrics of a run whose loss
+    became non-finite."""
+    epoch = metrics.get("diverged_at_epoch")
+    if epoch:
+        raise TrainingDiverged(
+            f"training diverged: the loss became non-finite in epoch {epoch}"
+            " (model.keras holds the best epoch before it, if there was "
+            "one); lower --learning-rate and rerun with --overwrite"
+        )
 
 
 def print_summary(task, config, metrics):

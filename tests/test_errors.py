@@ -1,5 +1,6 @@
 """Bad input gets a clear error naming the argument, value and choices."""
 
+import keras
 import numpy as np
 import pytest
 
@@ -51,6 +52,9 @@ StackedRNN = zoo.layers.StackedRNN
             r"inter_layer_dropout.*\[0, 1\)",
         ),
         (dict(weight_drop=2.0), ValueError, r"weight_drop.*2\.0"),
+        (dict(dropout=float("nan")), ValueError, r"dropout.*finite.*nan"),
+        (dict(dropout=[0.1, float("inf")]), ValueError, r"dropout\[1\].*inf"),
+        (dict(seed="abc"), TypeError, r"`seed` must be an integer.*'abc'"),
         (
             dict(output="all", return_sequences=False),
             ValueError,
@@ -140,3 +144,19 @@ def test_count_params_rejects_bad_options():
         zoo.count_params("rnn", 4, 4)
     with pytest.raises(ValueError, match=r"units"):
         zoo.count_params("lstm", 4, 0)
+
+
+def test_a_highway_gate_bias_must_be_a_finite_number():
+    lstm = keras.layers.LSTM(4, return_sequences=True)
+    with pytest.raises(TypeError, match=r"`gate_bias` must be a float.*'x'"):
+        zoo.layers.HighwayWrapper(lstm, gate_bias="x")
+    with pytest.raises(ValueError, match=r"`gate_bias` must be finite"):
+        zoo.layers.HighwayWrapper(lstm, gate_bias=float("nan"))
+
+
+def test_seq2seq_sides_must_be_dicts_of_options():
+    with pytest.raises(TypeError) as info:
+        zoo.build_seq2seq(20, 20, decoder="lstm")
+    message = str(info.value)
+    assert message.startswith("`decoder` must be a dict of decoder options")
+    assert "received decoder='lstm' of type str" in message

@@ -246,3 +246,33 @@ def test_a_child_exits_once_its_launcher_is_killed_outright(tmp_path):
     finally:
         if not gone(child):
             os.kill(child, signal.SIGKILL)
+
+
+def test_stopping_the_group_stops_what_the_children_started(tmp_path):
+    # A child that starts a grandchild (as a shell or a tool's worker pool
+    # does) and is then stopped: the grandchild, which no watchdog
+    # watches, goes with it, because the child has its own process group.
+    pid_file = tmp_path / "grandchild.pid"
+    code = f"""
+        import subprocess, sys, time
+        grandchild = subprocess.Popen(
+            [sys.executable, "-c", "import time; time.sleep(300)"]
+        )
+        open({str(pid_file)!r}, "w").write(str(grandchild.pid))
+        time.sleep(300)
+    """
+    log = io.StringIO()
+    with processes.Supervisor(log=log, poll=0.05, grace=5) as group:
+        group.start("parent", python(code))
+        grandchild = wait_for_pid(
+            pid_file, group.children[0].popen, time.monotonic() + 30
+        )
+        assert group.wait(lambda: 7) == 7
+    deadline = time.monotonic() + 10
+    try:
+        while not gone(grandchild):
+            assert time.monotonic() < deadline, "the grandchild outlived it"
+            time.sleep(0.05)
+    finally:
+        if not gone(grandchild):
+            os.kill(grandchild, signal.SIGKILL)

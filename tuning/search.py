@@ -32,6 +32,7 @@ import argparse
 import dataclasses
 import importlib
 import json
+import math
 import os
 import pathlib
 import re
@@ -165,7 +166,8 @@ def parse_budget(text):
     scale = {"k": 1_000, "m": 1_000_000}.get(text[-1].lower(), 1)
     number = text[:-1] if scale != 1 else text
     try:
-        value = round(float(number) * scale)
+        value = float(number) * scale
+        value = round(value) if math.isfinite(value) else 0
     except ValueError:
         value = 0
     if value < 1:
@@ -176,16 +178,27 @@ def parse_budget(text):
     return value
 
 
+def _integers(flag, text, count=(2, 3)):
+    """`_numbers`, each a whole number (a depth, a width)."""
+    numbers = _numbers(flag, text, count)
+    if not all(isinstance(n, int) for n in numbers):
+        shape = "MIN:MAX" if count == (2,) else "MIN:MAX[:STEP]"
+        raise common.RecipeError(
+            f"{flag} must be {shape} integers; received {text!r}"
+        )
+    return numbers
+
+
 def _numbers(flag, text, count=(2, 3)):
     parts = text.split(":")
     try:
         numbers = [float(p) for p in parts]
     except ValueError:
         numbers = []
-    if len(numbers) not in count:
+    if len(numbers) not in count or not all(map(math.isfinite, numbers)):
         shape = "MIN:MAX" if count == (2,) else "MIN:MAX[:STEP]"
         raise common.RecipeError(
-            f"{flag} must be {shape} numbers; received {text!r}"
+            f"{flag} must be {shape} finite numbers; received {text!r}"
         )
     return tuple(int(n) if n.is_integer() else n for n in numbers)
 
@@ -195,8 +208,8 @@ def ranges_of(options):
     and `--range`."""
     ranges = {
         "cell": tuple(c for c in options.cells.split(",") if c),
-        "num_layers": _numbers("--layers", options.layers, (2,)),
-        "units": _numbers("--widths", options.widths),
+        "num_layers": _integers("--layers", options.layers, (2,)),
+        "units": _integers("--widths", options.widths),
     }
     for item in options.range:
         name, _, spec = item.partition("=")
@@ -248,9 +261,15 @@ def stamp_of(options, config):
 def check_project(project, stamp, overwrite):
     """Refuses a project folder that holds another search (`search.json`
     differs, or a keras-tuner project without one); with `overwrite`,
-    deletes the folder instead."""
+    deletes what the folder holds instead (but the lock of this job)."""
     if overwrite and project.exists():
-        shutil.rmtree(project)
+        for child in project.iterdir():
+            if child.name == ".lock":
+                continue
+            if child.is_dir():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
     path = project / STAMP
     if path.is_file():
         old = json.loads(path.read_text())
@@ -381,6 +400,28 @@ def main(argv=None):
     check(options)
     project = project_dir(options, config)
     stamp = stamp_of(options, config)
+    from recipes import training
+    from tuning import distributed
+
+    # One search per project: the job that owns it (a standalone search,
+    # or the launcher of a --distributed one, whose chief and tuners are
+    # part of the same job) locks it for as long as it runs.
+    role = "launcher" if options.distributed else distributed.role()
+    lock = None
+    if role in ("launcher", "standalone"):
+        lock = training.FolderLock(project, flag="--project-name").acquire()
+    try:
+        result = _main(argv, options, config, project, stamp, role)
+    except BaseException:
+        if lock is not None:  # a refused search leaves no new folder
+            lock.release(remove=lock.created)
+        raise
+    if lock is not None:
+        lock.release()
+    return result
+
+
+def _main(argv, options, config, project, stamp, role):
     from tuning import distributed
 
     if options.distributed:
@@ -404,7 +445,6 @@ def main(argv=None):
         if options.report:
             return finish(options, config, project, stamp, report_only=True)
         return None
-    role = distributed.role()
     if role == "worker":
         distributed.chief_watchdog(options.chief_timeout)
     else:

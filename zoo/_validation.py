@@ -6,6 +6,7 @@ message names the argument, the value received and what is allowed, so
 that a user never has to read a traceback to fix a call.
 """
 
+import math
 import numbers
 
 
@@ -75,8 +76,10 @@ def check_number(
 ):
     """Returns `value` as `kind` (`int` or `float`) if it is in the range.
 
-    A bool is no number here. `allowed` replaces the words for the range
-    in the message (`describe_number`'s by default).
+    A bool is no number here, nor is NaN or an infinity (a float must be
+    finite: `nan` would pass every comparison below unnoticed). `allowed`
+    replaces the words for the range in the message (`describe_number`'s
+    by default).
     """
     allowed = allowed or describe_number(
         kind, low, high, low_inclusive, high_inclusive
@@ -84,6 +87,8 @@ def check_number(
     number = numbers.Integral if kind is int else numbers.Real
     if isinstance(value, bool) or not isinstance(value, number):
         fail(name, value, allowed, wrong_type=True)
+    if not math.isfinite(value):
+        fail(name, value, f"finite: {allowed}")
     too_low = low is not None and (
         value < low if low_inclusive else value <= low
     )

@@ -3,9 +3,20 @@
 Everything that turns text into ids, at training time and at inference,
 goes through `normalize`, so the two can never disagree (Python's
 `str.lower` is Unicode-aware: `Москва` -> `москва`, `Über` -> `über`,
-where Keras's `TextVectorization(standardize="lower")` lowercases ASCII
-only). The trained model maps ids to outputs; the vocabulary travels with
-it in a `zoo.layers.TokenVocabulary` layer.
+`ΑΘΗΝΑ` -> `αθηνα`, where Keras's `TextVectorization(standardize="lower")`
+lowercases ASCII only).
+
+The rule, decided once: NFC, then `str.lower`, then Turkish/Azeri
+capital dotted `İ` as plain `i` (`str.lower` writes `i` plus a combining
+dot above, U+0307, which would make `BİR` a different token from `bir`).
+Lower-casing is locale-free, as Python's is: capital dotless `I` becomes
+`i`, not Turkish `ı` (`AÇIK` -> `açik`), so an all-capitals Turkish word
+with `I` matches its lower-case form only if the corpus has it.
+`str.casefold` was not chosen: it also rewrites `ß` as `ss` and `ς` as
+`σ`, which merges words that differ.
+
+The trained model maps ids to outputs; the vocabulary travels with it in
+a `zoo.layers.TokenVocabulary` layer.
 
 Hand-written rather than `keras.layers.TextVectorization` because that
 layer runs on TensorFlow only: this works on every Keras backend and
@@ -22,6 +33,10 @@ OOV = "[UNK]"
 SPECIALS = (PAD, OOV)
 
 
+# What `"İ".lower()` gives: `i` and a combining dot above.
+_DOTTED_I = "i\u0307"
+
+
 def _is_punctuation(char):
     return unicodedata.category(char).startswith("P")
 
@@ -30,8 +45,8 @@ def normalize(token, *, lowercase=True, strip_punctuation=False):
     """One token (or text) as the vocabulary stores it.
 
     NFC first (so composed and decomposed accents are one token), then
-    Unicode lower-casing, then, if asked, every Unicode punctuation
-    character removed.
+    Unicode lower-casing (`İ` as `i`: the module's docstring says why),
+    then, if asked, every Unicode punctuation character removed.
     """
     if not isinstance(token, str):
         raise TypeError(
@@ -40,7 +55,7 @@ def normalize(token, *, lowercase=True, strip_punctuation=False):
         )
     token = unicodedata.normalize("NFC", token)
     if lowercase:
-        token = token.lower()
+        token = token.lower().replace(_DOTTED_I, "i")
     if strip_punctuation:
         token = "".join(c for c in token if not _is_punctuation(c))
     return token

@@ -70,7 +70,11 @@ def test_a_half_written_epoch_is_ignored_and_the_last_whole_one_restored(
     # The next save removes what the kill left.
     _fit(again, resumed, epochs=3, initial_epoch=2)
     names = sorted(p.name for p in (tmp_path / "b").iterdir())
-    assert names == ["epoch-3.weights.h5", "training_metadata.json"]
+    assert names == [
+        "epoch-3.weights.h5",
+        "rng-3.npz",
+        "training_metadata.json",
+    ]
     log = (tmp_path / "log.csv").read_text().splitlines()
     assert [line.split(",")[0] for line in log] == ["epoch", "0", "1", "2"]
 

@@ -8,9 +8,12 @@ import random
 import keras
 import pytest
 
+from diagnostics import activations
 from recipes import classification
 from recipes import common
+from recipes import tagging
 from recipes.data import tfds_data
+from tests.recipes.test_tagging import write_corpus
 
 WORDS = {
     "sport": ["goal", "match", "team", "cup", "striker"],
@@ -117,6 +120,22 @@ def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "label set mismatch" in err and "'weather'" in err
     assert len(err.splitlines()) == 1
+    # A classifier is no tagger, to inspect or to fine-tune.
+    classifier = str(tmp_path / "out" / "model.keras")
+    wrong_kind = f"{classifier}: a tagger is needed here, but this model is "
+    wrong_kind += "a classifier (saved by recipes.classification)"
+    with pytest.raises(common.RecipeError) as info:
+        activations.main(["--model", classifier])
+    assert str(info.value) == f"--model {wrong_kind}"
+    corpus = write_corpus(tmp_path / "corpus")
+    argv = [
+        "--corpus-dir", str(corpus), "--init-from", classifier,
+        "--epochs", "0", "--output", str(tmp_path / "tagged"),
+    ]  # fmt: skip
+    with pytest.raises(SystemExit) as exit_info:
+        common.run_cli(tagging.main, argv)
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.strip() == f"error: --init-from {wrong_kind}"
 
 
 @pytest.mark.every_backend

@@ -15,6 +15,8 @@ from recipes import seq2seq
 from recipes import tagging
 from recipes import training
 
+pytestmark = pytest.mark.every_backend
+
 RECIPES = {
     "tagging": tagging,
     "classification": classification,
@@ -104,7 +106,14 @@ def test_bad_flags_exit_2_with_one_line(argv, message, tmp_path, capsys):
 @pytest.mark.parametrize(
     "suffix, text, message",
     [
-        (".yaml", "learning_rate: 1e-3\n", "`learning_rate` must be a float"),
+        (".yaml", "learning_rate: '1e-3'\n", "`learning_rate` must be a float"),
+        (".yaml", "dropout: .nan\n", "`dropout` must be finite: a float"),
+        (".json", '{"dropout": NaN}', "`dropout` must be finite: a float"),
+        (
+            ".json",
+            '{"learning_rate": Infinity}',
+            "`learning_rate` must be a finite",
+        ),
         (".json", '{"epochs": "3"}', "`epochs` must be an integer"),
         (".json", '{"units": "abc"}', "`units` must be an integer >= 1"),
         (".json", '{"units": null}', "`units` must be an integer; received"),
@@ -129,8 +138,20 @@ def test_config_file_type_errors_exit_2_naming_the_key(
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
     assert err.startswith(f"error: --config {path}: ") and message in err
-    if "1e-3" in text:
-        assert "write 1.0e-3" in err
+    if "'1e-3'" in text:
+        assert "a number in quotes is a string" in err
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [("1e-3", 1e-3), ("-2E+2", -200.0), ("3", 3), ("1.5e-4", 1.5e-4)],
+)
+def test_yaml_reads_exponents_as_numbers(text, value, tmp_path):
+    # YAML 1.2's floats: PyYAML's YAML 1.1 reads `1e-3` (no dot) as a string.
+    path = tmp_path / "config.yaml"
+    path.write_text(f"learning_rate: {text}\n")
+    read = common.read_config_file(path)["learning_rate"]
+    assert read == pytest.approx(value) and not isinstance(read, str)
 
 
 def resolve(tmp_path, values, *argv, recipe=tagging):

@@ -2,6 +2,9 @@
 reruns (every backend; nothing is trained)."""
 
 import json
+import os
+import pathlib
+import socket
 
 import keras
 import numpy as np
@@ -57,7 +60,8 @@ def test_a_second_job_on_the_folder_and_a_foreign_folder_are_refused(
     run = config(tmp_path)
     holder = training.RunDirectory(run.output, run)
     holder.open()
-    with pytest.raises(common.RecipeError, match="another job is running"):
+    holder_is = f"job {os.getpid()} on {socket.gethostname()} is running"
+    with pytest.raises(common.RecipeError, match=holder_is):
         training.RunDirectory(run.output, run).open()
     holder.close()
     foreign = tmp_path / "foreign"
@@ -66,7 +70,49 @@ def test_a_second_job_on_the_folder_and_a_foreign_folder_are_refused(
     other = config(tmp_path, output=str(foreign))
     with pytest.raises(common.RecipeError, match="holds no run of this"):
         training.RunDirectory(str(foreign), other).open()
-    assert (foreign / "notes.txt").read_text() == "mine"
+    # Left as it was: no stray lock file.
+    assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
+
+
+def test_an_empty_output_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        common.run_cli(tagging.main, ["--output", ""])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "error: --output must name a folder; received ''"
+
+
+def test_a_new_run_that_fails_before_training_leaves_nothing(tmp_path):
+    run = config(tmp_path)
+    directory = training.RunDirectory(run.output, run)
+    directory.open()
+    (pathlib.Path(run.output) / "vocab.json").write_text("{}")
+    directory.abandon()  # what the loop does when preparing the data fails
+    assert not pathlib.Path(run.output).exists()
+    # A run that had backed up an epoch keeps everything.
+    directory = training.RunDirectory(run.output, run)
+    directory.open()
+    (pathlib.Path(run.output) / "backup").mkdir()
+    directory.abandon()
+    directory.close()
+    assert (pathlib.Path(run.output) / "config.json").is_file()
+
+
+def test_overwrite_empties_the_folder_logs_and_tensorboard_included(tmp_path):
+    run = config(tmp_path)
+    out = pathlib.Path(run.output)
+    first = training.RunDirectory(run.output, run)
+    first.open()
+    first.close()
+    for name in ("log.csv", "metrics.json", "tensorboard/train/events.x"):
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text("old")
+    other = config(tmp_path, units=12)
+    directory = training.RunDirectory(run.output, other, overwrite=True)
+    directory.open()
+    directory.close()
+    assert sorted(p.name for p in out.iterdir()) == [".lock", "config.json"]
+    assert json.loads((out / "config.json").read_text())["units"] == 12
 
 
 def test_cosine_schedule_decays_to_zero_over_the_run_and_constant_stays():

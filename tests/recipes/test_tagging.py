@@ -6,10 +6,13 @@ import json
 import random
 
 import keras
+import numpy as np
 import pytest
 
+from recipes import classification
 from recipes import common
 from recipes import tagging
+from recipes import training
 from recipes.data import tfds_data
 
 LEXICON = {
@@ -368,6 +371,22 @@ def test_run_directory_refuses_other_runs_and_keeps_finished_ones(
         tagging.run(dataclasses.replace(config, output=str(other)))
     fresh = tagging.run(dataclasses.replace(config, units=12), overwrite=True)
     assert fresh["params"] != first["params"]
+    # A tagger is no classifier to fine-tune, even where the labels match.
+    table = tmp_path / "texts.csv"
+    table.write_text("text,label\n" + "".join(f"w{i},NOUN\n" for i in range(9)))
+    tagger = tmp_path / "out" / "model.keras"
+    argv = [
+        "--dataset", "csv", "--train-file", str(table), "--init-from",
+        str(tagger), "--epochs", "0", "--output", str(tmp_path / "cls"),
+    ]  # fmt: skip
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        common.run_cli(classification.main, argv)
+    assert info.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: --init-from {tagger}: a classifier is needed here, but this "
+        "model is a tagger (saved by recipes.tagging)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -433,3 +452,50 @@ def test_heads_and_character_features_train_and_reload(tmp_path, head, chars):
     assert [w for w, _ in tagged] == ["the", "dog", "sees", "a", "cat", "."]
     log = (tmp_path / "out" / "log.csv").read_text().splitlines()
     assert "val_accuracy" in log[0].split(",")
+
+
+class _Poison(keras.callbacks.Callback):
+    """Turns the weights to NaN during epoch 2, as a diverging run's."""
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.epoch == 1:
+            for variable in self.model.trainable_variables:
+                variable.assign(keras.ops.full(variable.shape, float("nan")))
+
+
+def test_a_run_whose_loss_becomes_nan_fails_with_one_line(tmp_path, capsys):
+    config = tiny_config(tmp_path, epochs=3)
+    with pytest.raises(training.TrainingDiverged) as info:
+        tagging.run(config, callbacks=[_Poison()])
+    assert str(info.value).startswith(
+        "training diverged: the loss became non-finite in epoch 2"
+    )
+
+    def refuse(constant):
+        raise ValueError(f"not strict JSON: {constant}")
+
+    out = tmp_path / "out"
+    metrics = json.loads(
+        (out / "metrics.json").read_text(), parse_constant=refuse
+    )
+    assert metrics["diverged_at_epoch"] == 2 and metrics["epochs_run"] == 1
+    # model.keras holds epoch 1's (finite) weights.
+    reloaded = keras.saving.load_model(out / "model.keras", safe_mode=True)
+    assert all(np.isfinite(w).all() for w in reloaded.get_weights())
+    # A rerun trains nothing and fails the same way, on one line, exit 1.
+    argv = [
+        "--corpus-dir", config.corpus_dir, "--output", str(out),
+        "--epochs", "3", "--units", "8", "--embedding-dim", "8",
+        "--batch-size", "8", "--learning-rate", "0.01",
+        "--no-char-features", "--no-tensorboard",
+    ]  # fmt: skip
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_info:
+        common.run_cli(tagging.main, argv)
+    assert exit_info.value.code == 1
+    captured = capsys.readouterr()
+    assert "not retraining" in captured.out and "Epoch" not in captured.out
+    assert captured.err.strip().splitlines() == [f"error: {info.value}"]

@@ -10,6 +10,7 @@ import json
 import os
 import pathlib
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -19,6 +20,7 @@ import pytest
 
 from recipes import common
 from recipes import processes
+from recipes import training
 from tests.recipes.test_tagging import write_corpus
 from tuning import distributed
 from tuning import search
@@ -220,9 +222,13 @@ def test_a_chief_that_fails_stops_the_launch(tmp_path, monkeypatch):
         (["--tuner", "grid"], "--tuner must be one of random, bayesian"),
         (["--task", "parsing"], "--task must be one of"),
         (["--layers", "4:1"], "--layers is empty: min 4 > max 1"),
-        (["--widths", "8"], "--widths must be MIN:MAX[:STEP] numbers"),
+        (["--widths", "8"], "--widths must be MIN:MAX[:STEP] finite numbers"),
         (["--budget-params", "50"], "--budget-params=50 is too small"),
         (["--budget-params", "lots"], "--budget-params must be a positive"),
+        (["--budget-params", "inf"], "--budget-params must be a positive"),
+        (["--layers", "1:2.5"], "--layers must be MIN:MAX integers"),
+        (["--range", "dropout=0:nan"], "finite numbers; received '0:nan'"),
+        (["--learning-rate", "inf"], "--learning-rate must be a finite"),
         (["--search", "cell,depth"], "unknown name(s) ['depth']"),
         (["--range", "dropout=0:2"], "--range dropout must lie in [0, 1)"),
     ],
@@ -258,9 +264,10 @@ def test_a_directory_holding_another_search_is_refused(tmp_path, capsys):
     (foreign / "oracle.json").write_text("{}")
     with pytest.raises(common.RecipeError, match="not started by"):
         search.check_project(foreign, {"search": {}, "recipe": {}}, False)
-    # --overwrite replaces it.
+    # --overwrite empties it (keeping the lock of the job that does it).
+    (foreign / ".lock").write_text("")
     search.check_project(foreign, stamp, overwrite=True)
-    assert not foreign.exists()
+    assert [p.name for p in foreign.iterdir()] == [".lock"]
 
 
 def test_a_failed_command_leaves_no_stamp_behind(tmp_path, capsys):
@@ -322,3 +329,22 @@ def test_a_cosine_schedule_decays_over_the_trials_epochs(tmp_path):
     assert schedule["class_name"] == "CosineDecay"
     batches = len(problem.data(16)[0])
     assert schedule["config"]["decay_steps"] == config.epochs * batches
+
+
+def test_a_second_search_on_a_running_project_exits_2(tmp_path, capsys):
+    # The project is locked by the search running in it (here, this
+    # process holds it as that search would).
+    project = tmp_path / "runs" / "pos"
+    holder = training.FolderLock(project, flag="--project-name").acquire()
+    try:
+        with pytest.raises(SystemExit) as info:
+            common.run_cli(search.main, tiny_args(tmp_path))
+    finally:
+        holder.release()
+    assert info.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: --project-name {project}: job {os.getpid()} on "
+        f"{socket.gethostname()} is running in this folder; wait for it or "
+        "choose another --project-name"
+    )
+    assert sorted(p.name for p in project.iterdir()) == [".lock"]

@@ -1,5 +1,6 @@
 import keras
 
+from zoo import _validation as v
 from zoo._package import PACKAGE
 from zoo.layers.skip_wrapper import SkipWrapper
 
@@ -37,7 +38,7 @@ class HighwayWrapper(SkipWrapper):
 
     def __init__(self, layer, gate_bias=-1.0, projection="auto", **kwargs):
         super().__init__(layer, projection=projection, **kwargs)
-        self.gate_bias = float(gate_bias)
+        self.gate_bias = v.check_number("gate_bias", gate_bias, float)
         self.gate = None
 
     def _build_skip(self, in_width, out_width):

@@ -508,6 +508,14 @@ def build_seq2seq(
             f"build_seq2seq got unknown option(s) {unknown}; options shared "
             f"by both stacks: {list(DECODER_OPTIONS)}."
         )
+    for side, given in (("encoder", encoder), ("decoder", decoder)):
+        if given is not None and not isinstance(given, dict):
+            raise v.ArgumentTypeError(
+                f"`{side}` must be a dict of {side} options overriding the "
+                f"shared ones (e.g. {side}={{'units': 256}}), or None; "
+                f"received {side}={given!r} of type {type(given).__name__}. "
+                f"The cell of both stacks is `cell`."
+            )
     shared = dict(cell=cell, num_layers=num_layers, units=units)
     shared.update(stack_options)
     return Seq2Seq(

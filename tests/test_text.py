@@ -1,0 +1,47 @@
+"""`zoo.text`, the one normaliser, on text in several scripts: what the
+vocabulary is built with is what training and inference look up with."""
+
+import keras
+import pytest
+
+import zoo
+from zoo import text
+
+# Capitalised forms and the lower-case forms a corpus would hold.
+WORDS = [
+    ("Москва", "москва"),  # Cyrillic
+    ("ÜBER", "über"),  # Latin with a diaeresis
+    ("ΑΘΗΝΑ", "αθηνα"),  # Greek
+    ("BİR", "bir"),  # Turkish capital dotted I
+    ("İSTANBUL", "istanbul"),
+    ("E\u0301LAN", "élan"),  # decomposed accent (NFD) vs composed
+    ("ŁÓDŹ", "łódź"),  # Polish
+    ("ՀԱՅԱՍՏԱՆ", "հայաստան"),  # Armenian
+]
+
+
+@pytest.mark.parametrize("capital, lower", WORDS)
+def test_capital_and_lower_case_forms_are_one_token(capital, lower):
+    assert text.normalize(capital) == text.normalize(lower) == lower
+
+
+def test_dotless_capital_i_follows_pythons_locale_free_rule():
+    # Documented: `I` lower-cases to `i`, never to Turkish `ı`.
+    assert text.normalize("AÇIK") == "açik"
+    assert text.normalize("açık") == "açık"
+
+
+def test_a_vocabulary_built_from_lower_case_text_finds_the_capitals(tmp_path):
+    tokens = text.build_vocabulary([" ".join(lower for _, lower in WORDS)])
+    vocabulary = zoo.layers.TokenVocabulary(tokens, name="vocabulary")
+    capitals = [capital for capital, _ in WORDS]
+    ids = vocabulary.encode([capitals])[0].tolist()
+    assert 1 not in ids  # no [UNK]
+    assert ids == vocabulary.encode([" ".join(capitals)])[0].tolist()
+    # The same after the model's file is saved and reloaded.
+    inputs = keras.Input((None,), dtype="int32")
+    model = keras.Model(inputs, vocabulary(inputs))
+    model.save(tmp_path / "m.keras")
+    reloaded = keras.saving.load_model(tmp_path / "m.keras", safe_mode=True)
+    again = reloaded.get_layer("vocabulary").encode([capitals])[0].tolist()
+    assert again == ids
