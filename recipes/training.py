@@ -40,6 +40,7 @@ from recipes import checkpoints
 from recipes import common
 from recipes import distributed
 from recipes import pipeline
+from recipes.data import cache
 
 
 class Task:
@@ -630,7 +631,7 @@ def set_precision(name):
 def parser_for(task, prog, doc, help_texts):
     """The recipe's flags: one per config field, `--config`, and the run
     options (`--distribute`, `--mixed-precision`, `--overwrite`,
-    `--backend`), which are not part of `config.json`."""
+    `--data-dir`, `--backend`), which are not part of `config.json`."""
     parser = argparse.ArgumentParser(
         prog=prog,
         description=doc.splitlines()[0],
@@ -654,6 +655,12 @@ def parser_for(task, prog, doc, help_texts):
         "rerun of the same config resumes it, another config is refused)",
     )
     parser.add_argument(
+        "--data-dir",
+        help="where fetched corpora are kept (sets "
+        f"{cache.ENV}; default: $KERAS_HOME/stacked-rnn-zoo or "
+        "~/.keras/stacked-rnn-zoo)",
+    )
+    parser.add_argument(
         "--backend",
         choices=BACKENDS,
         help="the Keras backend, set before Keras is imported (default: "
@@ -673,6 +680,10 @@ def main(task, prog, doc, help_texts, argv=None):
             "KERAS_BACKEND)"
         )
     set_precision(args.mixed_precision)
+    if args.data_dir is not None:
+        if not args.data_dir.strip():
+            raise common.RecipeError("--data-dir must name a folder")
+        os.environ[cache.ENV] = args.data_dir
     config = common.resolve_config(task.Config, args)
     metrics = train_and_evaluate(
         task,

@@ -160,3 +160,22 @@ def test_seq2seq_sides_must_be_dicts_of_options():
     message = str(info.value)
     assert message.startswith("`decoder` must be a dict of decoder options")
     assert "received decoder='lstm' of type str" in message
+
+
+def test_two_default_backbones_fit_in_one_model():
+    # Named as Keras names layers: stacked_rnn, stacked_rnn_1, ...
+    inputs = keras.Input((None,), dtype="int32")
+    first = zoo.stacked_lstm(1, 4, vocabulary_size=10)
+    second = zoo.stacked_gru(1, 4, vocabulary_size=10)
+    assert (first.name, second.name) == ("stacked_rnn", "stacked_rnn_1")
+    both = keras.layers.Concatenate()([first(inputs), second(inputs)])
+    model = keras.Model(inputs, both)
+    assert model.predict(np.array([[1, 2, 3]]), verbose=0).shape == (1, 3, 8)
+
+
+def test_wrapping_a_stack_in_bidirectional_points_to_the_option():
+    with pytest.raises(ValueError) as info:
+        keras.layers.Bidirectional(StackedRNN(units=4, return_sequences=True))
+    message = str(info.value)
+    assert message.startswith("zoo.layers.StackedRNN cannot be wrapped in ")
+    assert "pass bidirectional=True" in message

@@ -2,6 +2,7 @@
 
 import itertools
 
+import keras
 import numpy as np
 import pytest
 
@@ -85,7 +86,7 @@ def test_reference_reads_a_whole_model_and_initial_state():
     initial = [rng.normal(size=(2, 4)).astype("float32") for _ in range(4)]
     stack = model.get_layer("stacked_rnn_stack")
     output, *_ = helpers.flat_numpy(stack(x, initial_state=initial))
-    expected = zoo.reference.forward(model, x, initial_state=initial)
+    expected = zoo.zoo.reference.forward(model, x, initial_state=initial)
     np.testing.assert_allclose(output, expected["output"], atol=1e-5)
 
 
@@ -98,3 +99,18 @@ def test_reference_refuses_what_it_does_not_model():
         zoo.reference.run_direction(
             layer, np.zeros((1, 2, 2)), np.ones((1, 2), bool)
         )
+
+
+def test_reference_reads_a_token_models_ids():
+    model = zoo.stacked_lstm(
+        2, 4, vocabulary_size=12, embedding_dim=3, embedding_dropout=0.1
+    )
+    ids = np.array([[3, 5, 7, 0], [2, 0, 0, 0]], "int32")
+    got = zoo.reference.forward(model, ids)["output"]
+    want = keras.ops.convert_to_numpy(model(ids, training=False))
+    keep = ids != 0  # padded steps are masked (ids != 0)
+    np.testing.assert_allclose(got[keep], want[keep], atol=1e-5)
+    with pytest.raises(ValueError, match=r"must be integer token ids"):
+        zoo.reference.forward(model, ids.astype("float32"))
+    with pytest.raises(ValueError, match=r"received shape \(4,\)"):
+        zoo.reference.forward(model.get_layer(model.name + "_stack"), ids[0])

@@ -11,6 +11,14 @@ from zoo.layers.embedding_dropout import EmbeddingDropout
 from zoo.layers.stacked_rnn import StackedRNN
 
 
+def _unique_name(prefix):
+    """`prefix`, then `prefix_1`, `prefix_2`, ... as Keras numbers its
+    layers (reset by `keras.backend.clear_session()`), so that two
+    backbones fit in one model."""
+    uid = keras.backend.get_uid(prefix)
+    return prefix if uid == 1 else f"{prefix}_{uid - 1}"
+
+
 def stacked_rnn(
     cell="lstm",
     num_layers=None,
@@ -66,8 +74,10 @@ def stacked_rnn(
         sequence_length: fixed number of timesteps, or `None` for any.
         batch_size: fixed batch size (needed for `stateful=True`).
         return_sequences: whether the top layer returns every timestep.
-        name: model name; the stack layer is `f"{name}_stack"` and its
-            layers are named `f"{name}_stack_layer{i}_{part}"`.
+        name: model name (default `"stacked_rnn"`, then `"stacked_rnn_1"`,
+            ... as Keras numbers layers, so two backbones fit in one
+            model); the stack layer is `f"{name}_stack"` and its layers
+            are named `f"{name}_stack_layer{i}_{part}"`.
         **stack_options: every other `zoo.layers.StackedRNN` argument:
             `bidirectional`, `merge_mode`, `dropout`, `recurrent_dropout`
             (leaves the fused cuDNN path), `inter_layer_dropout`,
@@ -88,7 +98,7 @@ def stacked_rnn(
             "`vocabulary_size` (token ids); received "
             f"input_dim={input_dim!r}, vocabulary_size={vocabulary_size!r}."
         )
-    name = name or "stacked_rnn"
+    name = name or _unique_name("stacked_rnn")
     if sequence_length is not None:
         v.check_positive_int("sequence_length", sequence_length)
     if vocabulary_size is not None:

@@ -187,13 +187,38 @@ def _find_stack(layer_or_model):
     return stacks[0]
 
 
+def _embedded(model, stack, ids, mask):
+    """What `stack` receives inside `model` for token `ids`, and its mask."""
+    if not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(
+            "`inputs` of shape (batch, timesteps) must be integer token "
+            f"ids for model {model.name!r}; received dtype {ids.dtype}."
+        )
+    received = stack.input  # the features, and the mask the model made
+    if not isinstance(received, (list, tuple)):
+        received = [received]
+    feeder = keras.Model(model.inputs[0], list(received))
+    outputs = [
+        keras.ops.convert_to_numpy(y) for y in feeder(ids, training=False)
+    ]
+    if mask is None and len(outputs) > 1:
+        mask = outputs[1].astype(bool)
+    return outputs[0], mask
+
+
 def forward(layer_or_model, inputs, mask=None, initial_state=None):
     """Runs a built `StackedRNN`'s equations in NumPy (inference mode).
 
     Args:
         layer_or_model: a built `zoo.layers.StackedRNN`, or a model holding
-            exactly one (then `inputs` are what that layer receives).
-        inputs: `(batch, timesteps, features)` array.
+            exactly one (then `inputs` are what that layer receives, or
+            the model's own token ids: see `inputs`).
+        inputs: `(batch, timesteps, features)` array; or, for a model
+            that reads token ids (`zoo.stacked_rnn(vocabulary_size=...)`),
+            a `(batch, timesteps)` integer array of ids: Keras runs the
+            layers before the stack (the embedding: a lookup, nothing
+            recurrent), which also give the mask (`ids != 0` where the
+            embedding masks zero).
         mask: optional `(batch, timesteps)` boolean array.
         initial_state: optional flat list of states, in `return_state`
             order.
@@ -205,7 +230,17 @@ def forward(layer_or_model, inputs, mask=None, initial_state=None):
         and `"states"` (flat list, in `return_state` order).
     """
     stack = _find_stack(layer_or_model)
-    x = np.asarray(inputs, dtype=np.float64)
+    x = np.asarray(inputs)
+    if x.ndim == 2 and stack is not layer_or_model:
+        x, mask = _embedded(layer_or_model, stack, x, mask)
+    if x.ndim != 3:
+        raise ValueError(
+            "`inputs` must be a (batch, timesteps, features) array, what "
+            "the StackedRNN receives (or, with a model that reads token "
+            f"ids, a (batch, timesteps) array of ids); received shape "
+            f"{x.shape}."
+        )
+    x = x.astype(np.float64)
     if mask is None:
         mask = np.ones(x.shape[:2], dtype=bool)
     mask = np.asarray(mask, dtype=bool)

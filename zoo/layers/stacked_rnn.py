@@ -34,6 +34,14 @@ def num_states(spec):
     return STATES_PER_DIRECTION[spec.cell] * (2 if spec.bidirectional else 1)
 
 
+_NO_GO_BACKWARDS = (
+    "zoo.layers.StackedRNN cannot be wrapped in keras.layers.Bidirectional "
+    "(or built with go_backwards=True): pass bidirectional=True to make "
+    "every layer read both ways (or a per-layer list such as [True, "
+    "False]), with merge_mode for how the directions combine."
+)
+
+
 @keras.saving.register_keras_serializable(package=PACKAGE)
 class StackedRNN(keras.layers.Layer):
     """A whole stack of recurrent layers as one Keras layer.
@@ -156,6 +164,8 @@ class StackedRNN(keras.layers.Layer):
         seed=None,
         **kwargs,
     ):
+        if kwargs.pop("go_backwards", False):
+            raise ValueError(_NO_GO_BACKWARDS)
         super().__init__(**kwargs)
         given = dict(
             cell=cell,
@@ -405,6 +415,15 @@ class StackedRNN(keras.layers.Layer):
         """Resets the state of every layer (for `stateful=True`)."""
         for rnn in self.recurrent_layers:
             rnn.reset_states()
+
+    @classmethod
+    def from_config(cls, config):
+        if config.get("go_backwards"):
+            # What `keras.layers.Bidirectional(stack)` asks for its copy
+            # that reads backwards; raised here, because Keras buries an
+            # error from `__init__` in its own "could not be deserialized".
+            raise ValueError(_NO_GO_BACKWARDS)
+        return super().from_config(config)
 
     def get_config(self):
         config = super().get_config()
