@@ -86,7 +86,7 @@ def test_reference_reads_a_whole_model_and_initial_state():
     initial = [rng.normal(size=(2, 4)).astype("float32") for _ in range(4)]
     stack = model.get_layer("stacked_rnn_stack")
     output, *_ = helpers.flat_numpy(stack(x, initial_state=initial))
-    expected = zoo.zoo.reference.forward(model, x, initial_state=initial)
+    expected = zoo.reference.forward(model, x, initial_state=initial)
     np.testing.assert_allclose(output, expected["output"], atol=1e-5)
 
 
