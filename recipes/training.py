@@ -211,6 +211,20 @@ class FolderLock:
         self.release()
 
 
+def empty_folder(path, ignore_errors=False):
+    """Deletes what `path` holds but its `FolderLock` file (`--overwrite`,
+    and a failed new run cleaning up after itself)."""
+    for child in pathlib.Path(path).iterdir():
+        if child.name == FolderLock.NAME:
+            continue
+        if child.is_dir():
+            shutil.rmtree(child, ignore_errors=ignore_errors)
+        elif ignore_errors:
+            child.unlink(missing_ok=True)
+        else:
+            child.unlink()
+
+
 class RunDirectory:
     """`--output` as a contract between a job and its reruns.
 
@@ -261,13 +275,7 @@ class RunDirectory:
         saved = path / "config.json"
         self.state = "new"
         if self.overwrite:
-            for child in path.iterdir():
-                if child.name == FolderLock.NAME:
-                    continue
-                if child.is_dir():
-                    shutil.rmtree(child)
-                else:
-                    child.unlink()
+            empty_folder(path)
         elif saved.is_file():
             old = {**self.defaults, **json.loads(saved.read_text())}
             changed = sorted(
@@ -302,13 +310,7 @@ class RunDirectory:
         folder it filled (removed too if this job created it)."""
         if self.state != "new" or (self.path / "backup").exists():
             return
-        for child in self.path.iterdir():
-            if child.name == FolderLock.NAME:
-                continue
-            if child.is_dir():
-                shutil.rmtree(child, ignore_errors=True)
-            else:
-                child.unlink(missing_ok=True)
+        empty_folder(self.path, ignore_errors=True)
         self.close(remove=self._lock.created)
 
     def close(self, remove=False):

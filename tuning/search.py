@@ -36,7 +36,6 @@ import math
 import os
 import pathlib
 import re
-import shutil
 import sys
 import typing
 
@@ -263,13 +262,9 @@ def check_project(project, stamp, overwrite):
     differs, or a keras-tuner project without one); with `overwrite`,
     deletes what the folder holds instead (but the lock of this job)."""
     if overwrite and project.exists():
-        for child in project.iterdir():
-            if child.name == ".lock":
-                continue
-            if child.is_dir():
-                shutil.rmtree(child)
-            else:
-                child.unlink()
+        from recipes import training
+
+        training.empty_folder(project)
     path = project / STAMP
     if path.is_file():
         old = json.loads(path.read_text())
