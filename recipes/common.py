@@ -80,7 +80,10 @@ class _TrainingOptions:
 
 def _stack_field(name):
     option = zoo.options.get(name)
-    return name, option.type, RECIPE_DEFAULTS.get(name, option.default)
+    # A Keras object is a name on the command line (`--activation relu`),
+    # a name or a config dict in a `--config` file.
+    kind = str | dict | None if option.keras_object else option.type
+    return name, kind, RECIPE_DEFAULTS.get(name, option.default)
 
 
 StackOptions = dataclasses.make_dataclass(

@@ -23,6 +23,22 @@ CHANGED = {
     "recurrent_dropout": [0.2, 0.0],
     "inter_layer_dropout": 0.3,
     "weight_drop": 0.4,
+    "activation": "relu",
+    "recurrent_activation": "hard_sigmoid",
+    "use_bias": [False, True],
+    "kernel_initializer": "he_normal",
+    "recurrent_initializer": {"class_name": "Identity", "config": {}},
+    "bias_initializer": "ones",
+    "unit_forget_bias": [True, False],
+    "kernel_regularizer": "l2",
+    "recurrent_regularizer": ["l1", None],
+    "bias_regularizer": "l1l2",
+    "activity_regularizer": "l2",
+    "kernel_constraint": "max_norm",
+    "recurrent_constraint": "unit_norm",
+    "bias_constraint": "non_neg",
+    "reset_after": [False, True],
+    "unroll": True,
     "residual": [False, True],
     "highway": [True, False],
     "layer_norm": True,
@@ -66,6 +82,8 @@ def test_the_interface():
         "low_inclusive",
         "high_inclusive",
         "help",
+        "keras_object",
+        "cells",
     ]
     names = [o.name for o in options.STACK_OPTIONS]
     assert len(set(names)) == len(names)
@@ -81,10 +99,38 @@ def test_the_interface():
 
 
 def test_every_stacked_rnn_argument_is_declared_with_its_default():
-    declared = {o.name: o.default for o in options.LAYER_OPTIONS}
+    keras_names = {o.name for o in options.KERAS_RNN_OPTIONS}
+    declared = {
+        o.name: o.default
+        for o in options.LAYER_OPTIONS
+        if o.name not in keras_names
+    }
     signature = _keyword_defaults(StackedRNN.__init__)
     assert list(signature) == list(declared)
     assert signature == declared
+    # Keras's own arguments come through **kwargs, with Keras's defaults.
+    assert keras_names < {o.name for o in options.LAYER_OPTIONS}
+
+
+@pytest.mark.parametrize("cell", options.CELLS)
+def test_the_keras_options_have_keras_defaults(cell):
+    import keras
+
+    layer = {"lstm": keras.layers.LSTM, "gru": keras.layers.GRU}.get(
+        cell, keras.layers.SimpleRNN
+    )
+    keras_defaults = _keyword_defaults(layer.__init__)
+    for option in options.KERAS_RNN_OPTIONS:
+        if cell in option.cells:
+            assert keras_defaults[option.name] == option.default, option.name
+        else:
+            assert option.name not in keras_defaults, option.name
+    # Those left out are the stack's own (`dropout`, `return_sequences`,
+    # `seed`, ...) or refused (`go_backwards`), and `use_cudnn`, which the
+    # stack's fused path decides.
+    declared = {o.name for o in options.LAYER_OPTIONS} | {"units"}
+    left = set(keras_defaults) - declared
+    assert left <= {"go_backwards", "use_cudnn"}, left
 
 
 def test_the_builder_declares_its_input_options():
@@ -200,6 +246,8 @@ ADDING = {
     "residual": [True, True, True],
     "highway": True,
     "layer_norm": True,
+    "use_bias": False,
+    "reset_after": False,
 }
 
 
@@ -212,9 +260,13 @@ def test_count_params_agrees_with_adds_params(option):
     value = ADDING.get(option.name, CHANGED[option.name])
     if option.per_layer and isinstance(value, list) and len(value) != 3:
         value = value[0]
+    # A stack of a cell that takes the option (`reset_after`: GRU).
+    stack = {**BASE, "cell": option.cells[-1]}
+    if option.name == "cell":
+        stack = BASE
     # A fixed batch size, for `stateful`.
-    base = zoo.stacked_rnn(input_dim=3, batch_size=2, **BASE).count_params()
-    config = {**BASE, option.name: value}
+    base = zoo.stacked_rnn(input_dim=3, batch_size=2, **stack).count_params()
+    config = {**stack, option.name: value}
     model = zoo.stacked_rnn(input_dim=3, batch_size=2, **config)
     assert (model.count_params() != base) == option.adds_params
     cell, units = config.pop("cell"), config.pop("units")

@@ -99,6 +99,10 @@ def static_reasons(layer, backward=False):
     for flag in flags[:2] if backward else flags:
         if getattr(layer, flag, False):
             reasons.append(f"{flag}=True")
+    if layer.activity_regularizer is not None:
+        # The multi-layer call skips the layer's `__call__`, where Keras
+        # adds the activity loss.
+        reasons.append("activity_regularizer (added in the layer's call)")
     return reasons
 
 

@@ -23,6 +23,8 @@ zoo.options.defaults()["units"]       # 128
 
 import dataclasses
 
+import keras
+
 from zoo import _validation as v
 
 CELLS = ("simple_rnn", "gru", "lstm")
@@ -51,6 +53,11 @@ class Option:
         low, high: the bounds of a number, or None where there is none.
         low_inclusive, high_inclusive: whether the bounds are allowed.
         help: one line, for `--help` and the docs.
+        keras_object: for an option that names a Keras object, which
+            kind (`"activation"`, `"initializer"`, `"regularizer"`,
+            `"constraint"`): a name (`"he_normal"`), a config dict or an
+            instance, kept in its serialised form (a name or a dict).
+        cells: the cells that take the option (`reset_after`: GRU only).
     """
 
     name: str
@@ -64,6 +71,8 @@ class Option:
     low_inclusive: bool = True
     high_inclusive: bool = True
     help: str = ""
+    keras_object: str | None = None
+    cells: tuple = CELLS
 
     def check(self, name, value):
         """Returns `value` checked as one value for the whole stack.
@@ -87,6 +96,13 @@ class Option:
     def _allowed(self, whole_stack):
         """What a value may be, in words: "True or False", "one of ..."."""
         per_layer = whole_stack and self.per_layer
+        if self.keras_object is not None:
+            allowed = _KERAS_OBJECTS[self.keras_object][1]
+            if self.default is None:
+                allowed += ", or None"
+            if per_layer:
+                allowed += ", or a per-layer list of them"
+            return allowed
         if self.type is bool:
             words = [
                 repr(c) for c in (True, False, *self._special(whole_stack))
@@ -111,8 +127,11 @@ class Option:
         return allowed
 
     def _check(self, name, value, whole_stack):
-        if value is None and self.default is None and whole_stack:
-            return None
+        if value is None and self.default is None:
+            if whole_stack or self.keras_object is not None:
+                return None
+        if self.keras_object is not None:
+            return _keras_object(self, name, value, whole_stack)
         special = self._special(whole_stack)
         if special and not isinstance(value, bool) and value in special:
             return value
@@ -137,6 +156,64 @@ class Option:
         )
 
 
+# What `Option.keras_object` may name: the `keras` module whose `get`
+# reads a name, a config dict or an instance (and whose `serialize` writes
+# it back), and the words for an error message.
+_KERAS_OBJECTS = {
+    "activation": (
+        "activations",
+        "a Keras activation (a name such as 'tanh' or 'relu', or a function)",
+    ),
+    "initializer": (
+        "initializers",
+        "a Keras initializer (a name such as 'glorot_uniform', a config "
+        "dict or a keras.initializers.Initializer)",
+    ),
+    "regularizer": (
+        "regularizers",
+        "a Keras regularizer (a name such as 'l2', a config dict or a "
+        "keras.regularizers.Regularizer)",
+    ),
+    "constraint": (
+        "constraints",
+        "a Keras constraint (a name such as 'max_norm', a config dict or a "
+        "keras.constraints.Constraint)",
+    ),
+}
+
+
+def _keras_object(option, name, value, whole_stack):
+    """`value` checked as a Keras object of `option`'s kind, in serialised
+    form: a name stays a name, an instance becomes its config dict (so
+    that `get_config` is JSON and every layer builds its own copy)."""
+    module = getattr(keras, _KERAS_OBJECTS[option.keras_object][0])
+    allowed = option._allowed(whole_stack)
+    if isinstance(value, (bool, list, tuple)) or value is None:
+        v.fail(name, value, allowed, wrong_type=value is not None)
+    try:
+        resolved = module.get(value)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        resolved = None
+    if resolved is None:
+        v.fail(name, value, allowed)
+    if isinstance(value, (str, dict)):
+        return value
+    return module.serialize(resolved)
+
+
+def _keras(name, default, kind, help, cells=CELLS):
+    """A Keras object passed to each recurrent layer, scalar or per layer."""
+    return Option(
+        name,
+        default,
+        object,
+        per_layer=True,
+        keras_object=kind,
+        cells=cells,
+        help=help,
+    )
+
+
 def _rate(name, help, per_layer=True):
     """A dropout-like rate in [0, 1), 0 by default, adding no parameters."""
     return Option(
@@ -151,6 +228,104 @@ def _rate(name, help, per_layer=True):
     )
 
 
+# The constructor arguments of `keras.layers.LSTM` / `GRU` / `SimpleRNN`
+# that a stack passes to each of its recurrent layers, as Keras names them
+# (scalar, or one per layer). A non-tanh activation, a non-sigmoid
+# recurrent activation, `use_bias=False`, `unroll=True` or GRU's
+# `reset_after=False` leave the fused kernel (`zoo.fast_path_report`).
+KERAS_RNN_OPTIONS = (
+    _keras(
+        "activation", "tanh", "activation", "activation of each layer's output"
+    ),
+    _keras(
+        "recurrent_activation",
+        "sigmoid",
+        "activation",
+        "activation of the gates (GRU, LSTM)",
+        cells=("gru", "lstm"),
+    ),
+    Option(
+        "use_bias",
+        True,
+        bool,
+        per_layer=True,
+        adds_params=True,
+        help="whether each recurrent layer has bias vectors",
+    ),
+    _keras(
+        "kernel_initializer",
+        "glorot_uniform",
+        "initializer",
+        "initializer of the input kernels",
+    ),
+    _keras(
+        "recurrent_initializer",
+        "orthogonal",
+        "initializer",
+        "initializer of the recurrent kernels",
+    ),
+    _keras(
+        "bias_initializer", "zeros", "initializer", "initializer of the biases"
+    ),
+    Option(
+        "unit_forget_bias",
+        True,
+        bool,
+        per_layer=True,
+        cells=("lstm",),
+        help="LSTM: start the forget gate's bias at 1",
+    ),
+    _keras(
+        "kernel_regularizer",
+        None,
+        "regularizer",
+        "regularizer of the input kernels",
+    ),
+    _keras(
+        "recurrent_regularizer",
+        None,
+        "regularizer",
+        "regularizer of the recurrent kernels",
+    ),
+    _keras(
+        "bias_regularizer", None, "regularizer", "regularizer of the biases"
+    ),
+    _keras(
+        "activity_regularizer",
+        None,
+        "regularizer",
+        "regularizer of each recurrent layer's output",
+    ),
+    _keras(
+        "kernel_constraint",
+        None,
+        "constraint",
+        "constraint on the input kernels",
+    ),
+    _keras(
+        "recurrent_constraint",
+        None,
+        "constraint",
+        "constraint on the recurrent kernels",
+    ),
+    _keras("bias_constraint", None, "constraint", "constraint on the biases"),
+    Option(
+        "reset_after",
+        True,
+        bool,
+        per_layer=True,
+        adds_params=True,
+        cells=("gru",),
+        help="GRU: reset gate after the recurrent matmul (Keras 3, cuDNN)",
+    ),
+    Option(
+        "unroll",
+        False,
+        bool,
+        per_layer=True,
+        help="unroll the time loop (fixed, short sequences; not fused)",
+    ),
+)
 # The arguments of `zoo.layers.StackedRNN`, in its signature's order.
 LAYER_OPTIONS = (
     Option(
@@ -206,6 +381,7 @@ LAYER_OPTIONS = (
         "time-locked dropout between layers (after the top one per layer)",
     ),
     _rate("weight_drop", "DropConnect on each recurrent kernel (AWD-LSTM)"),
+    *KERAS_RNN_OPTIONS,
     Option(
         "residual",
         False,

@@ -6,8 +6,10 @@ them on random configurations):
 
 - SimpleRNN: `u (i + u + 1)`
 - GRU (Keras 3 default `reset_after=True`, two bias vectors): `3u (i + u + 2)`
+  (`3u (i + u + 1)` with `reset_after=False`)
 - LSTM: `4u (i + u + 1)`
 
+(without the bias terms for `use_bias=False`)
 times 2 for a bidirectional layer, where `i` is the layer's input width and
 `u` its units; plus `i o` for a residual projection (when the input width
 `i` differs from the output width `o`), `i o + o` for a highway gate (and
@@ -18,17 +20,23 @@ from zoo import _validation as v
 from zoo import options
 from zoo import spec as spec_lib
 
-_RNN_PARAMS = {
-    "simple_rnn": lambda i, u: u * (i + u + 1),
-    "gru": lambda i, u: 3 * u * (i + u + 2),
-    "lstm": lambda i, u: 4 * u * (i + u + 1),
-}
+# Gates per cell: each has an input kernel, a recurrent kernel and a bias.
+_GATES = {"simple_rnn": 1, "gru": 3, "lstm": 4}
+
+
+def _rnn_params(spec, i, u):
+    """One direction's kernels and biases (GRU's `reset_after=True` has a
+    second bias vector, for the recurrent side)."""
+    biases = 0
+    if spec.use_bias:
+        biases = 2 if spec.cell == "gru" and spec.reset_after else 1
+    return _GATES[spec.cell] * u * (i + u + biases)
 
 
 def layer_params(spec):
     """Parameters of one layer of a stack, from its `LayerSpec`."""
     i, o = spec.input_width, spec.output_width
-    count = _RNN_PARAMS[spec.cell](i, spec.units)
+    count = _rnn_params(spec, i, spec.units)
     if spec.bidirectional:
         count *= 2
     if spec.needs_projection:

@@ -14,9 +14,14 @@ GRU (Keras `reset_after=True`; gates z, r, n in that order):
             r = sig(x W_r + b_r + h U_r + c_r)
             n = tanh(x W_n + b_n + r * (h U_n + c_n))
             h = z * h + (1 - z) * n
+    (`reset_after=False`: one bias, and n = tanh(x W_n + b_n + (r * h) U_n))
 LSTM (gates i, f, g, o):
             i, f, o = sig(.), g = tanh(.) of x W + h U + b
             c = f * c + i * g;  h = o * tanh(c)
+
+with the layer's `activation` for tanh and `recurrent_activation` for sig
+(the reference knows tanh, sigmoid, relu, linear, hard_sigmoid, softsign
+and elu, and says so for another), and b = 0 for `use_bias=False`.
 
 A masked timestep keeps the previous state (and, for a one-way layer,
 repeats the previous output; a bidirectional layer outputs zeros there).
@@ -41,59 +46,90 @@ def _numpy(variable):
     return np.asarray(keras.ops.convert_to_numpy(variable), dtype=np.float64)
 
 
-def _check_activations(rnn):
-    cell = rnn.cell
-    if cell.activation is not keras.activations.tanh:
+def _hard_sigmoid(x):
+    return np.clip(x / 6.0 + 0.5, 0.0, 1.0)
+
+
+# The activations the reference writes out, by Keras function.
+_ACTIVATIONS = {
+    keras.activations.tanh: np.tanh,
+    keras.activations.sigmoid: _sigmoid,
+    keras.activations.relu: lambda x: np.maximum(x, 0.0),
+    keras.activations.linear: lambda x: x,
+    keras.activations.hard_sigmoid: _hard_sigmoid,
+    keras.activations.softsign: lambda x: x / (1.0 + np.abs(x)),
+    keras.activations.elu: lambda x: np.where(x > 0, x, np.expm1(x)),
+}
+
+
+def _activation(rnn, name):
+    """The NumPy form of the layer's `activation` / `recurrent_activation`."""
+    function = getattr(rnn.cell, name)
+    if function not in _ACTIVATIONS:
+        known = ", ".join(sorted(f.__name__ for f in _ACTIVATIONS))
         raise NotImplementedError(
-            f"reference supports activation='tanh' only; layer "
-            f"'{rnn.name}' uses {cell.activation.__name__}."
+            f"reference has no equations for {name}="
+            f"{getattr(function, '__name__', function)!r} (layer "
+            f"'{rnn.name}'); it knows {known}."
         )
-    recurrent = getattr(cell, "recurrent_activation", keras.activations.sigmoid)
-    if recurrent is not keras.activations.sigmoid:
-        raise NotImplementedError(
-            "reference supports recurrent_activation='sigmoid' only; layer "
-            f"'{rnn.name}' uses {recurrent.__name__}."
-        )
-    if not cell.use_bias:
-        raise NotImplementedError(
-            f"reference needs use_bias=True; layer '{rnn.name}' has none."
-        )
+    return _ACTIVATIONS[function]
 
 
 def _step_function(rnn):
-    """Returns `(initial_state_fn, step)` for one Keras RNN direction."""
-    _check_activations(rnn)
+    """Returns `(number of states, step)` for one Keras RNN direction."""
     cell = rnn.cell
+    act = _activation(rnn, "activation")
+    gate = (
+        _activation(rnn, "recurrent_activation")
+        if hasattr(cell, "recurrent_activation")
+        else None
+    )
     kernel = _numpy(cell.kernel)
     recurrent = _numpy(cell.recurrent_kernel)
-    bias = _numpy(cell.bias)
     units = cell.units
+    if cell.use_bias:
+        bias = _numpy(cell.bias)
+    elif isinstance(rnn, keras.layers.GRU) and cell.reset_after:
+        bias = np.zeros((2, 3 * units))
+    else:
+        bias = np.zeros(kernel.shape[1])
 
     if isinstance(rnn, keras.layers.LSTM):
 
         def step(x, state):
             h, c = state
             z = x @ kernel + h @ recurrent + bias
-            i = _sigmoid(z[:, :units])
-            f = _sigmoid(z[:, units : 2 * units])
-            g = np.tanh(z[:, 2 * units : 3 * units])
-            o = _sigmoid(z[:, 3 * units :])
+            i = gate(z[:, :units])
+            f = gate(z[:, units : 2 * units])
+            g = act(z[:, 2 * units : 3 * units])
+            o = gate(z[:, 3 * units :])
             c = f * c + i * g
-            h = o * np.tanh(c)
+            h = o * act(c)
             return h, [h, c]
 
         return 2, step
-    if isinstance(rnn, keras.layers.GRU):
-        if not cell.reset_after:
-            raise NotImplementedError("reference needs GRU reset_after=True.")
+    if isinstance(rnn, keras.layers.GRU) and cell.reset_after:
 
         def step(x, state):
             (h,) = state
             xw = x @ kernel + bias[0]
             hu = h @ recurrent + bias[1]
-            z = _sigmoid(xw[:, :units] + hu[:, :units])
-            r = _sigmoid(xw[:, units : 2 * units] + hu[:, units : 2 * units])
-            n = np.tanh(xw[:, 2 * units :] + r * hu[:, 2 * units :])
+            z = gate(xw[:, :units] + hu[:, :units])
+            r = gate(xw[:, units : 2 * units] + hu[:, units : 2 * units])
+            n = act(xw[:, 2 * units :] + r * hu[:, 2 * units :])
+            h = z * h + (1.0 - z) * n
+            return h, [h]
+
+        return 1, step
+    if isinstance(rnn, keras.layers.GRU):  # reset_after=False: one bias
+
+        def step(x, state):
+            (h,) = state
+            xw = x @ kernel + bias
+            hu = h @ recurrent[:, : 2 * units]
+            z = gate(xw[:, :units] + hu[:, :units])
+            r = gate(xw[:, units : 2 * units] + hu[:, units:])
+            n = act(xw[:, 2 * units :] + (r * h) @ recurrent[:, 2 * units :])
             h = z * h + (1.0 - z) * n
             return h, [h]
 
@@ -102,7 +138,7 @@ def _step_function(rnn):
 
         def step(x, state):
             (h,) = state
-            h = np.tanh(x @ kernel + h @ recurrent + bias)
+            h = act(x @ kernel + h @ recurrent + bias)
             return h, [h]
 
         return 1, step

@@ -102,6 +102,45 @@ def _expand(option, value, num_layers):
     return _SPREAD.get(option.name, _everywhere)(value, num_layers)
 
 
+def _only_where_it_applies(columns, values):
+    """Checks the options that only some cells take (GRU's `reset_after`)
+    and sets them to their defaults on the other layers, so that the plan
+    says what each layer is built with."""
+    cells = columns["cell"]
+    names = {"simple_rnn": "SimpleRNN", "gru": "GRU", "lstm": "LSTM"}
+    for option in PER_LAYER:
+        if option.cells == options.CELLS:
+            continue
+        column = columns[option.name]
+        given = values[option.name]
+        takers = [i for i, cell in enumerate(cells) if cell in option.cells]
+        if isinstance(given, (list, tuple)):
+            wrong = [
+                i
+                for i, cell in enumerate(cells)
+                if cell not in option.cells and column[i] != option.default
+            ]
+            if wrong:
+                i = wrong[0]
+                raise ValueError(
+                    f"`{option.name}[{i}]` applies to "
+                    f"{' and '.join(map(names.get, option.cells))} layers, and "
+                    f"layer {i} is "
+                    f"{cells[i]!r}; received {option.name}={given!r} "
+                    f"(give {option.default!r} there)."
+                )
+        elif column and column[0] != option.default and not takers:
+            raise ValueError(
+                f"`{option.name}` applies to "
+                f"{' and '.join(map(names.get, option.cells))} layers, and "
+                f"this stack has none (cell={values['cell']!r}); "
+                f"received {option.name}={given!r}."
+            )
+        for i, cell in enumerate(cells):
+            if cell not in option.cells:
+                column[i] = option.default
+
+
 def resolve(*, num_layers=None, input_width=None, **given):
     """Checks stack options together and returns a list of `LayerSpec`.
 
@@ -127,6 +166,7 @@ def resolve(*, num_layers=None, input_width=None, **given):
     if input_width is not None:
         input_width = v.check_positive_int("input_width", input_width)
 
+    _only_where_it_applies(columns, values)
     specs = []
     for i in range(num_layers):
         row = {name: column[i] for name, column in columns.items()}

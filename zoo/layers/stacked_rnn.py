@@ -24,9 +24,15 @@ WEIGHT_DROP_CLASSES = {
     "lstm": WeightDropLSTM,
 }
 STATES_PER_DIRECTION = {"simple_rnn": 1, "gru": 1, "lstm": 2}
-# Where an option is kept under another attribute name: `Layer.output` is
-# Keras's own.
-_ATTRIBUTES = {"output": "output_mode"}
+# Where an option is kept under another attribute name: `Layer.output` and
+# `Layer.activity_regularizer` are Keras's own (the stack's option acts on
+# each recurrent layer's output, not on the stack's).
+_ATTRIBUTES = {
+    "output": "output_mode",
+    "activity_regularizer": "layer_activity_regularizer",
+}
+# Keras's recurrent-layer arguments, taken by name from `**kwargs`.
+_KERAS_RNN_NAMES = tuple(o.name for o in options.KERAS_RNN_OPTIONS)
 
 
 def num_states(spec):
@@ -107,6 +113,22 @@ class StackedRNN(keras.layers.Layer):
             initial state (needs a fixed batch size); reset with
             `zoo.reset_states(model)`.
         seed: optional integer seed for all dropout masks.
+        **kwargs: Keras's own recurrent-layer arguments, passed to every
+            recurrent layer (scalar) or one per layer (a list), as
+            `keras.layers.LSTM` / `GRU` / `SimpleRNN` name them:
+            `activation`, `recurrent_activation` (GRU, LSTM), `use_bias`,
+            `kernel_initializer`, `recurrent_initializer`,
+            `bias_initializer`, `unit_forget_bias` (LSTM),
+            `kernel_regularizer`, `recurrent_regularizer`,
+            `bias_regularizer`, `activity_regularizer` (on each recurrent
+            layer's output), `kernel_constraint`, `recurrent_constraint`,
+            `bias_constraint`, `reset_after` (GRU) and `unroll`
+            (`zoo.options.KERAS_RNN_OPTIONS`). Keras objects may be names,
+            config dicts or instances; the config keeps names and dicts.
+            A non-tanh `activation`, a non-sigmoid `recurrent_activation`,
+            `use_bias=False`, `unroll=True` or `reset_after=False` leaves
+            the fused kernel; `zoo.fast_path_report` says so. Any other
+            keyword goes to `keras.layers.Layer` (`name`, `dtype`, ...).
 
     Every argument is declared in `zoo.options.LAYER_OPTIONS` (default,
     allowed values, whether it may be given per layer) and kept as an
@@ -166,6 +188,10 @@ class StackedRNN(keras.layers.Layer):
     ):
         if kwargs.pop("go_backwards", False):
             raise ValueError(_NO_GO_BACKWARDS)
+        keras_options = {
+            name: kwargs.pop(name, options.get(name).default)
+            for name in _KERAS_RNN_NAMES
+        }
         super().__init__(**kwargs)
         given = dict(
             cell=cell,
@@ -185,6 +211,7 @@ class StackedRNN(keras.layers.Layer):
             output=output,
             stateful=stateful,
             seed=seed,
+            **keras_options,
         )
         self.layer_specs = spec_lib.resolve(
             **{name: given[name] for name in spec_lib.ARGUMENTS}
@@ -198,8 +225,11 @@ class StackedRNN(keras.layers.Layer):
                 "return_sequences=True; received output='all', "
                 "return_sequences=False."
             )
-        # One attribute per option, as given (lists stay lists).
+        # One attribute per option, as given (lists stay lists; a Keras
+        # object in its serialised form, for `get_config`).
         for name, value in given.items():
+            if name in _KERAS_RNN_NAMES:
+                value = options.validate(name, value)
             setattr(self, _ATTRIBUTES.get(name, name), value)
         self.num_layers = len(self.layer_specs)
         self.supports_masking = True
@@ -239,6 +269,11 @@ class StackedRNN(keras.layers.Layer):
             recurrent_dropout=spec.recurrent_dropout,
             seed=self._seed(spec.index),
             name=self._name(spec.index, spec.cell),
+            **{
+                option.name: getattr(spec, option.name)
+                for option in options.KERAS_RNN_OPTIONS
+                if spec.cell in option.cells
+            },
         )
         if spec.weight_drop:
             rnn = WEIGHT_DROP_CLASSES[spec.cell](
