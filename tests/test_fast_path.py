@@ -78,3 +78,52 @@ def test_fused_runs_are_reported():
     residual = zoo.stacked_lstm(3, 4, input_dim=4, residual=True, name="r")
     runs = [e["run"] for e in zoo.fast_path_report(residual)]
     assert runs == ["0-0", "1-1", "2-2"]
+
+
+def test_the_table_says_what_runs_per_backend_and_device():
+    model = zoo.stacked_rnn(
+        ["lstm", "lstm", "gru"], 3, 4, input_dim=3, name="m"
+    )
+    report = zoo.fast_path_report(model)
+    lstm = report[0]["backends"]
+    # On a CPU only the zoo's PyTorch call is fused; cuDNN needs a GPU.
+    assert [lstm[b]["cpu"] for b in ("tensorflow", "jax", "torch")] == [
+        "loop",
+        "loop",
+        "zoo nn.LSTM",
+    ]
+    assert [lstm[b]["gpu"] for b in ("tensorflow", "jax", "torch")] == [
+        "cuDNN",
+        "cuDNN x2",
+        "zoo nn.LSTM",
+    ]
+    assert report[2]["backends"]["jax"]["cpu"] == "scan"
+    lines = str(report).splitlines()
+    header = lines[0].split()
+    assert header == [
+        "layer",
+        "cell",
+        "run",
+        "tensorflow/cpu",
+        "tensorflow/gpu",
+        "jax/cpu",
+        "jax/gpu",
+        "torch/cpu",
+        "torch/gpu",
+    ]
+    assert (
+        lines[1].split()[3:]
+        == ["loop", "cuDNN", "loop", "cuDNN", "x2"]
+        + [
+            "zoo",
+            "nn.LSTM",
+        ]
+        * 2
+    )
+    # The reasons come backend by backend, in the columns' order.
+    notes = lines[lines.index("m_stack_layer0_lstm:") + 1 :][:3]
+    assert [n.split(":")[0].strip() for n in notes] == [
+        "tensorflow",
+        "jax",
+        "torch",
+    ]

@@ -69,9 +69,17 @@ def kernel_reasons(layer):
 
 
 def _backend_entry(layer, backend, reasons, run=None):
-    if reasons:
-        return {"fused": False, "reason": "; ".join(reasons)}
+    """What runs `layer` on `backend`: `fused` (a fused kernel on some
+    device), `reason` (why not, or the conditions that still apply), and
+    `cpu` / `gpu`, a few words each for what runs on that device."""
     cell = "LSTM" if isinstance(layer, keras.layers.LSTM) else "GRU"
+    if reasons:
+        return {
+            "fused": False,
+            "reason": "; ".join(reasons),
+            "cpu": "loop",
+            "gpu": "loop",
+        }
     if backend == "torch" and run is not None:
         count = run[1] - run[0]
         return {
@@ -80,23 +88,31 @@ def _backend_entry(layer, backend, reasons, run=None):
             f" call for stack layers {run[0]}-{run[1] - 1} (zoo.fused); "
             "masks only if right-padded; not with an initial state; "
             "input dropout in training cuts the run before its layer",
+            "cpu": f"zoo nn.{cell}",
+            "gpu": f"zoo nn.{cell}",
         }
     if backend == "jax" and isinstance(layer, keras.layers.GRU):
         return {
             "fused": False,
             "reason": "JAX has no cuDNN GRU (Keras uses a lax.scan with "
             "the input projection hoisted, if there is no mask)",
+            "cpu": "scan",
+            "gpu": "scan",
         }
     if backend == "tensorflow":
-        condition = "GPU only; a mask must be right-padded"
+        condition = "cuDNN on GPU only; a mask must be right-padded"
     else:
-        condition = "GPU only; not with a mask (masked batches fall back)"
+        condition = (
+            "cuDNN on GPU only; not with a mask (masked batches fall back)"
+        )
+    gpu = "cuDNN"
     if backend == "jax" and run is not None and run[1] - run[0] > 1:
         condition += (
             f"; stack layers {run[0]}-{run[1] - 1} run as one "
             f"jax.experimental.rnn.lstm(num_layers={run[1] - run[0]}) call"
         )
-    return {"fused": True, "reason": condition}
+        gpu = f"cuDNN x{run[1] - run[0]}"
+    return {"fused": True, "reason": condition, "cpu": "loop", "gpu": gpu}
 
 
 def _runs_by_layer(model_or_layer):
@@ -116,34 +132,45 @@ def _runs_by_layer(model_or_layer):
     return runs
 
 
+DEVICES = ("cpu", "gpu")
+
+
 class FastPathReport(list):
-    """A list of per-layer dicts that prints as a table."""
+    """A list of per-layer dicts that prints as a table: one column per
+    backend and device kind (`tensorflow/cpu`, ..., `torch/gpu`) saying
+    what runs there, then each backend's reasons, in that order.
+
+    In a cell, `loop` is Keras's generic time loop around the cell,
+    `scan` JAX's `lax.scan` with the input projection hoisted, `cuDNN`
+    the backend's fused kernel (`cuDNN xL`: L layers in one call) and
+    `zoo nn.LSTM` the zoo's multi-layer PyTorch call (`zoo.fused`)."""
 
     def __str__(self):
-        rows = [("layer", "cell", *BACKENDS, "why not / conditions")]
+        columns = [f"{b}/{d}" for b in BACKENDS for d in DEVICES]
+        rows = [("layer", "cell", "run", *columns)]
+        notes = []
         for entry in self:
-            why = sorted(
-                {e["reason"] for e in entry["backends"].values() if e["reason"]}
-            )
+            backends = entry["backends"]
             rows.append(
                 (
                     entry["layer"],
                     entry["cell"],
-                    *(
-                        "fused" if entry["backends"][b]["fused"] else "loop"
-                        for b in BACKENDS
-                    ),
-                    " | ".join(why),
+                    entry["run"] or "-",
+                    *(backends[b][d] for b in BACKENDS for d in DEVICES),
                 )
             )
-        widths = [max(len(str(row[i])) for row in rows) for i in range(5)]
+            reasons = [(b, backends[b]["reason"]) for b in BACKENDS]
+            if len({r for _, r in reasons}) == 1:
+                notes.append(f"{entry['layer']}: {reasons[0][1]}")
+            else:
+                notes.append(f"{entry['layer']}:")
+                notes += [f"  {b}: {r}" for b, r in reasons if r]
+        widths = [max(len(str(row[i])) for row in rows) for i in range(9)]
         lines = [
-            "  ".join(str(c).ljust(w) for c, w in zip(row[:5], widths))
-            + "  "
-            + row[5]
+            "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()
             for row in rows
         ]
-        return "\n".join(line.rstrip() for line in lines)
+        return "\n".join([*lines, "", *notes])
 
 
 def fast_path_report(model_or_layer):
@@ -161,8 +188,11 @@ def fast_path_report(model_or_layer):
         layer indices of that call, e.g. `"0-2"`; else None) and
         `"backends"` (for each of
         `"tensorflow"`, `"jax"`, `"torch"`: `{"fused": bool, "reason":
-        str}`, the reason being why not, or the conditions that still
-        apply). `print()` it for a table.
+        str, "cpu": str, "gpu": str}`: whether a fused kernel can run the
+        layer on some device, why not or the conditions that still
+        apply, and what runs it on a CPU and on a GPU: `"loop"`,
+        `"scan"`, `"cuDNN"` or `"zoo nn.LSTM"` / `"zoo nn.GRU"`).
+        `print()` it for a table, one column per backend and device.
 
     Example:
     ```python
