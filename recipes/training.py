@@ -32,10 +32,12 @@ import os
 import pathlib
 import shutil
 import socket
+import weakref
 
 import keras
 import numpy as np
 
+import zoo
 from recipes import checkpoints
 from recipes import common
 from recipes import distributed
@@ -402,14 +404,27 @@ def save_and_reload(model, output, name="model.keras"):
     return keras.saving.load_model(path, safe_mode=True, compile=False)
 
 
-def predict(model, x):
-    """`model.predict_on_batch(x)` as NumPy, on every backend.
+# One compiled inference call per model (`zoo.inference_function`).
+_INFERENCE = weakref.WeakKeyDictionary()
 
-    Under a `keras.distribution` (`--distribute mirrored` on JAX) a batch
-    is split evenly over the devices: it is padded with empty rows.
+
+def predict(model, x):
+    """`model(x, training=False)` as NumPy, on every backend, through the
+    model's cached `zoo.inference_function` (a `tf.function`, a `jax.jit`
+    or `torch.inference_mode`).
+
+    Under a `keras.distribution` (`--distribute mirrored` on JAX) it is
+    `model.predict_on_batch`, and a batch is split evenly over the
+    devices: it is padded with empty rows.
     """
     distribution = keras.distribution.distribution()
-    devices = distribution.device_mesh.devices.size if distribution else 1
+    if distribution is None:
+        if model not in _INFERENCE:
+            _INFERENCE[model] = zoo.inference_function(model)
+        if isinstance(x, tuple):
+            x = list(x)  # a model with several inputs
+        return _INFERENCE[model](x)
+    devices = distribution.device_mesh.devices.size
     (padded,) = pipeline.pad_rows((x,), devices)
     if isinstance(padded, tuple):
         padded = list(padded)  # a model with several inputs

@@ -18,6 +18,7 @@ from zoo.builders import stacked_lstm
 from zoo.builders import stacked_rnn
 from zoo.builders import stacked_simple_rnn
 from zoo.fast_path import fast_path_report
+from zoo.inference import inference_function
 from zoo.layers import CRF
 from zoo.layers import CharacterEncoder
 from zoo.layers import CRFLoss
@@ -66,6 +67,7 @@ __all__ = [
     "fast_path_report",
     "greedy_decode",
     "heads",
+    "inference_function",
     "layers",
     "list_models",
     "options",

@@ -25,13 +25,12 @@ whatever the decoder computes for it is ignored.
 """
 
 import functools
-import importlib
 import numbers
 
-import keras
 from keras import ops
 
 from zoo import _validation as v
+from zoo import inference
 from zoo.seq2seq.model import _check_id
 
 # Scores of impossible continuations: finite, so that sums and products
@@ -416,27 +415,4 @@ def compiled_decoder(model, method="greedy", *, jit_compile=False, **options):
     model.encoder_model()
     model.decoder_step_model()
     function = functools.partial(decode, model, **options)
-    backend = keras.backend.backend()
-    # The backend is imported only in its own branch (by name, so the
-    # library's modules never import a backend): zoo stays backend-neutral.
-    if backend == "tensorflow":
-        tf = importlib.import_module("tensorflow")
-        return tf.function(
-            function, jit_compile=jit_compile, reduce_retracing=True
-        )
-    if backend == "jax":
-        jax = importlib.import_module("jax")
-        variables = list(model.variables)
-
-        def stateless(values, source_ids):
-            mapping = list(zip(variables, values))
-            with keras.StatelessScope(state_mapping=mapping):
-                return function(source_ids)
-
-        compiled = jax.jit(stateless)
-
-        def run(source_ids):
-            return compiled([x.value for x in variables], source_ids)
-
-        return run
-    return function
+    return inference.compile_function(model, function, jit_compile=jit_compile)
