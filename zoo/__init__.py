@@ -41,6 +41,7 @@ from zoo.seq2seq import Seq2Seq
 from zoo.seq2seq import beam_search
 from zoo.seq2seq import build_seq2seq
 from zoo.seq2seq import greedy_decode
+from zoo.summary import summary
 
 __version__ = "0.1.0"
 
@@ -79,6 +80,7 @@ __all__ = [
     "stacked_lstm",
     "stacked_rnn",
     "stacked_simple_rnn",
+    "summary",
     "text",
     "width_for_budget",
 ]
