@@ -29,8 +29,14 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         "markers",
+        "backend_free: reads files only (sources, docs); runs on the "
+        "TensorFlow tier only, unless --run-slow",
+    )
+    config.addinivalue_line(
+        "markers",
         "grid(stride=5): a large parameter grid, sampled (every stride-th "
-        "case) in the core tier on JAX and PyTorch",
+        "case, a different sample on each backend) unless --run-slow; "
+        "core_only=True: sampled on JAX and PyTorch only",
     )
 
 
@@ -48,20 +54,33 @@ def pytest_collection_modifyitems(config, items):
     skip_tier = pytest.mark.skip(
         reason="core tier: only every_backend tool tests (make test-all)"
     )
+    skip_backend_free = pytest.mark.skip(
+        reason="reads files only: the TensorFlow tier runs it"
+    )
     skip_grid = pytest.mark.skip(
-        reason="core tier: a sample of this grid (make test-all runs it all)"
+        reason="a sample of this grid runs (make test-all runs it all)"
+    )
+    # Each backend's tier runs another sample of a grid, so that `make
+    # test` as a whole covers more of it.
+    offset = {"tensorflow": 0, "jax": 1, "torch": 2}.get(
+        keras.backend.backend(), 0
     )
     grids = {}
     for item in items:
         folder = item.path.parent.name
         grid = item.get_closest_marker("grid")
-        if core and grid is not None and not on_tf:
-            # A big parameter grid: the core tier on JAX and PyTorch runs
-            # every `stride`-th case (each value still occurs); the
-            # TensorFlow tier and `make test-all` run them all.
+        if grid is not None and grid.kwargs.get("core_only") and not core:
+            grid = None  # sampled on JAX and PyTorch only
+        if grid is not None and not run_slow:
+            # A big parameter grid: `make test` runs every `stride`-th
+            # case on each backend (each value still occurs); `make
+            # test-all` (--run-slow) runs them all.
             index = grids.setdefault(item.originalname, 0)
             grids[item.originalname] = index + 1
-            if index % grid.kwargs.get("stride", 5):
+            stride = grid.kwargs.get("stride", 5)
+            if core and not grid.kwargs.get("core_only"):
+                stride *= 2  # JAX and PyTorch compile each model: fewer
+            if (index - offset) % stride:
                 item.add_marker(skip_grid)
         if (
             core
@@ -69,6 +88,8 @@ def pytest_collection_modifyitems(config, items):
             and "every_backend" not in item.keywords
         ):
             item.add_marker(skip_tier)
+        if "backend_free" in item.keywords and core and not run_slow:
+            item.add_marker(skip_backend_free)
         if "slow" in item.keywords and not run_slow:
             item.add_marker(skip_slow)
         if "tf_only" in item.keywords and not on_tf:

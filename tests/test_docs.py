@@ -11,6 +11,11 @@ import re
 import subprocess
 import sys
 
+import pytest
+
+# Reads files only: the TensorFlow tier runs it.
+pytestmark = pytest.mark.backend_free
+
 ROOT = pathlib.Path(__file__).parent.parent
 README = ROOT / "README.md"
 MKDOCS_YML = ROOT / "mkdocs.yml"

@@ -26,6 +26,7 @@ def test_wrapper_config_round_trip_and_save(wrapper, tmp_path):
     helpers.check_saves_and_reloads(model, x, tmp_path)
 
 
+@pytest.mark.grid(stride=2, core_only=True)
 @pytest.mark.parametrize("wrapper", WRAPPERS)
 @pytest.mark.parametrize("merge_mode", ["concat", "sum"])
 def test_wrapper_inside_bidirectional_round_trips(

@@ -207,6 +207,7 @@ def _bad_values(option):
     return bad
 
 
+@pytest.mark.grid(stride=3, core_only=True)
 @pytest.mark.parametrize("option", options.STACK_OPTIONS, ids=lambda o: o.name)
 def test_validate_errors_name_the_argument_and_the_value(option):
     for value in _bad_values(option):
@@ -251,6 +252,7 @@ ADDING = {
 }
 
 
+@pytest.mark.grid(stride=3, core_only=True)
 @pytest.mark.parametrize(
     "option",
     options.LAYER_OPTIONS,

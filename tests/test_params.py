@@ -53,7 +53,7 @@ def stack_configs(draw):
 
 @settings(
     # Fewer in the core tier (JAX, PyTorch), where each model compiles.
-    max_examples=10 if os.environ.get("ZOO_TEST_TIER") == "core" else 40,
+    max_examples=10 if os.environ.get("ZOO_TEST_TIER") == "core" else 20,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -51,6 +51,7 @@ def test_matches_numpy_on_random_masked_inputs(mode):
     )
 
 
+@pytest.mark.grid(stride=2, core_only=True)
 @pytest.mark.parametrize("mode", MODES)
 def test_padded_batch_equals_each_example_alone(mode):
     lengths = [5, 2, 3, 1]

@@ -7,6 +7,9 @@ import pytest
 
 import zoo
 
+# Reads files only: the TensorFlow tier runs it.
+pytestmark = pytest.mark.backend_free
+
 ROOT = pathlib.Path(__file__).parent.parent
 SOURCES = sorted(
     p

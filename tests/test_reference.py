@@ -38,6 +38,7 @@ def test_reference_matches_keras(cell, num_layers, bidirectional):
         np.testing.assert_allclose(got, want, atol=1e-5)
 
 
+@pytest.mark.grid(stride=2, core_only=True)
 @pytest.mark.parametrize("cell", ["simple_rnn", "gru", "lstm"])
 @pytest.mark.parametrize("skip", ["residual", "highway"])
 @pytest.mark.parametrize("bidirectional", [False, True])

@@ -188,6 +188,7 @@ def test_state_bridge_matches_numpy(mode, merge, cell):
         assert bridge.sources == [0, 1, 1]
 
 
+@pytest.mark.grid(stride=2, core_only=True)
 @pytest.mark.parametrize("cell", ["lstm", "gru"])
 @pytest.mark.parametrize("bridge", ["copy", "zeros", "dense"])
 def test_bridges_start_the_decoder_in_a_model(bridge, cell):
@@ -357,6 +358,7 @@ def test_bad_options_name_the_argument():
         zoo.seq2seq.SourceAttention("dot", units=3)
 
 
+@pytest.mark.grid(stride=2, core_only=True)
 @pytest.mark.parametrize("attention", [None, "dot", "general", "additive"])
 def test_padding_never_changes_the_outputs(attention):
     model = tiny(

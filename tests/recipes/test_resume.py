@@ -140,6 +140,9 @@ def reference(tmp_path_factory):
     return out
 
 
+# Slow (about 2 min): `make test` kills a run mid-epoch on every backend
+# (below); this chain kills one run at every phase in turn.
+@pytest.mark.slow
 def test_a_run_killed_at_every_phase_in_turn_ends_as_an_uninterrupted_one(
     tmp_path, reference
 ):

@@ -156,6 +156,7 @@ def test_a_search_killed_mid_trial_resumes_and_retries_that_trial(tmp_path):
     assert "Running Trial #1\n" not in result.stdout
 
 
+@pytest.mark.slow  # three processes, about 90 s; make test-all
 def test_distributed_search_splits_trials_and_every_process_exits(tmp_path):
     # Trials of a few seconds each, so that both workers (started
     # together) get some.
@@ -277,6 +278,7 @@ def test_a_failed_command_leaves_no_stamp_behind(tmp_path, capsys):
     assert not (tmp_path / "runs" / "pos" / "search.json").exists()
 
 
+@pytest.mark.slow  # the random search covers the loop; make test-all
 def test_hyperband_search_runs(tmp_path):
     summary = search.main(tiny_args(tmp_path, "--tuner", "hyperband"))
     assert summary["completed"] == summary["trials"] >= 2
