@@ -15,7 +15,7 @@ JOBS ?= $(shell $(PYTHON) -c "import os; print(min(os.cpu_count() or 1, 4))")
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,tensorflow,jax,torch,recipes,tuning,docs]"
+	$(PY) -m pip install --quiet -e ".[dev,tensorflow,jax,torch,recipes,tuning,docs,export]"
 	touch $(STAMP)
 
 # The suite in tiers: TensorFlow (the default backend) complete; JAX and
