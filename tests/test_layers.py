@@ -284,3 +284,18 @@ def test_scalar_mix_rejects_bad_inputs():
         zoo.layers.ScalarMix(initial_scalar_parameters=[1.0])(
             [np.zeros((1, 2, 3), "float32")] * 2
         )
+
+
+def test_scalar_mix_keeps_keras_trainable_weights_and_reads_old_configs():
+    mix = zoo.layers.ScalarMix(trainable_scalars=False)
+    mix.build([(None, 3, 4)] * 2)
+    # Keras's own property is untouched: gamma is the one trainable weight.
+    assert [w.name for w in mix.trainable_weights] == ["gamma"]
+    config = mix.get_config()
+    assert config["trainable_scalars"] is False
+    assert "trainable_weights" not in config
+    old = {**config, "trainable_weights": False}
+    del old["trainable_scalars"]
+    assert zoo.layers.ScalarMix.from_config(old).trainable_scalars is False
+    with pytest.raises(ValueError, match=r"`trainable_scalars` must be"):
+        zoo.layers.ScalarMix(trainable_scalars="no")

@@ -12,9 +12,11 @@ TINY = dict(units=4, embedding_dim=4, vocabulary_size=11)
 def test_list_models_is_sorted_and_filters():
     names = zoo.list_models()
     assert names == sorted(names)
-    assert {"lstm_base", "bilstm_residual_base", "gru_residual_deep"} <= set(
-        names
-    )
+    assert {
+        "lstm_base",
+        "bilstm_residual_base",
+        "gru_deep_residual_base",
+    } <= set(names)
     assert zoo.list_models("gru*") == [n for n in names if n.startswith("gru")]
 
 
@@ -42,8 +44,10 @@ def test_overrides_replace_defaults():
     model = zoo.create_model(
         "gru_residual_deep", input_dim=3, units=4, num_layers=3
     )
-    stack = model.get_layer("gru_residual_deep_stack")
+    # The old name builds the renamed variant.
+    stack = model.get_layer("gru_deep_residual_base_stack")
     assert stack.num_layers == 3
+    assert "gru_residual_deep" not in zoo.list_models()
     assert [s.units for s in stack.layer_specs] == [4, 4, 4]
     assert model.count_params() == zoo.count_params(
         "gru", 3, 4, num_layers=3, residual=True, layer_norm=True
@@ -73,3 +77,15 @@ def test_registered_model(name, tmp_path):
         np.testing.assert_allclose(got[1], want[0], atol=1e-5)
     assert helpers.missing_gradients(model, ids) == []
     helpers.check_saves_and_reloads(model, ids, tmp_path)
+
+
+def test_every_name_says_its_size_and_defaults_do_not_follow_overrides():
+    sizes = ("tiny", "small", "base", "large")
+    for name in zoo.list_models():
+        assert name.rsplit("_", 1)[1] in sizes, name
+    # The variant's embedding dropout applies to token inputs, whatever
+    # else is overridden; float inputs have no embedding.
+    tokens = zoo.create_model("lstm_awd_base", vocabulary_size=20, units=4)
+    assert tokens.get_layer("lstm_awd_base_embedding_dropout").rate == 0.1
+    floats = zoo.create_model("lstm_awd_base", input_dim=3, units=4)
+    assert floats.get_layer("lstm_awd_base_stack").num_layers == 3

@@ -1,6 +1,7 @@
 import keras
 from keras import ops
 
+from zoo import _validation as v
 from zoo._package import PACKAGE
 
 
@@ -16,8 +17,9 @@ class ScalarMix(keras.layers.Layer):
     Args:
         initial_scalar_parameters: optional list of initial (pre-softmax)
             weights, one per input; defaults to zeros (an even mix).
-        trainable_weights: whether the mixing scalars are learned; `gamma`
-            is always learned.
+        trainable_scalars: whether the mixing scalars are learned; `gamma`
+            is always learned. (Formerly `trainable_weights`, which shadowed
+            Keras's `Layer.trainable_weights`; still read from old configs.)
 
     Call arguments:
         inputs: a list of tensors of identical shape, one per layer.
@@ -34,16 +36,19 @@ class ScalarMix(keras.layers.Layer):
     def __init__(
         self,
         initial_scalar_parameters=None,
-        trainable_weights=True,
+        trainable_scalars=True,
         **kwargs,
     ):
+        if "trainable_weights" in kwargs:  # the old name, in saved models
+            trainable_scalars = kwargs.pop("trainable_weights")
         super().__init__(**kwargs)
         if initial_scalar_parameters is not None:
             initial_scalar_parameters = [
                 float(s) for s in initial_scalar_parameters
             ]
         self.initial_scalar_parameters = initial_scalar_parameters
-        self.trainable_scalars = bool(trainable_weights)
+        v.check_bool("trainable_scalars", trainable_scalars)
+        self.trainable_scalars = trainable_scalars
         self.supports_masking = True
 
     def build(self, input_shape):
@@ -97,5 +102,5 @@ class ScalarMix(keras.layers.Layer):
     def get_config(self):
         config = super().get_config()
         config["initial_scalar_parameters"] = self.initial_scalar_parameters
-        config["trainable_weights"] = self.trainable_scalars
+        config["trainable_scalars"] = self.trainable_scalars
         return config

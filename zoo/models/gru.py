@@ -31,8 +31,12 @@ def bigru_base(**overrides):
 
 
 @register_model
-def gru_residual_deep(**overrides):
-    """Eight 256-unit GRU layers with residual connections and layer norm."""
+def gru_deep_residual_base(**overrides):
+    """Eight 256-unit GRU layers with residual connections and layer norm.
+
+    Formerly `gru_residual_deep` (a name without a size); `create_model`
+    still takes that name.
+    """
     return build(
         "base",
         dict(
@@ -40,7 +44,7 @@ def gru_residual_deep(**overrides):
             num_layers=8,
             residual=True,
             layer_norm=True,
-            name="gru_residual_deep",
+            name="gru_deep_residual_base",
         ),
         overrides,
     )

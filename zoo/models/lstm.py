@@ -69,16 +69,19 @@ def lstm_awd_base(**overrides):
     """Three 256-unit LSTM layers regularised as in AWD-LSTM.
 
     Weight-drop 0.5 on the recurrent kernels, time-locked dropout 0.25
-    between layers, and (for token inputs) embedding dropout 0.1; none of
-    these leaves the fused cuDNN kernel.
+    between layers, and embedding dropout 0.1 (token inputs: like every
+    variant's embedding settings, it does not apply to `input_dim`
+    features); none of these leaves the fused cuDNN kernel.
     """
-    defaults = dict(
-        cell="lstm",
-        num_layers=3,
-        weight_drop=0.5,
-        inter_layer_dropout=0.25,
-        name="lstm_awd_base",
+    return build(
+        "base",
+        dict(
+            cell="lstm",
+            num_layers=3,
+            weight_drop=0.5,
+            inter_layer_dropout=0.25,
+            embedding_dropout=0.1,
+            name="lstm_awd_base",
+        ),
+        overrides,
     )
-    if "vocabulary_size" in overrides:
-        defaults["embedding_dropout"] = 0.1
-    return build("base", defaults, overrides)

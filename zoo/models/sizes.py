@@ -10,6 +10,10 @@ SIZES = {
 }
 
 
+# What a variant sets for its embedding, which float inputs do not have.
+TOKEN_OPTIONS = ("embedding_dim", "embedding_dropout")
+
+
 def build(size, defaults, overrides):
     """Calls `zoo.stacked_rnn` with size, variant defaults, then overrides."""
     if ("input_dim" in overrides) == ("vocabulary_size" in overrides):
@@ -18,8 +22,15 @@ def build(size, defaults, overrides):
             "of `vocabulary_size=` (token ids) or `input_dim=` (float "
             f"features); received overrides {sorted(overrides)}."
         )
+    defaults = {**SIZES[size], **defaults}
+    if "input_dim" in overrides:
+        # A variant's embedding settings apply where there is an embedding:
+        # to token inputs, whatever else is overridden.
+        defaults = {
+            k: val for k, val in defaults.items() if k not in TOKEN_OPTIONS
+        }
     per_layer = any(isinstance(x, (list, tuple)) for x in overrides.values())
     if per_layer and "num_layers" not in overrides:
         # A per-layer list in the overrides sets the depth.
         defaults = {k: val for k, val in defaults.items() if k != "num_layers"}
-    return stacked_rnn(**{**SIZES[size], **defaults, **overrides})
+    return stacked_rnn(**{**defaults, **overrides})
