@@ -91,9 +91,12 @@ def _rng_variables(model):
 
 def write_log(path, rows):
     """`rows` (one dict per epoch) as `log.csv`, written atomically, in
-    `keras.callbacks.CSVLogger`'s layout (`epoch`, then sorted keys)."""
+    `keras.callbacks.CSVLogger`'s layout (`epoch`, then sorted keys),
+    epochs numbered from 1 as in Keras's progress bar and the plots
+    (`CSVLogger` numbers them from 0)."""
     keys = sorted({k for row in rows for k in row if k != "epoch"})
-    common.write_csv(path, rows, ["epoch", *keys], missing="NA")
+    numbered = [{**row, "epoch": row["epoch"] + 1} for row in rows]
+    common.write_csv(path, numbered, ["epoch", *keys], missing="NA")
 
 
 class RunBackup(keras.callbacks.Callback):

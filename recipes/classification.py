@@ -60,11 +60,23 @@ EXAMPLES = {
         "Google tested a driverless car in California today",
     ],
 }
-DEFAULT_EXAMPLES = [
-    "The committee met on Tuesday to discuss the budget .",
-    "She smiled and walked slowly into the dark garden .",
-    "The results of the experiment confirm the theory .",
-]
+# For any other dataset (a user's CSV, tfds:NAME): the first test texts,
+# cut to this many words, shown with their own labels.
+USER_EXAMPLES, EXAMPLE_WORDS = 3, 40
+
+
+def _examples(config, state):
+    """`[(text, gold label or None), ...]` to classify after a run."""
+    if config.dataset in EXAMPLES:
+        return [(text, None) for text in EXAMPLES[config.dataset]]
+    chosen = []
+    for text, label in state.data.test[:USER_EXAMPLES]:
+        words = text.split() if isinstance(text, str) else list(text)
+        cut = " ".join(words[:EXAMPLE_WORDS])
+        chosen.append(
+            (cut + (" ..." if len(words) > EXAMPLE_WORDS else ""), label)
+        )
+    return chosen
 
 
 @dataclasses.dataclass
@@ -293,15 +305,22 @@ class ClassificationTask(training.Task):
         }
 
     def evaluate(self, config, state, reloaded, scores):
-        examples = EXAMPLES.get(config.dataset, DEFAULT_EXAMPLES)
-        predictions = Classifier(reloaded, config.max_length).classify(examples)
+        examples = _examples(config, state)
+        predictions = Classifier(reloaded, config.max_length).classify(
+            [text for text, _ in examples]
+        )
         return {
             "test_accuracy": float(scores["accuracy"]),
             "test_macro_f1": float(scores["macro_f1"]),
             "test_loss": float(scores["loss"]),
             "examples": [
-                {"text": text, "label": label, "probability": round(p, 4)}
-                for text, (label, p) in zip(examples, predictions)
+                {
+                    "text": text,
+                    "label": label,
+                    "probability": round(p, 4),
+                    **({} if gold is None else {"gold": str(gold)}),
+                }
+                for (text, gold), (label, p) in zip(examples, predictions)
             ],
         }
 
@@ -321,6 +340,7 @@ class ClassificationTask(training.Task):
             lines.append(
                 f"  {example['label']:>14} ({example['probability']:.2f})  "
                 f"{example['text']}"
+                + (f"  [gold: {example['gold']}]" if "gold" in example else "")
             )
         return lines
 

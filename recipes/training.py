@@ -32,6 +32,7 @@ import os
 import pathlib
 import shutil
 import socket
+import time
 import weakref
 
 import keras
@@ -103,7 +104,15 @@ class Task:
         return {}
 
     def title(self, config, state):
+        """The plots' title (`run_title` adds what a reader must know)."""
         return self.name
+
+    def run_title(self, config, state):
+        """`title`, saying so when the run was a `--quick` smoke run."""
+        title = self.title(config, state)
+        if config.quick:
+            title += " (--quick: a smoke run on a subset)"
+        return title
 
     def summary(self, metrics):
         """Lines printed at the end of a run."""
@@ -515,11 +524,24 @@ def train_and_evaluate(
 
 def _train(task, config, extra_callbacks, dist, output):
     keras.utils.set_random_seed(config.seed)
+    # Loading a corpus and building the vocabulary takes seconds to
+    # minutes: say so, rather than print nothing until the first epoch.
+    started = time.perf_counter()
+    note = dist.is_chief
+    if note:
+        print(f"loading {task.name} data ...", flush=True)
     state = task.prepare(config)
     written = task.write(output, state)
     batch_size = dist.global_batch(config.batch_size)
     pad_to = pipeline.rows_multiple(batch_size, keras.backend.backend())
     train, dev, test = task.datasets(config, state, batch_size, pad_to=pad_to)
+    if note:
+        print(
+            f"data ready in {time.perf_counter() - started:.1f} s "
+            f"({len(train)} training batches of {batch_size}); building "
+            f"the model on {keras.backend.backend()} ...",
+            flush=True,
+        )
     quick_epochs = getattr(config, "QUICK", {}).get("epochs", 2)
     epochs = min(config.epochs, quick_epochs) if config.quick else config.epochs
     with dist.scope():
@@ -568,7 +590,7 @@ def _train(task, config, extra_callbacks, dist, output):
             history,
             output / "learning_curves.png",
             metric=task.curve_metric,
-            title=task.title(config, state),
+            title=task.run_title(config, state),
         )
     metrics["wrote"] = (
         ["config.json", "metrics.json", "model.keras"]

@@ -34,6 +34,11 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         "markers",
+        "tf_tier: a long library test that `make test` runs on TensorFlow; "
+        "`make test-all` (--run-slow) runs it on every backend",
+    )
+    config.addinivalue_line(
+        "markers",
         "grid(stride=5): a large parameter grid, sampled (every stride-th "
         "case, a different sample on each backend) unless --run-slow; "
         "core_only=True: sampled on JAX and PyTorch only",
@@ -55,7 +60,7 @@ def pytest_collection_modifyitems(config, items):
         reason="core tier: only every_backend tool tests (make test-all)"
     )
     skip_backend_free = pytest.mark.skip(
-        reason="reads files only: the TensorFlow tier runs it"
+        reason="the TensorFlow tier runs it (make test-all: every backend)"
     )
     skip_grid = pytest.mark.skip(
         reason="a sample of this grid runs (make test-all runs it all)"
@@ -88,7 +93,8 @@ def pytest_collection_modifyitems(config, items):
             and "every_backend" not in item.keywords
         ):
             item.add_marker(skip_tier)
-        if "backend_free" in item.keywords and core and not run_slow:
+        tiered = "backend_free" in item.keywords or "tf_tier" in item.keywords
+        if tiered and core and not run_slow:
             item.add_marker(skip_backend_free)
         if "slow" in item.keywords and not run_slow:
             item.add_marker(skip_slow)

@@ -759,3 +759,21 @@ def test_learns_to_reverse_short_sequences():
     for method in ("greedy", "beam"):
         ids, _ = decode(method, model, sources)
         np.testing.assert_array_equal(ids, expected)
+
+
+@pytest.mark.tf_tier  # 20-90 s; every backend in make test-all
+def test_the_docs_training_example_runs_and_learns(capsys):
+    import pathlib
+    import re
+
+    text = (
+        pathlib.Path(__file__).parent.parent / "docs" / "seq2seq.md"
+    ).read_text()
+    block = re.search(
+        r"## Training one in your own code.*?```python\n(.*?)```", text, re.S
+    )
+    assert block, "no training example in docs/seq2seq.md"
+    namespace = {}
+    exec(compile(block.group(1), "docs/seq2seq.md", "exec"), namespace)
+    assert namespace["exact"] >= 0.8
+    assert "reversed exactly:" in capsys.readouterr().out

@@ -19,6 +19,7 @@ import dataclasses
 import json
 import math
 import pathlib
+import textwrap
 import warnings
 
 from recipes import common
@@ -138,7 +139,7 @@ def plot_heatmap(rows, path, title):
     ax.set_yticks(range(len(depths)), [str(d) for d in depths])
     ax.set_xlabel("width (units per layer; mean if per-layer)")
     ax.set_ylabel("depth (layers)")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(_fitted(title, fig), fontsize=9)
     fig.colorbar(image, ax=ax, label=done[0]["objective"])
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -180,11 +181,20 @@ def plot_budget(rows, path, title):
     ax.set_xticks(sorted({r["num_layers"] for r in done}))
     ax.legend()
     ax.grid(alpha=0.3)
-    ax.set_title(title, fontsize=9)
+    ax.set_title(_fitted(title, fig), fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return True
+
+
+def _fitted(title, fig, fontsize=9):
+    """`title` wrapped to the figure's width, so that a small grid's
+    narrow heatmap does not cut it off (about 0.55 em per character)."""
+    per_line = max(20, int(fig.get_figwidth() * 72 / (0.55 * fontsize)))
+    return "\n".join(
+        textwrap.fill(line, per_line) for line in title.splitlines()
+    )
 
 
 def _label(width):

@@ -565,7 +565,7 @@ def problem_for(name, config):
     return Problem(
         task=name,
         config=config,
-        description=task.title(config, state),
+        description=task.run_title(config, state),
         objective=kt.Objective(task.monitor(state), "max"),
         build=build,
         data=data,

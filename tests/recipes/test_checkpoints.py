@@ -76,7 +76,7 @@ def test_a_half_written_epoch_is_ignored_and_the_last_whole_one_restored(
         "training_metadata.json",
     ]
     log = (tmp_path / "log.csv").read_text().splitlines()
-    assert [line.split(",")[0] for line in log] == ["epoch", "0", "1", "2"]
+    assert [line.split(",")[0] for line in log] == ["epoch", "1", "2", "3"]
 
 
 def test_early_stopping_state_and_best_weights_survive_a_resume(tmp_path):
@@ -133,5 +133,5 @@ def test_a_kill_after_training_but_before_metrics_loses_nothing(tmp_path):
         whole["test_accuracy"], abs=1e-6
     )
     log = (tmp_path / "b" / "out" / "log.csv").read_text().splitlines()
-    assert [line.split(",")[0] for line in log] == ["epoch", "0", "1", "2"]
+    assert [line.split(",")[0] for line in log] == ["epoch", "1", "2", "3"]
     assert not (tmp_path / "b" / "out" / "backup").exists()

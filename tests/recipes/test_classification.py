@@ -37,6 +37,11 @@ def write_csv(path, rows=150, seed=0, labels=tuple(WORDS)):
     return path
 
 
+def _test_rows(tmp_path):
+    with (tmp_path / "train.csv").open() as handle:
+        return list(csv.reader(handle))[1:]
+
+
 def tiny_config(tmp_path, **overrides):
     values = dict(
         dataset="csv",
@@ -74,6 +79,14 @@ def test_classifier_learns_with_each_pooling(pooling, tmp_path):
         model, ["the striker scored in the cup match"]
     )[0]
     assert label in metrics["labels"] and 0 < probability <= 1
+    # A user's CSV: the examples shown are its own test texts, with their
+    # labels, not the news sentences of the built-in dataset.
+    examples = metrics["examples"]
+    assert len(examples) == 3 and all("gold" in e for e in examples)
+    assert all(e["gold"] in metrics["labels"] for e in examples)
+    shown = {e["text"] for e in examples}
+    assert not shown & set(classification.EXAMPLES["bbc"])
+    assert shown <= {" ".join(row[0].split()) for row in _test_rows(tmp_path)}
 
 
 @pytest.mark.every_backend

@@ -646,7 +646,7 @@ def test_two_workers_train_and_only_the_chief_writes(tmp_path):
         "metrics.json",
         "model.keras",
     ]
-    assert epochs_logged(out) == [0, 1]  # one writer, no duplicate rows
+    assert epochs_logged(out) == [1, 2]  # one writer, no duplicate rows
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["distribute"]["workers"] == 2
     assert metrics["distribute"]["global_batch_size"] == 8
@@ -696,8 +696,9 @@ def test_a_killed_worker_is_resumed_from_the_chiefs_backup(tmp_path):
     assert after[: len(before)] == before  # nothing written is lost
     resumed = after[len(before) :]
     # Training went on from the chief's last backup, not from epoch 0.
-    assert resumed[0] == backup["epoch"] >= before[-1]
-    assert after == list(range(epochs))
+    # (log.csv numbers epochs from 1; the backup counts those done.)
+    assert resumed[0] == backup["epoch"] + 1 and backup["epoch"] >= before[-1]
+    assert after == list(range(1, epochs + 1))
     assert f"[worker 0] Epoch {backup['epoch'] + 1}/{epochs}" in output
     assert f"[worker 1] Epoch {backup['epoch'] + 1}/{epochs}" in output
     print(

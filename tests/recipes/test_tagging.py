@@ -93,6 +93,7 @@ def test_tagging_run_writes_metrics_model_and_plot(tmp_path):
     assert (out / "tensorboard").is_dir()
 
 
+@pytest.mark.slow  # test_resume kills and resumes runs in make test
 def test_interrupted_run_resumes_from_the_last_epoch(tmp_path):
     class Interrupt(keras.callbacks.Callback):
         def on_epoch_end(self, epoch, logs=None):
@@ -109,7 +110,7 @@ def test_interrupted_run_resumes_from_the_last_epoch(tmp_path):
         for line in (tmp_path / "out" / "log.csv").read_text().splitlines()
         if line and line[0].isdigit()
     ]
-    assert epochs == [0, 1, 2]
+    assert epochs == [1, 2, 3]  # from 1, as the progress bar and plots
     assert metrics["epochs_run"] == 3  # epoch 0 before the kill, then 1-2
     assert metrics["resumed_at_epoch"] == 1
     assert not (tmp_path / "out" / "backup").exists()
@@ -253,6 +254,7 @@ def test_saved_model_evaluates_and_rejects_other_labels(tmp_path, capsys):
     assert "label set mismatch" in err and "B-person" in err
 
 
+@pytest.mark.slow  # test_resume compares seeded runs in make test
 def test_same_seed_gives_the_same_metrics(tmp_path):
     first = tagging.run(tiny_config(tmp_path / "a", epochs=2))
     second = tagging.run(tiny_config(tmp_path / "b", epochs=2))
@@ -303,6 +305,7 @@ def test_tfds_dataset_through_mock_data(tmp_path):
     assert set(t for _, ts in train for t in ts) <= set(names)
 
 
+@pytest.mark.slow  # tests/test_mixed_precision covers the library
 @pytest.mark.tf_only
 def test_mixed_precision_flag_trains_and_saves_a_mixed_model(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "corpus")
@@ -351,6 +354,7 @@ def test_saved_tagger_tags_raw_text_in_a_new_process(tmp_path):
     assert result.stdout.strip().startswith("[('the', ")
 
 
+@pytest.mark.slow  # RunDirectory has its unit tests (test_run_directory)
 def test_run_directory_refuses_other_runs_and_keeps_finished_ones(
     tmp_path, capsys
 ):

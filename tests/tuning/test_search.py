@@ -112,6 +112,7 @@ def _trial_status(project, trial):
         return None
 
 
+@pytest.mark.slow  # about 2 min; the two-trial search resumes in make test
 def test_a_search_killed_mid_trial_resumes_and_retries_that_trial(tmp_path):
     project = tmp_path / "runs" / "pos"
     args = tiny_args(tmp_path, trials=2, epochs=15)
