@@ -139,7 +139,7 @@ def plot_heatmap(rows, path, title):
     ax.set_yticks(range(len(depths)), [str(d) for d in depths])
     ax.set_xlabel("width (units per layer; mean if per-layer)")
     ax.set_ylabel("depth (layers)")
-    ax.set_title(_fitted(title, fig), fontsize=9)
+    fig.suptitle(_fitted(title, fig), fontsize=9)
     fig.colorbar(image, ax=ax, label=done[0]["objective"])
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -181,7 +181,7 @@ def plot_budget(rows, path, title):
     ax.set_xticks(sorted({r["num_layers"] for r in done}))
     ax.legend()
     ax.grid(alpha=0.3)
-    ax.set_title(_fitted(title, fig), fontsize=9)
+    fig.suptitle(_fitted(title, fig), fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -190,8 +190,8 @@ def plot_budget(rows, path, title):
 
 def _fitted(title, fig, fontsize=9):
     """`title` wrapped to the figure's width, so that a small grid's
-    narrow heatmap does not cut it off (about 0.55 em per character)."""
-    per_line = max(20, int(fig.get_figwidth() * 72 / (0.55 * fontsize)))
+    narrow heatmap does not cut it off (about 0.62 em per character)."""
+    per_line = max(20, int(0.9 * fig.get_figwidth() * 72 / (0.62 * fontsize)))
     return "\n".join(
         textwrap.fill(line, per_line) for line in title.splitlines()
     )
