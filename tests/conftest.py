@@ -74,6 +74,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         folder = item.path.parent.name
         grid = item.get_closest_marker("grid")
+        if (
+            grid is None
+            and core
+            and hasattr(item, "callspec")
+            and "every_backend" not in item.keywords
+        ):
+            # Any other parametrized library test: JAX and PyTorch each run
+            # every other case (another half each), TensorFlow all.
+            grid = pytest.mark.grid(stride=2, core_only=True).mark
         if grid is not None and grid.kwargs.get("core_only") and not core:
             grid = None  # sampled on JAX and PyTorch only
         if grid is not None and not run_slow:
