@@ -117,7 +117,8 @@ def check_like_uninterrupted(out, reference):
     """The interrupted run's results are the uninterrupted run's."""
     metrics, model = results(out)
     expected, expected_model = results(reference)
-    assert epochs_logged(out) == list(range(EPOCHS))  # each epoch once
+    # Each epoch once, numbered from 1 as in the progress bar and plots.
+    assert epochs_logged(out) == list(range(1, EPOCHS + 1))
     assert metrics["epochs_run"] == EPOCHS
     assert metrics["train_seconds"] > 0
     for key in ("test_accuracy", "test_loss", "best_val_accuracy"):
@@ -155,10 +156,10 @@ def test_a_run_killed_at_every_phase_in_turn_ends_as_an_uninterrupted_one(
         trained_so_far += trained(output)
         if phase == "epoch:3":
             # Killed during epoch 3: epochs 1 and 2 are backed up.
-            assert epochs_logged(out) == [0, 1]
+            assert epochs_logged(out) == [1, 2]
             assert not (out / "model.keras").exists()
         else:
-            assert epochs_logged(out) == list(range(EPOCHS))
+            assert epochs_logged(out) == list(range(1, EPOCHS + 1))
         if phase == "after-metrics":
             assert (out / "metrics.json").is_file()
             assert (out / "backup").is_dir()
@@ -213,5 +214,5 @@ def test_a_second_job_on_a_running_folder_exits_2_and_the_first_finishes(
     finally:
         if first.poll() is None:
             kill(first)
-    assert epochs_logged(out) == list(range(EPOCHS))
+    assert epochs_logged(out) == list(range(1, EPOCHS + 1))
     assert json.loads((out / "metrics.json").read_text())["epochs_run"] == 5
