@@ -4,6 +4,7 @@
     python -m diagnostics gradients --quick
     python -m diagnostics probe --model runs/tagging/model.keras
     python -m diagnostics cost --quick
+    python -m diagnostics study depth --task seq2seq --quick
 
 Each tool writes PNG plots and its numbers (JSON and CSV) to `--output`,
 has a `--quick` mode, and prints one line and exits with code 2 on bad
@@ -16,4 +17,6 @@ TOOLS = {
     "stacks of several depths, and their loss curves",
     "probe": "linear probes on each frozen layer (and a ScalarMix of all)",
     "cost": "step time, latency, peak memory and parameters against depth",
+    "study": "the depth and fixed-budget studies: grid searches over depth "
+    "x seed (plain/residual/highway, or budgets) on a recipe's data",
 }

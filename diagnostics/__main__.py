@@ -11,6 +11,7 @@ MODULES = {
     "gradients": "diagnostics.gradients",
     "probe": "diagnostics.probing",
     "cost": "diagnostics.cost",
+    "study": "diagnostics.study",
 }
 
 

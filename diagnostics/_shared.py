@@ -32,13 +32,20 @@ def all_layers(stack, input_width):
 
 
 class Tagger:
-    """A tagger saved by `recipes.tagging`, opened up: words -> ids ->
-    embedding -> every layer's states."""
+    """A tagger saved by `recipes.tagging` (or, with
+    `classifiers=True`, a classifier saved by `recipes.classification`),
+    opened up: words -> ids -> embedding -> every layer's states."""
 
-    def __init__(self, path):
+    def __init__(self, path, classifiers=False):
         model, labels = common.load_init_model(
-            path, flag="--model", kind="tagger"
+            path, flag="--model", kind=None if classifiers else "tagger"
         )
+        self.kind = common.model_kind(model)
+        if self.kind is None:
+            raise common.RecipeError(
+                f"--model {path}: neither a tagger nor a classifier saved "
+                "by the recipes"
+            )
         self.model = model
         self.labels = labels
         self.path = str(path)
@@ -47,7 +54,7 @@ class Tagger:
             encoder = model.get_layer("encoder")
         except ValueError:
             raise common.RecipeError(
-                f"--model {path}: not a tagger saved by recipes.tagging "
+                f"--model {path}: not a {self.kind} saved by the recipes "
                 "(no 'vocabulary' and 'encoder' layers)"
             ) from None
         self.embedding = next(
@@ -108,8 +115,9 @@ class Tagger:
         return [np.concatenate(parts) for parts in per_layer]
 
 
-def tagger_parser(tool, doc):
-    """The argument parser of a tool that reads a saved tagger (`--model`)."""
+def tagger_parser(tool, doc, classifiers=False):
+    """The argument parser of a tool that reads a saved tagger (or, with
+    `classifiers`, a tagger or classifier) as `--model`."""
     import argparse
 
     parser = argparse.ArgumentParser(
@@ -119,7 +127,9 @@ def tagger_parser(tool, doc):
     parser.add_argument(
         "--model",
         default="runs/tagging/model.keras",
-        help="a model.keras saved by recipes.tagging (default: %(default)s)",
+        help="a model.keras saved by recipes.tagging"
+        + (" or recipes.classification" if classifiers else "")
+        + " (default: %(default)s)",
     )
     return parser
 

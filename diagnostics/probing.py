@@ -1,9 +1,12 @@
-"""Linear probes on each frozen layer of a trained tagger, and on a
-`zoo.ScalarMix` of all of them.
+"""Linear probes on each frozen layer of a trained tagger or classifier,
+and on a `zoo.ScalarMix` of all of them.
 
     python -m diagnostics probe --model runs/tagging/model.keras
+    python -m diagnostics probe --model runs/genre/model.keras  # a classifier
 
-The tagger saved by `recipes.tagging` is frozen; its states at every layer
+The model saved by `recipes.tagging` or `recipes.classification` (e.g. a
+`--dataset brown-genre` classifier, which never saw a tag) is frozen;
+its states at every layer
 (0: the word embedding, with the character vectors when the tagger has
 them; 1..L: the stack) are computed for sentences of the
 probing dataset (the tagging recipe's data flags: Brown by default, the
@@ -21,9 +24,10 @@ learns its mixing weights with the probe (ELMo's recipe). Properties:
 Writes to `--output`: `probe.csv` / `.json` (property, layer, accuracy,
 and each property's majority-class baseline), `probe.png` (accuracy
 against layer, the mix as a dashed line) and `summary.json` (with the
-learned mixing weights). The probed model is the tagger, so `pos` is
-close to what it was trained for: the interesting numbers are how the
-accuracy changes with depth, and the context properties.
+learned mixing weights, and per property the top layer, the best single
+layer and the mix side by side). Probing a POS tagger for `pos` asks it
+what it was trained for: probe a classifier (or a tagger of another tag
+set) to see what a stack learns about words that its task never named.
 """
 
 import collections
@@ -42,7 +46,7 @@ QUICK = {"train_sentences": 300, "test_sentences": 100, "epochs": 3}
 
 
 def parse(argv):
-    parser = _shared.tagger_parser("probe", __doc__)
+    parser = _shared.tagger_parser("probe", __doc__, classifiers=True)
     parser.add_argument("--output", default="runs/diagnostics/probe")
     parser.add_argument(
         "--properties",
@@ -156,7 +160,7 @@ def load_sentences(args):
 def main(argv=None):
     args = parse(argv)
     properties = check(args)
-    tagger = _shared.Tagger(args.model)
+    tagger = _shared.Tagger(args.model, classifiers=True)
     train, test, description = load_sentences(args)
     output = pathlib.Path(args.output)
     lock = _shared.lock_output(output)
@@ -229,6 +233,11 @@ def main(argv=None):
                 for prop in properties
             },
             "mix_weights": mixes,
+            "mix_vs_top": {
+                prop: _mix_vs_top(rows, prop, tagger.num_layers)
+                for prop in properties
+                if prop in mixes
+            },
         }
         common.write_json(output / "summary.json", summary)
         plot(
@@ -242,6 +251,20 @@ def main(argv=None):
         return summary
     finally:
         lock.release()
+
+
+def _mix_vs_top(rows, prop, num_layers):
+    """The mix's accuracy beside the top layer's and the best layer's."""
+    mine = {r["layer"]: r["accuracy"] for r in rows if r["property"] == prop}
+    layers = {k: v for k, v in mine.items() if k not in ("mix", 0)}
+    best = max(layers, key=layers.get)
+    return {
+        "mix": mine["mix"],
+        "top_layer": mine[num_layers],
+        "best_layer": best,
+        "best_layer_accuracy": mine[best],
+        "mix_minus_top": round(mine["mix"] - mine[num_layers], 4),
+    }
 
 
 def plot(rows, properties, num_layers, path, description):

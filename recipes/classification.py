@@ -200,13 +200,9 @@ class ClassificationTask(training.Task):
     def load_data(self, config):
         """`datasets.Data` of `(text, label)`, cut down by `--quick`."""
         data = datasets.load_classification(config)
-        if config.quick:
-            data.train, data.dev, data.test = (
-                common.quick_subset(part, n)
-                for part, n in zip(
-                    (data.train, data.dev, data.test), QUICK_EXAMPLES
-                )
-            )
+        data.train, data.dev, data.test = common.cut_splits(
+            (data.train, data.dev, data.test), config, QUICK_EXAMPLES
+        )
         return data
 
     def prepare(self, config):

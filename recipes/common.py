@@ -70,6 +70,8 @@ class _TrainingOptions:
     model: str = ""
     init_from: str = ""
     quick: bool = False
+    train_examples: int = 0
+    eval_examples: int = 0
     seed: int = 0
     epochs: int = 6
     batch_size: int = 32
@@ -114,6 +116,10 @@ STACK_HELP = {
     "run continues it)",
     "patience": "epochs without a better validation score before stopping",
     "quick": "a small subset and at most 2 epochs, for tests and demos",
+    "train_examples": "train on a seeded sample of this many training "
+    "examples (0: all; with --quick, the smaller of the two)",
+    "eval_examples": "validate and test on seeded samples of this many "
+    "examples each (0: all)",
     "init_from": "a model.keras saved by this recipe: train on from it "
     "(its vocabulary and labels), or only evaluate it with --epochs 0",
     "tensorboard": "write TensorBoard logs to OUTPUT/tensorboard",
@@ -412,6 +418,18 @@ def check_range(name, value, low=None, high=None):
         )
 
 
+def cut_splits(parts, config, quick_sizes):
+    """`(train, dev, test)` cut to `--quick`'s `quick_sizes` and to
+    `--train-examples` / `--eval-examples` (seeded samples, in order, by
+    `quick_subset`; the smaller size wins)."""
+    limits = (config.train_examples, config.eval_examples, config.eval_examples)
+    cut = []
+    for part, quick, limit in zip(parts, quick_sizes, limits):
+        sizes = [n for n in (quick if config.quick else 0, limit) if n]
+        cut.append(quick_subset(part, min(sizes)) if sizes else part)
+    return tuple(cut)
+
+
 def quick_subset(items, size, seed=0):
     """A seeded sample of `size` items (in their order), for `--quick`:
     a sample, not the first ones, so that every class and genre shows up.
@@ -485,6 +503,8 @@ def check_training(config):
     check_range("epochs", config.epochs, low=low_epochs)
     check_range("batch_size", config.batch_size, low=1)
     check_range("patience", config.patience, low=0)
+    check_range("train_examples", config.train_examples, low=0)
+    check_range("eval_examples", config.eval_examples, low=0)
     for name in STACK_FIELDS:
         # One value for all layers, or one per layer (as tuning writes them).
         value = getattr(config, name)

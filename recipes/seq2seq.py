@@ -223,11 +223,12 @@ def score(predictions, references):
 def load_data(config):
     entries = cmudict.load(stress=config.stress)
     parts = cmudict.split_words(entries)
-    if config.quick:
-        parts = tuple(
-            {w: part[w] for w in common.quick_subset(sorted(part), n)}
-            for part, n in zip(parts, QUICK_WORDS)
-        )
+    everything = [sorted(p) for p in parts]
+    words = common.cut_splits(everything, config, QUICK_WORDS)
+    parts = tuple(
+        part if kept is whole else {w: part[w] for w in kept}
+        for part, whole, kept in zip(parts, everything, words)
+    )
     return entries, parts
 
 

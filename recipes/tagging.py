@@ -261,13 +261,9 @@ class TaggingTask(training.Task):
 
     def load_data(self, config):
         data = datasets.load_tagging(config)
-        if config.quick:
-            data.train, data.dev, data.test = (
-                common.quick_subset(part, n)
-                for part, n in zip(
-                    (data.train, data.dev, data.test), QUICK_SENTENCES
-                )
-            )
+        data.train, data.dev, data.test = common.cut_splits(
+            (data.train, data.dev, data.test), config, QUICK_SENTENCES
+        )
         return data
 
     def prepare(self, config):

@@ -104,3 +104,29 @@ def stacked_model(input_dim, **stack_kwargs):
     inputs = keras.Input((None, input_dim))
     layer = zoo.layers.StackedRNN(**stack_kwargs)
     return keras.Model(inputs, layer(inputs)), layer
+
+
+def run_once(tmp_path_factory, name, make):
+    """`(make(folder)'s JSON result, folder)`, computed once per session.
+
+    A module-scoped fixture is not enough under pytest-xdist: the tests of
+    one `xdist_group` may still land on two workers, and a worker that
+    waits for its next test tears module fixtures down and sets them up
+    again (each of the diagnostics' fixtures ran twice). The first caller
+    runs `make` in a folder shared by the session's workers, under a file
+    lock; every later one reads the result it wrote."""
+    import fcntl
+    import os
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # shared by the workers of this session
+    folder = root / f"once-{name}"
+    folder.mkdir(parents=True, exist_ok=True)
+    done = folder / "result.json"
+    with open(folder / ".run-once.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.is_file():
+            result = make(folder)
+            done.write_text(json.dumps(result))
+        return json.loads(done.read_text()), folder

@@ -11,6 +11,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 import zoo
+from zoo._walk import iter_layers
 
 cells = st.sampled_from(["simple_rnn", "gru", "lstm"])
 
@@ -131,3 +132,27 @@ def test_count_params_is_linear_in_depth_at_fixed_width():
     )
     steps = np.diff(counts)
     assert (steps == steps[0]).all()  # one layer's worth per layer
+
+
+def test_width_for_budget_with_a_decoder_counts_both_seq2seq_stacks():
+    units = zoo.width_for_budget(
+        "lstm", 16, 2, 60_000, decoder=True, bidirectional=True
+    )
+    model = zoo.build_seq2seq(
+        30, 30, "lstm", 2, units, embedding_dim=16, bidirectional=True
+    )
+    model((np.ones((1, 4), "int32"), np.ones((1, 3), "int32")))
+    stacks = [
+        layer
+        for layer in iter_layers(model)
+        if isinstance(layer, zoo.StackedRNN)
+    ]
+    assert len(stacks) == 2
+    total = sum(stack.count_params() for stack in stacks)
+    assert abs(total - 60_000) / 60_000 < 0.03
+    # Without the decoder the one stack gets the whole budget: wider.
+    assert (
+        zoo.width_for_budget("lstm", 16, 2, 60_000, bidirectional=True) > units
+    )
+    with pytest.raises(ValueError, match="`decoder` must be True or False"):
+        zoo.width_for_budget("lstm", 16, 2, 60_000, decoder="yes")

@@ -25,9 +25,10 @@ SEARCHED_OPTIONS = (
     "dropout",
     "recurrent_dropout",
 )
-# The training settings searched with them: Adam's default learning rate
-# and `fit`'s default batch size.
-TRAINING_DEFAULTS = {"learning_rate": 1e-3, "batch_size": 32}
+# The training settings searched with them: Adam's default learning rate,
+# `fit`'s default batch size, and the seed of the initial weights and
+# dropout masks (searched, it makes replicates: `seed=0,1,2` in a grid).
+TRAINING_DEFAULTS = {"learning_rate": 1e-3, "batch_size": 32, "seed": 0}
 # The depth `zoo.StackedRNN` infers for `num_layers=None` (its default)
 # when no per-layer list gives one.
 INFERRED_DEPTH = 2
@@ -54,8 +55,11 @@ def _zoo_defaults():
 ZOO_DEFAULTS = _zoo_defaults()
 SEARCHABLE = tuple(ZOO_DEFAULTS)
 # `recurrent_dropout` is left out: it is the one option that takes LSTM and
-# GRU layers off the fused cuDNN kernel (and halves CPU speed).
-DEFAULT_SEARCH = tuple(n for n in SEARCHABLE if n != "recurrent_dropout")
+# GRU layers off the fused cuDNN kernel (and halves CPU speed); `seed` is
+# no hyperparameter to tune, only to repeat a trial with.
+DEFAULT_SEARCH = tuple(
+    n for n in SEARCHABLE if n not in ("recurrent_dropout", "seed")
+)
 DEFAULT_RANGES = {
     "cell": ("lstm", "gru"),
     "num_layers": (1, 4),
@@ -65,7 +69,16 @@ DEFAULT_RANGES = {
     "recurrent_dropout": (0.0, 0.5, 0.1),
     "learning_rate": (1e-4, 1e-2),
     "batch_size": (16, 32, 64),
+    "seed": (0, 2),
 }
+
+
+class Values(tuple):
+    """A range given as the values themselves (a keras-tuner `Choice`):
+    what a list in `ranges` becomes, e.g. `ranges={"num_layers": [1, 2, 4,
+    8]}`; a tuple is an interval `(min, max[, step])`."""
+
+
 # Per-trial facts added to each trial's metrics (and its History).
 FACTS = ("params", "stack_params", "width", "train_seconds")
 
@@ -92,6 +105,13 @@ class StackedRNNHyperModel(kt.HyperModel):
     | `recurrent_dropout` | Float (opt-in) | 0 .. 0.5 | 0.0 |
     | `learning_rate` | Float, log | 1e-4 .. 1e-2 | 1e-3 |
     | `batch_size` | Choice | 16, 32, 64 | 32 |
+    | `seed` | Int (opt-in) | 0 .. 2 | 0 |
+
+    A range given as a list (`ranges={"num_layers": [1, 2, 4, 8]}`) is
+    searched as those values (a `Choice`), so a grid (`keras_tuner.
+    GridSearch`) tries exactly them; `seed` in `search` repeats every
+    configuration with other initial weights and dropout masks (the data
+    order stays the one of the recipe's `--seed`).
 
     With `per_layer_units=True`, layer `i` (1-based) has its own width
     `units_i`, declared in `hp.conditional_scope("num_layers", [i, ...])`:
@@ -100,8 +120,10 @@ class StackedRNNHyperModel(kt.HyperModel):
     `zoo.width_for_budget` for its cell, depth and bidirectionality, so
     every trial's recurrent stack has about `budget_params` parameters
     (the embedding and the output layer are not counted; they do not
-    change with depth). `recurrent_dropout` is searched only when named in
-    `search`; every other option keeps LSTM and GRU on the fused kernel.
+    change with depth); for `"seq2seq"` the budget counts the encoder's
+    and the decoder's stacks together (`decoder=True`).
+    `recurrent_dropout` is searched only when named in `search`; every
+    other option keeps LSTM and GRU on the fused kernel.
 
     Each trial's History (and so its keras-tuner metrics) also records
     `params` (the whole model), `stack_params` (the recurrent stack, what
@@ -168,6 +190,9 @@ class StackedRNNHyperModel(kt.HyperModel):
         tunable=True,
     ):
         super().__init__(name=name, tunable=tunable)
+        stack_options = dict(stack_options or {})
+        if "seed" in stack_options:  # a fixed seed is the seed's default
+            defaults = {"seed": stack_options.pop("seed"), **(defaults or {})}
         if build_model is None:
             _check_choice("task", task, TASKS)
             _check_positive("num_outputs", num_outputs)
@@ -202,11 +227,6 @@ class StackedRNNHyperModel(kt.HyperModel):
                     "`budget_params` derives one width per trial; it cannot "
                     "be combined with per_layer_units=True."
                 )
-            if self.task == "seq2seq":
-                raise ValueError(
-                    "`budget_params` counts one recurrent stack; it is not "
-                    "supported for task='seq2seq' (encoder and decoder)."
-                )
             self._check_budget()
 
     # The space ---------------------------------------------------------
@@ -226,6 +246,10 @@ class StackedRNNHyperModel(kt.HyperModel):
         if name in SEARCHED_OPTIONS and zoo.options.get(name).type is bool:
             return hp.Boolean(name, default=bool(default))
         low_high = self.ranges[name]
+        if isinstance(low_high, Values):
+            choices = list(low_high)
+            default = default if default in choices else choices[0]
+            return hp.Choice(name, choices, default=default)
         if name in ("cell", "batch_size"):
             # The default (the baseline) when it is a choice, else the first.
             choices = list(low_high)
@@ -240,7 +264,7 @@ class StackedRNNHyperModel(kt.HyperModel):
                 sampling="log",
                 default=_clip(default, low, high),
             )
-        if name == "num_layers":
+        if name in ("num_layers", "seed"):
             low, high = low_high[:2]
             return hp.Int(name, low, high, default=_clip(default, low, high))
         low, high, step = _with_step(name, low_high)
@@ -274,9 +298,16 @@ class StackedRNNHyperModel(kt.HyperModel):
                 values["residual"],
             )
         elif self.per_layer_units and "units" in self.search:
-            low, high, step = _with_step("units", self.ranges["units"])
+            widths_range = self.ranges["units"]
+            if isinstance(widths_range, Values):
+                default = self.defaults["units"]
+                default = (
+                    default if default in widths_range else widths_range[0]
+                )
+            else:
+                low, high, step = _with_step("units", widths_range)
+                default = _snap(self.defaults["units"], low, high, step)
             maximum = self._max_layers()
-            default = _snap(self.defaults["units"], low, high, step)
             widths = []
             searched_depth = "num_layers" in self.search
             for i in range(1, maximum + 1):
@@ -286,9 +317,14 @@ class StackedRNNHyperModel(kt.HyperModel):
                         scope.enter_context(
                             hp.conditional_scope("num_layers", layers)
                         )
-                    width = hp.Int(
-                        f"units_{i}", low, high, step=step, default=default
-                    )
+                    if isinstance(widths_range, Values):
+                        width = hp.Choice(
+                            f"units_{i}", list(widths_range), default=default
+                        )
+                    else:
+                        width = hp.Int(
+                            f"units_{i}", low, high, step=step, default=default
+                        )
                 if i <= num_layers:
                     widths.append(width)
             values["units"] = widths
@@ -298,7 +334,8 @@ class StackedRNNHyperModel(kt.HyperModel):
 
     def _max_layers(self):
         if "num_layers" in self.search:
-            return int(self.ranges["num_layers"][1])
+            depths = self.ranges["num_layers"]
+            return int(max(depths) if isinstance(depths, Values) else depths[1])
         return int(self.defaults["num_layers"])
 
     def _budget_options(self, bidirectional, residual):
@@ -314,6 +351,7 @@ class StackedRNNHyperModel(kt.HyperModel):
             self.input_width,
             num_layers,
             self.budget_params,
+            decoder=self.task == "seq2seq",
             **self._budget_options(bidirectional, residual),
         )
 
@@ -330,12 +368,8 @@ class StackedRNNHyperModel(kt.HyperModel):
         )
         residual = "residual" in self.search or self.defaults["residual"]
         for cell in cells:
-            smallest = zoo.count_params(
-                cell,
-                self.input_width,
-                1,
-                num_layers=depth,
-                **self._budget_options(bidirectional, residual),
+            smallest = self._stack_count(
+                cell, 1, depth, bidirectional, residual
             )
             if smallest > self.budget_params:
                 raise ValueError(
@@ -349,21 +383,36 @@ class StackedRNNHyperModel(kt.HyperModel):
 
     def stack_params(self, choices):
         """Parameters of the recurrent stack (what the budget counts)."""
-        options = self._budget_options(
-            choices["bidirectional"], choices["residual"]
-        )
-        return zoo.count_params(
+        return self._stack_count(
             choices["cell"],
-            self.input_width,
             choices["units"],
-            num_layers=choices["num_layers"],
-            **options,
+            choices["num_layers"],
+            choices["bidirectional"],
+            choices["residual"],
         )
+
+    def _stack_count(self, cell, units, num_layers, bidirectional, residual):
+        """What the budget counts: the stack, and for seq2seq the decoder's
+        stack too (as `zoo.width_for_budget(decoder=True)` does)."""
+        options = self._budget_options(bidirectional, residual)
+        total = zoo.count_params(
+            cell, self.input_width, units, num_layers=num_layers, **options
+        )
+        if self.task == "seq2seq":
+            options.pop("bidirectional")
+            options.pop("merge_mode", None)
+            total += zoo.count_params(
+                cell, self.input_width, units, num_layers=num_layers, **options
+            )
+        return total
 
     # keras-tuner -------------------------------------------------------
 
     def build(self, hp):
         choices = self.choices(hp)
+        # Every trial starts from its seed: the same configuration and seed
+        # build the same initial weights, another seed makes a replicate.
+        keras.utils.set_random_seed(int(choices["seed"]))
         if self.build_model is not None:
             return self.build_model(choices)
         return self._build_head(choices)
@@ -380,6 +429,7 @@ class StackedRNNHyperModel(kt.HyperModel):
         stack = {
             **{k: choices[k] for k in SEARCHED_OPTIONS if k in choices},
             **fixed,
+            "seed": choices["seed"],
         }
         cell = stack.pop("cell")
         num_layers = stack.pop("num_layers")
@@ -475,11 +525,10 @@ class StackedRNNHyperModel(kt.HyperModel):
             "params": int(model.count_params()),
             "width": float(np.mean(widths)),
         }
-        if self.task != "seq2seq":
-            try:
-                facts["stack_params"] = int(self.stack_params(choices))
-            except (ValueError, KeyError):
-                pass
+        try:
+            facts["stack_params"] = int(self.stack_params(choices))
+        except (ValueError, KeyError):
+            pass
         return facts
 
 
@@ -529,6 +578,11 @@ def _check_defaults(defaults):
             len(units) if isinstance(units, list) else INFERRED_DEPTH
         )
     _check_positive("defaults['batch_size']", defaults["batch_size"])
+    seed = defaults["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(
+            f"`defaults['seed']` must be an integer >= 0; received {seed!r}."
+        )
     rate = defaults["learning_rate"]
     if (
         isinstance(rate, bool)
@@ -587,6 +641,9 @@ def _check_ranges(ranges):
             f"{sorted(DEFAULT_RANGES)}."
         )
     for name, value in ranges.items():
+        if isinstance(value, list) and name not in ("cell", "batch_size"):
+            ranges[name] = _check_values(name, value)
+            continue
         value = tuple(value)
         ranges[name] = value
         if not value:
@@ -634,6 +691,49 @@ def _check_ranges(ranges):
                 f"`ranges[{name!r}]` step must be > 0; received {value!r}."
             )
     return ranges
+
+
+def _check_values(name, values):
+    """A range given as its values (a list): each one checked as the
+    option's own value (`zoo.options`) or the training setting's."""
+    if not values or len(set(values)) != len(values):
+        raise ValueError(
+            f"`ranges[{name!r}]` as a list must name distinct values; "
+            f"received {values!r}."
+        )
+    kinds = {type(x) for x in values}
+    if len(kinds) != 1 or not kinds <= {int, float}:
+        raise ValueError(
+            f"`ranges[{name!r}]` as a list must hold numbers of one type; "
+            f"received {values!r}."
+        )
+    if name in ("num_layers", "units", "seed") and not all(
+        isinstance(x, int) for x in values
+    ):
+        raise ValueError(
+            f"`ranges[{name!r}]` entries must be integers; received {values!r}."
+        )
+    for value in values:
+        if name in SEARCHED_OPTIONS:
+            option = zoo.options.get(name)
+            try:
+                option.check_entry(name, value)
+            except ValueError:
+                raise ValueError(
+                    f"`ranges[{name!r}]` entries must lie in "
+                    f"{_interval(option)}; received {values!r}."
+                ) from None
+        elif name == "seed" and value < 0:
+            raise ValueError(
+                f"`ranges['seed']` entries must be integers >= 0; received "
+                f"{values!r}."
+            )
+        elif name == "learning_rate" and value <= 0:
+            raise ValueError(
+                f"`ranges['learning_rate']` entries must be > 0; received "
+                f"{values!r}."
+            )
+    return Values(values)
 
 
 def _interval(option):

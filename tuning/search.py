@@ -41,7 +41,7 @@ import typing
 
 from recipes import common
 
-TUNERS = ("random", "bayesian", "hyperband")
+TUNERS = ("random", "bayesian", "hyperband", "grid")
 TASKS = ("tagging", "classification", "seq2seq")
 STAMP = "search.json"
 # Options that may change between runs of one search.
@@ -63,7 +63,7 @@ RUN_ONLY = (
 class SearchOptions:
     task: str = "tagging"
     tuner: str = "random"
-    max_trials: int = 10
+    max_trials: int = 0
     budget_params: str = ""
     search: str = "cell,num_layers,units"
     cells: str = "lstm,gru"
@@ -85,19 +85,20 @@ class SearchOptions:
 HELP = {
     "task": "the recipe whose model and data are searched: " + ", ".join(TASKS),
     "tuner": "keras-tuner algorithm: " + ", ".join(TUNERS),
-    "max_trials": "number of trials (random, bayesian; hyperband sets its "
-    "own from the epochs)",
+    "max_trials": "number of trials; 0: 10 for random and bayesian, the "
+    "whole grid for grid (hyperband sets its own from the epochs)",
     "budget_params": "fixed parameter budget of the recurrent stack, e.g. "
     "400000, 400k or 1.6M: the width follows from depth and cell",
     "search": "comma-separated hyperparameters to search, from: "
     "cell, num_layers, units, bidirectional, residual, "
     "inter_layer_dropout, dropout, recurrent_dropout (leaves the fused "
-    "kernel), learning_rate, batch_size; the others keep the recipe's value",
+    "kernel), learning_rate, batch_size, seed (replicates: the initial "
+    "weights and dropout masks); the others keep the recipe's value",
     "cells": "comma-separated cells for `cell`",
-    "layers": "MIN:MAX depth for `num_layers`",
-    "widths": "MIN:MAX:STEP width for `units`",
-    "range": "NAME=MIN:MAX[:STEP] (numbers) or NAME=A,B,... (choices) for "
-    "any other searched name; repeatable",
+    "layers": "MIN:MAX depth for `num_layers`, or the depths A,B,...",
+    "widths": "MIN:MAX:STEP width for `units`, or the widths A,B,...",
+    "range": "NAME=MIN:MAX[:STEP] (numbers) or NAME=A,B,... (the values "
+    "themselves) for any other searched name; repeatable",
     "per_layer_units": "one width per layer (units_1, units_2, ...)",
     "directory": "where keras-tuner keeps its projects",
     "project_name": "the search's folder (default: TASK-DATASET, plus "
@@ -207,8 +208,16 @@ def ranges_of(options):
     and `--range`."""
     ranges = {
         "cell": tuple(c for c in options.cells.split(",") if c),
-        "num_layers": _integers("--layers", options.layers, (2,)),
-        "units": _integers("--widths", options.widths),
+        "num_layers": (
+            _values("--layers", options.layers, integers=True)
+            if "," in options.layers
+            else _integers("--layers", options.layers, (2,))
+        ),
+        "units": (
+            _values("--widths", options.widths, integers=True)
+            if "," in options.widths
+            else _integers("--widths", options.widths)
+        ),
     }
     for item in options.range:
         name, _, spec = item.partition("=")
@@ -227,9 +236,35 @@ def ranges_of(options):
                     _numbers("--range batch_size", v, (1,))[0] for v in values
                 )
             )
+        elif "," in spec:
+            ranges[name] = _values(
+                f"--range {name}", spec, integers=name in ("seed",)
+            )
         else:
             ranges[name] = _numbers(f"--range {name}", spec)
     return ranges
+
+
+def _values(flag, text, integers=False):
+    """`A,B,...` as a list of numbers: the values themselves, searched as
+    a keras-tuner Choice (`tuning.hypermodel.Values`)."""
+    try:
+        values = [
+            _numbers(flag, part.strip(), (1,))[0]
+            for part in text.split(",")
+            if part.strip()
+        ]
+    except common.RecipeError:
+        values = []
+    if not values:
+        raise common.RecipeError(
+            f"{flag} must be finite numbers A,B,...; received {text!r}"
+        )
+    if integers and not all(isinstance(v, int) for v in values):
+        raise common.RecipeError(
+            f"{flag} must be integers A,B,...; received {text!r}"
+        )
+    return values
 
 
 def project_dir(options, config):
@@ -303,7 +338,7 @@ def check(options):
             f"--tuner must be one of {', '.join(TUNERS)}; received "
             f"{options.tuner!r}"
         )
-    common.check_range("max_trials", options.max_trials, low=1)
+    common.check_range("max_trials", options.max_trials, low=0)
     common.check_range("workers", options.workers, low=1)
     common.check_range("max_retries", options.max_retries, low=0)
     common.check_range("chief_timeout", options.chief_timeout, low=1)
@@ -321,6 +356,14 @@ def make_hypermodel(problem, options):
             f"--model {config.model}: a search builds zoo.stacked_rnn "
             "stacks from the stack flags (--cell, --units, ...), not a "
             "registered backbone; leave --model out"
+        )
+    if options.budget_params and (
+        getattr(config, "decoder_layers", 0)
+        or getattr(config, "decoder_units", 0)
+    ):
+        raise common.RecipeError(
+            "--budget-params sets one depth and width for the encoder and "
+            "the decoder; leave --decoder-layers and --decoder-units at 0"
         )
     search = [s.strip() for s in options.search.split(",") if s.strip()]
     if options.budget_params and "units" in search:
@@ -381,12 +424,18 @@ def make_tuner(options, hypermodel, problem, project, epochs):
         return tuners.Hyperband(
             hypermodel, max_epochs=epochs, factor=3, **common
         )
+    if options.tuner == "grid":
+        # Every combination of the searched values once (in keras-tuner's
+        # order), or the first --max-trials of them.
+        return tuners.GridSearch(
+            hypermodel, max_trials=options.max_trials or None, **common
+        )
     cls = (
         tuners.RandomSearch
         if options.tuner == "random"
         else tuners.BayesianOptimization
     )
-    return cls(hypermodel, max_trials=options.max_trials, **common)
+    return cls(hypermodel, max_trials=options.max_trials or 10, **common)
 
 
 def main(argv=None):

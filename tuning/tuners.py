@@ -1,8 +1,11 @@
-"""keras-tuner's tuners, recording which worker ran each trial.
+"""keras-tuner's tuners, recording which worker ran each trial and how
+its epochs went.
 
 Each trial folder gets a `worker.json` (the tuner id, host and process),
 which `tuning.report` puts in the trial table: in a distributed search it
-shows how the trials were split across workers.
+shows how the trials were split across workers; and a `history.json`
+(every epoch's metrics, per execution, with the objective's name), since
+keras-tuner's own `trial.json` keeps only the best epoch's values.
 """
 
 import os
@@ -32,7 +35,23 @@ class _RecordWorker:
                 "started": time.time(),
             },
         )
-        return super().run_trial(trial, *args, **kwargs)
+        results = super().run_trial(trial, *args, **kwargs)
+        executions = results if isinstance(results, list) else [results]
+        common.write_json(
+            os.path.join(self.get_trial_dir(trial.trial_id), "history.json"),
+            {
+                "objective": self.oracle.objective.name,
+                "executions": [
+                    {
+                        name: [float(x) for x in values]
+                        for name, values in result.history.items()
+                    }
+                    for result in executions
+                    if hasattr(result, "history")
+                ],
+            },
+        )
+        return results
 
 
 class RandomSearch(_RecordWorker, kt.RandomSearch):
@@ -44,4 +63,8 @@ class BayesianOptimization(_RecordWorker, kt.BayesianOptimization):
 
 
 class Hyperband(_RecordWorker, kt.Hyperband):
+    pass
+
+
+class GridSearch(_RecordWorker, kt.GridSearch):
     pass

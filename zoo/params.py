@@ -109,7 +109,9 @@ def count_params(
     return total
 
 
-def width_for_budget(cell, input_dim, num_layers, budget, **stack_options):
+def width_for_budget(
+    cell, input_dim, num_layers, budget, *, decoder=False, **stack_options
+):
     """The uniform width whose stack comes closest to `budget` parameters.
 
     Use it to compare depths at a fixed size: deep-and-narrow against
@@ -120,8 +122,14 @@ def width_for_budget(cell, input_dim, num_layers, budget, **stack_options):
         input_dim: feature width entering the first layer.
         num_layers: depth of the stack.
         budget: target number of parameters.
+        decoder: also count a decoder stack of the same cell, depth and
+            width, unidirectional, on the same input width: the two
+            stacks of `zoo.build_seq2seq` (its attention, bridge,
+            embeddings and output layer are not counted).
         **stack_options: passed to `zoo.count_params` (e.g.
-            `bidirectional=True`, `residual=True`, `vocabulary_size=...`).
+            `bidirectional=True`, `residual=True`, `vocabulary_size=...`);
+            with `decoder=True`, `bidirectional` and `merge_mode` are the
+            encoder's only.
 
     Returns:
         The `units` (an `int` >= 1) minimising `|count_params - budget|`;
@@ -133,21 +141,37 @@ def width_for_budget(cell, input_dim, num_layers, budget, **stack_options):
     budget = v.check_positive_int("budget", budget)
     input_dim = v.check_positive_int("input_dim", input_dim)
     num_layers = v.check_positive_int("num_layers", num_layers)
+    if not isinstance(decoder, bool):
+        raise ValueError(
+            f"`decoder` must be True or False; received decoder={decoder!r}."
+        )
+    # The decoder of zoo.build_seq2seq: the shared options, one direction.
+    decoder_options = {
+        k: value
+        for k, value in stack_options.items()
+        if k not in ("bidirectional", "merge_mode", "vocabulary_size")
+    }
 
     def count(units):
-        return count_params(
+        total = count_params(
             cell,
             input_dim,
             units,
             num_layers=num_layers,
             **stack_options,
         )
+        if decoder:
+            total += count_params(
+                cell, input_dim, units, num_layers=num_layers, **decoder_options
+            )
+        return total
 
     smallest = count(1)
     if budget < smallest:
         raise ValueError(
             f"`budget`={budget} is below the smallest {num_layers}-layer "
-            f"{cell} stack on input_dim={input_dim} ({smallest} parameters "
+            f"{cell} {'encoder and decoder' if decoder else 'stack'} on "
+            f"input_dim={input_dim} ({smallest} parameters "
             "at units=1); raise the budget or lower num_layers."
         )
     # The count grows strictly with the width: find the first width at or

@@ -12,6 +12,7 @@ from diagnostics import activations
 from diagnostics import probing
 from recipes import common
 from recipes import tagging
+from tests.helpers import run_once
 from tests.recipes.test_tagging import tiny_config
 
 # One worker for the whole module: its module-scoped fixture (a run of the
@@ -24,11 +25,14 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def tagger(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tagger")
-    # The recipe's default tagger: words and their characters.
-    config = tiny_config(root, epochs=2, num_layers=3, char_features=True)
-    tagging.run(config)
-    return root / "out" / "model.keras", config.corpus_dir
+    def make(root):
+        # The recipe's default tagger: words and their characters.
+        config = tiny_config(root, epochs=2, num_layers=3, char_features=True)
+        tagging.run(config)
+        return config.corpus_dir
+
+    corpus, root = run_once(tmp_path_factory, "tagger", make)
+    return root / "out" / "model.keras", corpus
 
 
 def test_activation_trace_has_every_layer_and_token(tagger, tmp_path):
@@ -55,14 +59,17 @@ def test_activation_trace_has_every_layer_and_token(tagger, tmp_path):
 @pytest.fixture(scope="module")
 def probed(tagger, tmp_path_factory):
     model, corpus = tagger
-    output = tmp_path_factory.mktemp("probe")
-    summary = probing.main(
-        [
-            "--model", str(model), "--output", str(output), "--quick",
-            "--corpus-dir", corpus, "--properties", "pos,next-pos",
-            "--epochs", "2",
-        ]
-    )  # fmt: skip
+
+    def make(output):
+        return probing.main(
+            [
+                "--model", str(model), "--output", str(output), "--quick",
+                "--corpus-dir", corpus, "--properties", "pos,next-pos",
+                "--epochs", "2",
+            ]
+        )  # fmt: skip
+
+    summary, output = run_once(tmp_path_factory, "probe", make)
     return summary, json.loads((output / "probe.json").read_text()), output
 
 
@@ -86,6 +93,36 @@ def test_the_best_probe_beats_the_majority_class(probed):
     summary, rows, _ = probed
     pos = summary["accuracy"]["pos"]
     assert max(pos.values()) > rows[0]["majority_baseline"] + 0.1
+
+
+@pytest.mark.tf_tier  # the probe on a tagger runs on every backend above
+def test_a_classifiers_layers_are_probed_for_tags_it_never_saw(
+    tagger, tmp_path
+):
+    from recipes import classification
+    from tests.recipes import test_classification
+
+    _, corpus = tagger
+    config = test_classification.tiny_config(
+        tmp_path, num_layers=2, epochs=1, pooling="mean"
+    )
+    classification.run(config)
+    summary = probing.main(
+        [
+            "--model", str(tmp_path / "out" / "model.keras"),
+            "--output", str(tmp_path / "probe"), "--quick",
+            "--corpus-dir", corpus, "--properties", "pos", "--epochs", "1",
+        ]
+    )  # fmt: skip
+    assert list(summary["accuracy"]["pos"]) == ["0", "1", "2", "mix"]
+    versus = summary["mix_vs_top"]["pos"]
+    assert versus["top_layer"] == summary["accuracy"]["pos"]["2"]
+    assert versus["mix_minus_top"] == pytest.approx(
+        versus["mix"] - versus["top_layer"], abs=1e-4
+    )
+    # An activations trace needs a tagger (its tags): refused by name.
+    with pytest.raises(common.RecipeError, match="a tagger is needed"):
+        activations.main(["--model", str(tmp_path / "out" / "model.keras")])
 
 
 def test_inspect_bad_input_is_one_line(tagger, tmp_path):

@@ -12,6 +12,7 @@ import pytest
 import zoo
 from diagnostics import cost
 from recipes import common
+from tests.helpers import run_once
 
 # One worker for the whole module: its module-scoped fixture (a run of the
 # tool) then runs once, not once per xdist worker.
@@ -20,9 +21,11 @@ pytestmark = [pytest.mark.every_backend, pytest.mark.xdist_group("cost")]
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    output = tmp_path_factory.mktemp("cost")
-    result = cost.main(["--quick", "--output", str(output)])
-    return output, result
+    def make(folder):
+        return cost.main(["--quick", "--output", str(folder / "out")])
+
+    result, folder = run_once(tmp_path_factory, "cost", make)
+    return folder / "out", result
 
 
 def rows_of(result, sweep):
@@ -165,5 +168,6 @@ def test_recipes_inspect_still_runs_the_tools():
     assert done.returncode == 2
     # The last line: TensorFlow may log to stderr as it loads.
     assert done.stderr.strip().splitlines()[-1] == (
-        "error: unknown tool 'xray'; known: activations, gradients, probe, cost"
+        "error: unknown tool 'xray'; known: activations, gradients, probe, "
+        "cost, study"
     )

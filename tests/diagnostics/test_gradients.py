@@ -11,6 +11,7 @@ import pytest
 from diagnostics import _shared
 from diagnostics import gradients
 from recipes import common
+from tests.helpers import run_once
 
 # One worker for the whole module: its module-scoped fixture (a run of the
 # tool) then runs once, not once per xdist worker.
@@ -27,10 +28,13 @@ TINY = [
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    output = tmp_path_factory.mktemp("gradients")
-    result = gradients.main([*TINY, "--output", str(output)])
-    keras.backend.clear_session()
-    return result, output
+    def make(folder):
+        result = gradients.main([*TINY, "--output", str(folder / "out")])
+        keras.backend.clear_session()
+        return result
+
+    result, folder = run_once(tmp_path_factory, "gradients", make)
+    return result, folder / "out"
 
 
 def test_writes_tables_summary_and_plots(run):

@@ -96,6 +96,7 @@ def test_choices_are_listed_in_help_and_a_typo_fails_when_parsed():
         (["--dropout", "1"], "--dropout must be a float in [0, 1)"),
         (["--epochs", "three"], "--epochs must be an integer"),
         (["--residual", "yes"], "--residual takes no value or one of auto"),
+        (["--train-examples", "-1"], "--train-examples must be >= 0"),
     ],
 )
 def test_bad_flags_exit_2_with_one_line(argv, message, tmp_path, capsys):
@@ -248,3 +249,23 @@ def test_keras_options_are_flags_and_config_entries(tmp_path):
     )
     with pytest.raises(ValueError, match=r"`kernel_initializer\[1\]` must"):
         common.check_setting("kernel_initializer", ["ones", "nope"], str)
+
+
+def test_train_and_eval_examples_cut_each_split_to_a_seeded_sample(tmp_path):
+    from tests.recipes.test_tagging import tiny_config
+
+    full = tagging.TASK.load_data(tiny_config(tmp_path / "a"))
+    config = tiny_config(tmp_path / "b", train_examples=50, eval_examples=10)
+    cut = tagging.TASK.load_data(config)
+    assert (len(cut.train), len(cut.dev), len(cut.test)) == (50, 10, 10)
+    assert all(sentence in full.train for sentence in cut.train)
+    assert tagging.TASK.load_data(config).train == cut.train  # seeded
+    # With --quick the smaller size wins; 0 leaves a split whole.
+    both = dataclasses.replace(config, quick=True, eval_examples=0)
+    data = tagging.TASK.load_data(both)
+    assert len(data.train) == 50
+    assert len(data.dev) == min(len(full.dev), tagging.QUICK_SENTENCES[1])
+    _, parts = seq2seq.load_data(
+        seq2seq.Config(train_examples=100, eval_examples=20)
+    )
+    assert [len(part) for part in parts] == [100, 20, 20]

@@ -256,6 +256,7 @@ def test_the_defaults_are_the_zoo_options_defaults():
         *tuning.hypermodel.SEARCHED_OPTIONS,
         "learning_rate",
         "batch_size",
+        "seed",
     }
     hypermodel = tagger(
         search=[], defaults={"units": [8, 4], "num_layers": None}
@@ -302,14 +303,8 @@ def test_bad_problem_facts_are_rejected():
         tuning.StackedRNNHyperModel("tagging", num_outputs=3)
     with pytest.raises(ValueError, match="`task` must be one of"):
         tuning.StackedRNNHyperModel("ner", vocabulary_size=9, num_outputs=3)
-    with pytest.raises(ValueError, match="not supported for task='seq2seq'"):
-        tuning.StackedRNNHyperModel(
-            "seq2seq", vocabulary_size=9, num_outputs=9, budget_params=10**6
-        )
-    with pytest.raises(ValueError, match="not supported for task='seq2seq'"):
-        tuning.StackedRNNHyperModel(
-            "seq2seq", budget_params=10**6, build_model=lambda choices: None
-        )
+    with pytest.raises(ValueError, match="seed'\\]` must be an integer"):
+        tagger(defaults={"seed": -1})
 
 
 def test_searched_batch_size_needs_arrays_or_a_data_function():
@@ -345,3 +340,85 @@ def test_classification_and_seq2seq_heads_build_and_train_a_step():
     targets = rng.integers(1, 12, (8, 4))
     model.fit((x, targets), targets, epochs=1, verbose=0)
     assert isinstance(model, keras.Model)
+
+
+def test_a_list_range_searches_those_values_and_a_grid_tries_each(tmp_path):
+    hypermodel = tagger(
+        search=["num_layers", "seed"],
+        ranges={"num_layers": [1, 3], "seed": [0, 5]},
+        defaults={"units": 4},
+        embedding_dim=4,
+    )
+    hp = kt.HyperParameters()
+    hypermodel.choices(hp)
+    assert [type(x).__name__ for x in hp.space] == ["Choice", "Choice"]
+    assert hp.space[0].values == [1, 3]
+    rng = np.random.default_rng(0)
+    x, y = rng.integers(1, 40, (16, 5)), rng.integers(0, 5, (16, 5))
+    tuner = kt.GridSearch(
+        hypermodel, objective="val_accuracy", directory=str(tmp_path)
+    )
+    tuner.search(x, y, validation_data=(x, y), epochs=1, verbose=0)
+    tried = sorted(
+        (t.hyperparameters.get("num_layers"), t.hyperparameters.get("seed"))
+        for t in tuner.oracle.trials.values()
+    )
+    assert tried == [(1, 0), (1, 5), (3, 0), (3, 5)]
+
+
+def test_the_seed_sets_the_initial_weights():
+    hypermodel = tagger(
+        search=["seed"], ranges={"seed": [0, 1]}, defaults={"units": 4}
+    )
+
+    def weights(seed):
+        hp = kt.HyperParameters()
+        hp.Fixed("seed", seed)
+        return hypermodel.build(hp).get_weights()
+
+    first, again, other = weights(0), weights(0), weights(1)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    assert not all(np.array_equal(a, b) for a, b in zip(first, other))
+    assert "seed" not in tuning.DEFAULT_SEARCH
+
+
+def test_a_seq2seq_budget_counts_the_encoder_and_decoder():
+    hypermodel = tuning.StackedRNNHyperModel(
+        "seq2seq",
+        vocabulary_size=30,
+        num_outputs=30,
+        embedding_dim=16,
+        budget_params=40_000,
+        search=["num_layers"],
+        ranges={"num_layers": [1, 2]},
+    )
+    for depth in (1, 2):
+        hp = kt.HyperParameters()
+        hp.Fixed("num_layers", depth)
+        choices = hypermodel.choices(hp)
+        assert abs(hypermodel.stack_params(choices) - 40_000) / 40_000 < 0.05
+        model = hypermodel.build(hp)
+        model((np.ones((1, 4), "int32"), np.ones((1, 3), "int32")))
+        stacks = [
+            x for x in iter_layers(model) if isinstance(x, zoo.StackedRNN)
+        ]
+        assert sum(s.count_params() for s in stacks) == (
+            hypermodel.stack_params(choices)
+        )
+
+
+@pytest.mark.parametrize(
+    "ranges, message",
+    [
+        ({"num_layers": [0, 2]}, "must lie in [1, inf)"),
+        ({"num_layers": [2, 2]}, "distinct values"),
+        ({"num_layers": [1.5, 2.0]}, "must be integers"),
+        ({"seed": [-1]}, "integers >= 0"),
+        ({"seed": [0.5]}, "must be integers"),
+        ({"units": [8, "x"]}, "numbers of one type"),
+    ],
+)
+def test_bad_value_lists_are_rejected(ranges, message):
+    with pytest.raises(ValueError) as info:
+        tagger(ranges=ranges)
+    assert message in str(info.value)

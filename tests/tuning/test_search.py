@@ -221,7 +221,11 @@ def test_a_chief_that_fails_stops_the_launch(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--tuner", "grid"], "--tuner must be one of random, bayesian"),
+        (["--tuner", "sweep"], "--tuner must be one of random, bayesian"),
+        (["--layers", "1,x"], "--layers must be finite numbers A,B"),
+        (["--layers", "1,2.5"], "--layers must be integers A,B,..."),
+        (["--range", "seed=0,0"], "must name distinct values"),
+        (["--max-trials", "-1"], "--max-trials must be >= 0"),
         (["--task", "parsing"], "--task must be one of"),
         (["--layers", "4:1"], "--layers is empty: min 4 > max 1"),
         (["--widths", "8"], "--widths must be MIN:MAX[:STEP] finite numbers"),
