@@ -370,6 +370,8 @@ def summarise(rows, args, argv):
 
 def plot(rows, curves, summary, path):
     plt = _shared.pyplot()
+    from matplotlib.ticker import MaxNLocator
+
     groups = list(summary["groups"])
     fig, axes = plt.subplots(
         1, 1 + len(groups), figsize=(4.2 * (1 + len(groups)), 3.8)
@@ -417,6 +419,7 @@ def plot(rows, curves, summary, path):
             )
         ax.set_title(f"{group}: validation loss", fontsize=9)
         ax.set_xlabel("epoch")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     title = f"{summary['study']} study, {summary['task']}" + (

@@ -81,8 +81,8 @@ def pytest_collection_modifyitems(config, items):
             and "every_backend" not in item.keywords
         ):
             # Any other parametrized library test: JAX and PyTorch each run
-            # every other case (another half each), TensorFlow all.
-            grid = pytest.mark.grid(stride=2, core_only=True).mark
+            # every third case (another third each), TensorFlow all.
+            grid = pytest.mark.grid(stride=3, core_only=True).mark
         if grid is not None and grid.kwargs.get("core_only") and not core:
             grid = None  # sampled on JAX and PyTorch only
         if grid is not None and not run_slow:
@@ -93,7 +93,7 @@ def pytest_collection_modifyitems(config, items):
             grids[item.originalname] = index + 1
             stride = grid.kwargs.get("stride", 5)
             if core and not grid.kwargs.get("core_only"):
-                stride *= 2  # JAX and PyTorch compile each model: fewer
+                stride *= 3  # JAX and PyTorch compile each model: fewer
             if (index - offset) % stride:
                 item.add_marker(skip_grid)
         if (
