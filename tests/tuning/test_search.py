@@ -212,7 +212,7 @@ def test_a_chief_that_fails_stops_the_launch(tmp_path, monkeypatch):
     log = tmp_path / "log.txt"
     with log.open("w") as handle:
         code = distributed.launch(
-            ["--tuner", "grid"], 2, chief_timeout=120, log=handle
+            ["--tuner", "sweep"], 2, chief_timeout=120, log=handle
         )
     assert code == 2
     assert "the chief exited with 2 before serving" in log.read_text()
