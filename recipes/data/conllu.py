@@ -76,7 +76,7 @@ def read_conllu(path, column="upos"):
     head is: "left" of it, "right" of it, or "root").
 
     Raises:
-        ValueError: `column` is not "upos" or "xpos".
+        ValueError: `column` is not one of `COLUMNS`.
         DataError: the file is unreadable, not UTF-8, malformed (with file
             and line), has a token without a tag (`_`), or has no sentence.
     """
