@@ -59,7 +59,7 @@ def launch(
     ports = list(ports) if ports else processes.free_ports(workers)
     addresses = [f"127.0.0.1:{port}" for port in ports]
     with processes.Supervisor(
-        log=log, timeout=timeout, grace=grace, poll=poll
+        log=log, timeout=timeout, grace=grace, poll=poll, share_cores=workers
     ) as group:
         for index in range(workers):
             worker = group.start(

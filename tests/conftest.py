@@ -1,12 +1,34 @@
 import os
+import tempfile
 
-import keras
-import pytest
-
-# Tests are tiny; one thread per op keeps pytest-xdist workers from
-# fighting over the two cores.
+# Tests are tiny; one thread per op keeps pytest-xdist workers (and the
+# CLI processes that tests start, which inherit these) from fighting over
+# the cores. PyTorch's OpenMP threads suffer most: a second busy process
+# on a 2-core machine made a training step 3x slower with 2 threads, not
+# with 1 (see docs/limits.md). Set before any backend is imported.
 os.environ.setdefault("TF_NUM_INTEROP_THREADS", "1")
 os.environ.setdefault("TF_NUM_INTRAOP_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false")
+# JAX spends most of a small test compiling, and many tests (and the CLI
+# runs they start) compile the same programs: JAX's persistent cache
+# shares them across the session's workers and processes (a tiny tagger's
+# fit + predict: 5.1 s cold, 1.3 s from the cache).
+os.environ.setdefault(
+    "JAX_COMPILATION_CACHE_DIR",
+    os.path.join(
+        tempfile.gettempdir(), f"stacked-rnn-zoo-tests-jax-{os.getuid()}"
+    ),
+)
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+
+import keras  # noqa: E402
+import pytest  # noqa: E402
+
+if keras.backend.backend() == "torch":
+    import torch
+
+    torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
 
 def pytest_addoption(parser):

@@ -69,6 +69,32 @@ def test_children_get_the_environment_and_the_watchdog_variable():
     assert f"[a] x {os.getpid()} 1" in lines
 
 
+def test_children_share_the_cores_unless_the_user_set_the_threads():
+    cores = processes.cpu_count()
+    show = (
+        "import os; print(os.environ.get('OMP_NUM_THREADS'), "
+        "os.environ.get('TF_NUM_INTRAOP_THREADS'))"
+    )
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in processes.THREAD_VARIABLES
+    }
+    code, lines, _, _ = supervise(
+        ("a", show, {}), ("b", show, {}), env=environ, share_cores=2
+    )
+    assert code == 0, lines
+    share = str(max(1, cores // 2))
+    assert f"[a] {share} {share}" in lines and f"[b] {share} {share}" in lines
+    # A user's own setting wins; 0 leaves the pools alone.
+    code, lines, _, _ = supervise(
+        ("a", show, {}), env={**environ, "OMP_NUM_THREADS": "7"}, share_cores=64
+    )
+    assert "[a] 7 1" in lines, lines
+    code, lines, _, _ = supervise(("a", show, {}), env=environ)
+    assert "[a] None None" in lines, lines
+
+
 def test_one_failure_stops_the_others_and_is_the_exit_code():
     code, lines, (slow, failing), seconds = supervise(
         ("slow", "import time; time.sleep(60)", {}),

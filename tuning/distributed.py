@@ -127,6 +127,7 @@ def launch(
         poll=0.5,
         watchdog_env=ENV_LAUNCHER,
         kind="process",
+        share_cores=workers,  # the chief only hands out trials
     ) as group:
         group.say(f"chief on {address}, {workers} worker(s)")
         chief = group.start(CHIEF, command, {ENV_ID: CHIEF})
