@@ -1,6 +1,9 @@
 """What the inspection tools share: layer outputs of a saved stack,
 straight-line fits, plots (tables: `recipes.common.write_rows`)."""
 
+import json
+import pathlib
+
 import keras
 import numpy as np
 
@@ -105,13 +108,86 @@ class Tagger:
                 embedded = keras.ops.concatenate([embedded, spelled], axis=-1)
             mask = keras.ops.not_equal(ids, 0)
             outputs = self.all(embedded, mask=mask, training=False)
-            layers = [embedded, *outputs]
-            arrays = [keras.ops.convert_to_numpy(x) for x in layers]
-            if per_layer is None:
-                per_layer = [[] for _ in arrays]
-            for i, sentence in enumerate(batch):
-                for layer, array in zip(per_layer, arrays):
-                    layer.append(array[i, : len(sentence)])
+            per_layer = _gather(per_layer, [embedded, *outputs], batch)
+        return [np.concatenate(parts) for parts in per_layer]
+
+
+def _gather(per_layer, layers, rows):
+    """Appends each row's real steps (`len(rows[i])` of them) of every
+    layer's `(batch, steps, width)` output to `per_layer` (None: a new
+    list per layer); returns it."""
+    arrays = [keras.ops.convert_to_numpy(x) for x in layers]
+    if per_layer is None:
+        per_layer = [[] for _ in arrays]
+    for i, row in enumerate(rows):
+        for parts, array in zip(per_layer, arrays):
+            parts.append(array[i, : len(row)])
+    return per_layer
+
+
+def is_g2p_run(path):
+    """Whether `path` is a run of `recipes.seq2seq`: its folder, or a
+    model file beside the run's `vocab.json`."""
+    path = pathlib.Path(path)
+    folder = path if path.is_dir() else path.parent
+    return (folder / "vocab.json").is_file()
+
+
+class Speller:
+    """A G2P model saved by `recipes.seq2seq` (its folder, with
+    `model.keras` and `vocab.json`), opened up: a word's letters -> ids ->
+    the source embedding -> every encoder layer's states."""
+
+    def __init__(self, path):
+        from recipes import seq2seq
+
+        path = pathlib.Path(path)
+        folder = path if path.is_dir() else path.parent
+        model_file = folder / "model.keras" if path.is_dir() else path
+        if not model_file.is_file():
+            raise common.RecipeError(f"--model {path}: no model.keras there")
+        try:
+            model = keras.saving.load_model(
+                model_file, safe_mode=True, compile=False
+            )
+        except Exception as error:  # noqa: BLE001 - any load failure
+            first = str(error).strip().splitlines()[:1]
+            raise common.RecipeError(
+                f"--model {model_file}: cannot load it ({''.join(first)})"
+            ) from None
+        if not isinstance(model, zoo.Seq2Seq):
+            raise common.RecipeError(
+                f"--model {path}: beside vocab.json, but not a zoo.Seq2Seq "
+                f"saved by recipes.seq2seq (a {type(model).__name__})"
+            )
+        self.model = model
+        self.path = str(path)
+        self.vocab = seq2seq.Vocabulary.from_json(
+            json.loads((folder / "vocab.json").read_text())
+        )
+        self.embedding = model.get_layer(f"{model.name}_source_embedding")
+        self.stack = model.get_layer(f"{model.name}_encoder")
+        self.all = all_layers(self.stack, self.embedding.output_dim)
+
+    @property
+    def num_layers(self):
+        return len(self.stack.layer_specs)
+
+    def states(self, words, batch_size=256):
+        """Per layer (0: the letter embedding; 1..L: the encoder's
+        layers), one `(letters, width)` array with the states of every
+        letter of `words` (each a string or a list of letters), in order."""
+        per_layer = None
+        for start in range(0, len(words), batch_size):
+            batch = [
+                self.vocab.encode_word(w) for w in words[start:][:batch_size]
+            ]
+            ids = np.zeros((len(batch), max(map(len, batch))), "int32")
+            for row, letters in enumerate(batch):
+                ids[row, : len(letters)] = letters
+            embedded = self.embedding(ids, training=False)
+            outputs = self.all(embedded, mask=ids != 0, training=False)
+            per_layer = _gather(per_layer, [embedded, *outputs], batch)
         return [np.concatenate(parts) for parts in per_layer]
 
 

@@ -3,6 +3,7 @@ and on a `zoo.ScalarMix` of all of them.
 
     python -m diagnostics probe --model runs/tagging/model.keras
     python -m diagnostics probe --model runs/genre/model.keras  # a classifier
+    python -m diagnostics probe --model runs/seq2seq  # a G2P encoder
 
 The model saved by `recipes.tagging` or `recipes.classification` (e.g. a
 `--dataset brown-genre` classifier, which never saw a tag) is frozen;
@@ -25,6 +26,23 @@ learns its mixing weights with the probe (ELMo's recipe). Properties:
   is to the left, to the right, or it is the root. Syntax, read from a
   treebank: `--dataset turkish-ud` or `conllu` (your files).
 
+A G2P run of `recipes.seq2seq` (`--model` its folder, with `vocab.json`)
+is probed letter by letter: layer 0 is the letter embedding, 1..L the
+encoder's layers, over words of CMUdict's train and test splits (the
+recipe's split). `--train-sentences` / `--test-sentences` then count
+words. Properties, from the letter's phoneme:
+
+- `phoneme-class`: vowel, stop, affricate, fricative, nasal, liquid or
+  glide: mostly the letter itself, with context for the ambiguous ones
+  (`c`, `g`, `y`, ...);
+- `stress`: for letters read as vowels, whether the vowel carries primary,
+  secondary or no stress: a property of the whole word.
+
+CMUdict does not align letters to phonemes; the probe uses the words with
+as many letters as phonemes (about a third of the dictionary) and pairs
+them in order, which is right for most of them (`cat`: K AE T) and wrong
+for a few (`axe`: AE K S).
+
 Writes to `--output`: `probe.csv` / `.json` (property, layer, accuracy,
 and each property's majority-class baseline), `probe.png` (accuracy
 against layer, the mix as a dashed line) and `summary.json` (with the
@@ -46,9 +64,25 @@ from recipes import common
 from recipes import datasets
 from recipes import tagging
 
-PROPERTIES = ("pos", "prev-pos", "next-pos", "deprel", "head-direction")
+PROPERTIES = (
+    "pos", "prev-pos", "next-pos", "deprel", "head-direction",
+    "phoneme-class", "stress",
+)  # fmt: skip
 # Read from the treebank's own columns, not derived from the tags.
 SYNTAX = ("deprel", "head-direction")
+# A G2P encoder's, per letter.
+LETTERS = ("phoneme-class", "stress")
+PHONEME_CLASSES = {
+    "vowel": "AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW",
+    "stop": "B D G K P T",
+    "affricate": "CH JH",
+    "fricative": "DH F HH S SH TH V Z ZH",
+    "nasal": "M N NG",
+    "liquid": "L R",
+    "glide": "W Y",
+}
+CLASS_OF = {p: c for c, ps in PHONEME_CLASSES.items() for p in ps.split()}
+STRESS = {"0": "unstressed", "1": "primary", "2": "secondary"}
 QUICK = {"train_sentences": 300, "test_sentences": 100, "epochs": 3}
 
 
@@ -58,7 +92,8 @@ def parse(argv):
     parser.add_argument(
         "--properties",
         help="comma-separated, from: " + ", ".join(PROPERTIES) + " (default: "
-        "pos,prev-pos,next-pos, and deprel,head-direction on a treebank)",
+        "pos,prev-pos,next-pos, and deprel,head-direction on a treebank; "
+        "phoneme-class,stress for a G2P run)",
     )
     parser.add_argument("--train-sentences", type=int, default=4000)
     parser.add_argument("--test-sentences", type=int, default=1000)
@@ -90,11 +125,14 @@ def parse(argv):
     return args
 
 
-def check(args):
+def check(args, g2p=False):
+    """The properties to probe; `g2p`: `--model` is a G2P run."""
     treebank = args.dataset in datasets.TREEBANKS
     if args.properties is None:
         args.properties = ",".join(
-            p for p in PROPERTIES if treebank or p not in SYNTAX
+            p
+            for p in PROPERTIES
+            if (p in LETTERS) == g2p and (treebank or p not in SYNTAX)
         )
     properties = [p for p in args.properties.split(",") if p]
     unknown = sorted(set(properties) - set(PROPERTIES))
@@ -102,6 +140,18 @@ def check(args):
         raise common.RecipeError(
             f"--properties must be some of {', '.join(PROPERTIES)}; "
             f"received {args.properties!r}"
+        )
+    wrong = [p for p in properties if (p in LETTERS) != g2p]
+    if wrong:
+        raise common.RecipeError(
+            f"--properties {wrong[0]} is for "
+            + (
+                "a tagger or classifier; a G2P run takes "
+                if g2p
+                else "a G2P run (--model a recipes.seq2seq folder); "
+                "a tagger or classifier takes "
+            )
+            + ", ".join(p for p in PROPERTIES if (p in LETTERS) == g2p)
         )
     syntax = [p for p in properties if p in SYNTAX]
     if syntax and not treebank:
@@ -116,9 +166,11 @@ def check(args):
 
 
 def targets(sentences, prop, syntax=None):
-    """One label per token of `sentences` for property `prop`; `syntax`:
-    `{property: per-sentence labels}` for the treebank's columns."""
-    if prop in SYNTAX:
+    """One label per token of `sentences` for property `prop` (None: the
+    token has none, e.g. a consonant's stress); `syntax`: `{property:
+    per-sentence labels}` for those read from the data's own columns (a
+    treebank's, or a G2P probe's letters)."""
+    if prop in SYNTAX or prop in LETTERS:
         return [label for labels in syntax[prop] for label in labels]
     labels = []
     for _, tags in sentences:
@@ -199,16 +251,69 @@ def load_sentences(args, properties=()):
     return train, test, data.description, syntax
 
 
+def load_letters(args):
+    """`(train, test, description, columns)` as `load_sentences`, for a
+    G2P encoder: words of CMUdict's train and test splits (as the recipe
+    splits it) whose letters pair one to one with their first
+    pronunciation's phonemes, as `(letters, phonemes)`, and per property
+    `{"train": labels, "test": labels}` per word."""
+    from recipes.data import cmudict
+
+    entries = cmudict.load(stress=True)
+    parts = []
+    for part in cmudict.split_words(entries)[::2]:  # train, test
+        parts.append(
+            [
+                (list(word), variants[0])
+                for word, variants in sorted(part.items())
+                if word.isalpha() and len(word) == len(variants[0])
+            ]
+        )
+    train = common.quick_subset(parts[0], args.train_sentences, args.seed)
+    test = common.quick_subset(parts[1], args.test_sentences, args.seed)
+    if not train or not test:
+        raise common.RecipeError(
+            "the dictionary has no word whose letters pair one to one with "
+            "its phonemes in its train or test split"
+        )
+    columns = {"train": {}, "test": {}}
+    for part, words in (("train", train), ("test", test)):
+        columns[part]["phoneme-class"] = [
+            [CLASS_OF.get(p.rstrip("012"), "other") for p in phones]
+            for _, phones in words
+        ]
+        columns[part]["stress"] = [
+            [STRESS.get(p[-1]) for p in phones] for _, phones in words
+        ]
+    description = (
+        f"CMUdict letters ({len(train)} train, {len(test)} test words with "
+        "as many letters as phonemes)"
+    )
+    return train, test, description, columns
+
+
+def _known(labels):
+    """Indices of the tokens that have a label, or None when all have."""
+    keep = [i for i, label in enumerate(labels) if label is not None]
+    return None if len(keep) == len(labels) else np.array(keep, "int64")
+
+
 def main(argv=None):
     args = parse(argv)
-    properties = check(args)
-    tagger = _shared.Tagger(args.model, classifiers=True)
-    train, test, description, syntax = load_sentences(args, properties)
+    g2p = _shared.is_g2p_run(args.model)
+    properties = check(args, g2p)
+    if g2p:
+        tagger = _shared.Speller(args.model)
+        train, test, description, syntax = load_letters(args)
+    else:
+        tagger = _shared.Tagger(args.model, classifiers=True)
+        train, test, description, syntax = load_sentences(args, properties)
     output = pathlib.Path(args.output)
     lock = _shared.lock_output(output)
     try:
         print(
-            f"states of {len(train)} train and {len(test)} test sentences, "
+            f"states of {len(train)} train and {len(test)} test "
+            f"{'words' if g2p else 'sentences'}, "
             f"{tagger.num_layers + 1} layers"
         )
         train_states = tagger.states([words for words, _ in train])
@@ -217,6 +322,16 @@ def main(argv=None):
         for prop in properties:
             train_labels = targets(train, prop, syntax["train"])
             test_labels = targets(test, prop, syntax["test"])
+            # Tokens without this property (a consonant's stress) sit out.
+            keep_train, keep_test = _known(train_labels), _known(test_labels)
+            train_labels = [t for t in train_labels if t is not None]
+            test_labels = [t for t in test_labels if t is not None]
+            train_layers = [
+                x if keep_train is None else x[keep_train] for x in train_states
+            ]
+            test_layers = [
+                x if keep_test is None else x[keep_test] for x in test_states
+            ]
             names = sorted(set(train_labels) | set(test_labels))
             ids = {name: i for i, name in enumerate(names)}
             train_y = np.array([ids[t] for t in train_labels])
@@ -224,7 +339,7 @@ def main(argv=None):
             majority = collections.Counter(train_labels).most_common(1)[0][0]
             baseline = float(np.mean([t == majority for t in test_labels]))
             for layer, (train_x, test_x) in enumerate(
-                zip(train_states, test_states)
+                zip(train_layers, test_layers)
             ):
                 accuracy, _ = fit_probe(
                     train_x, train_y, test_x, test_y, len(names), args.epochs,
@@ -238,11 +353,11 @@ def main(argv=None):
                         "majority_baseline": round(baseline, 4),
                     }
                 )
-                print(f"{prop:>9}  layer {layer}: {accuracy:.4f}")
+                print(f"{prop:>13}  layer {layer}: {accuracy:.4f}")
             widths = {x.shape[1] for x in train_states[1:]}
             if len(train_states) > 2 and len(widths) == 1:
                 accuracy, weights = fit_probe(
-                    train_states[1:], train_y, test_states[1:], test_y,
+                    train_layers[1:], train_y, test_layers[1:], test_y,
                     len(names), args.epochs, args.seed,
                 )  # fmt: skip
                 rows.append(
@@ -255,7 +370,7 @@ def main(argv=None):
                 )
                 mixes[prop] = weights
                 print(
-                    f"{prop:>9}  ScalarMix: {accuracy:.4f} (weights {weights})"
+                    f"{prop:>13}  ScalarMix: {accuracy:.4f} (weights {weights})"
                 )
         common.write_rows(rows, output, "probe")
         summary = {

@@ -13,6 +13,8 @@ from diagnostics import probing
 from recipes import common
 from recipes import tagging
 from tests.helpers import run_once
+from tests.recipes.test_seq2seq_recipe import tiny_config as tiny_g2p
+from tests.recipes.test_seq2seq_recipe import write_dictionary
 from tests.recipes.test_tagging import tiny_config
 
 # One worker for the whole module: its module-scoped fixture (a run of the
@@ -196,7 +198,9 @@ def test_probes_read_syntax_from_a_treebank(tagger, tmp_path):
         ]
     )  # fmt: skip
     # On a treebank the default properties include the two syntactic ones.
-    assert list(summary["accuracy"]) == list(probing.PROPERTIES)
+    assert list(summary["accuracy"]) == [
+        p for p in probing.PROPERTIES if p not in probing.LETTERS
+    ]
     rows = json.loads((tmp_path / "probe" / "probe.json").read_text())
     heads = [r for r in rows if r["property"] == "head-direction"]
     assert [r["layer"] for r in heads] == [0, 1, 2, 3, "mix"]
@@ -210,3 +214,40 @@ def test_probes_read_syntax_from_a_treebank(tagger, tmp_path):
     # Syntax needs a treebank: refused on Brown, in one line.
     with pytest.raises(common.RecipeError, match="deprel needs a treebank"):
         probing.main(["--model", str(model), "--properties", "pos,deprel"])
+
+
+@pytest.mark.tf_tier  # the probe itself runs on every backend above
+def test_a_g2p_encoders_letters_are_probed_for_their_phonemes(
+    tmp_path, monkeypatch
+):
+    from recipes import seq2seq
+    from recipes.data import cmudict
+
+    path = write_dictionary(tmp_path / "cmudict.dict", words=300)
+    monkeypatch.setattr(
+        cmudict,
+        "load",
+        lambda stress=False, **kw: cmudict.read_cmudict(path, stress=stress),
+    )
+    config = tiny_g2p(tmp_path, num_layers=2, epochs=4)
+    seq2seq.TASK.run(config)
+    output = tmp_path / "probe"
+    summary = probing.main(
+        ["--model", config.output, "--output", str(output), "--quick",
+         "--epochs", "4"]
+    )  # fmt: skip
+    assert list(summary["accuracy"]) == ["phoneme-class", "stress"]
+    rows = json.loads((output / "probe.json").read_text())
+    classes = [r for r in rows if r["property"] == "phoneme-class"]
+    assert [r["layer"] for r in classes] == [0, 1, 2, "mix"]
+    # In the written dictionary each letter is one phoneme: a, e and o
+    # vowels, b, d and k stops; the embedding alone tells them apart.
+    assert classes[0]["accuracy"] > classes[0]["majority_baseline"]
+    # Stress is probed on vowel letters only: e and o (primary) against
+    # a (unstressed); consonants sit out of that probe.
+    stress = [r for r in rows if r["property"] == "stress"]
+    assert 0.5 <= stress[0]["majority_baseline"] < 1
+    assert summary["test_tokens"] > 0
+    # Tagger properties are refused for a G2P run, in one line.
+    with pytest.raises(common.RecipeError, match="pos is for a tagger"):
+        probing.main(["--model", config.output, "--properties", "pos"])
