@@ -9,6 +9,7 @@ import numpy as np
 
 import zoo
 from recipes import common
+from recipes import seq2seq
 from zoo._walk import iter_layers
 
 
@@ -139,8 +140,6 @@ class Speller:
     the source embedding -> every encoder layer's states."""
 
     def __init__(self, path):
-        from recipes import seq2seq
-
         path = pathlib.Path(path)
         folder = path if path.is_dir() else path.parent
         model_file = folder / "model.keras" if path.is_dir() else path

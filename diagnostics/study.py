@@ -16,7 +16,9 @@ sets the initial weights and dropout masks; the data order is the
 recipe's). A trial trains exactly the model that `python -m recipes.TASK`
 would train with the same flags, early-stopped on the recipe's validation
 objective; every other flag (`--units`, `--epochs`, `--train-examples`,
-`--cell`, ...) goes to the recipe as it does in `tuning.search`.
+`--cell`, ...) goes to the recipe as it does in `tuning.search`; a
+budget study also takes the stack's `--residual` / `--highway` (the
+recipe's default otherwise), which the depth study sets per variant.
 
 Its score is keras-tuner's: the best validation objective of its epochs
 (`val_accuracy` for POS tagging and teacher-forced G2P, `val_macro_f1`
@@ -63,13 +65,12 @@ OWN_FLAGS = (
     "--project-name",
     "--budget-params",
     "--max-trials",
-    "--residual",
-    "--no-residual",
-    "--highway",
-    "--no-highway",
     "--distributed",
     "--overwrite",
 )
+# What the depth study sets per variant; a budget study passes them on
+# (`--residual` for residual stacks at every width).
+VARIANT_FLAGS = ("--residual", "--no-residual", "--highway", "--no-highway")
 DEFAULTS = {
     "depth": {"depths": "1,2,3,4,6,8", "groups": "plain,residual"},
     "budget": {"depths": "1,2,3,4,6", "groups": "50k,200k"},
@@ -131,7 +132,8 @@ def parse(argv):
             f"the study must be one of {', '.join(KINDS)}; received "
             f"{args.kind!r}"
         )
-    mine = [f for f in rest if f.split("=")[0] in OWN_FLAGS]
+    own = OWN_FLAGS + (VARIANT_FLAGS if args.kind == "depth" else ())
+    mine = [f for f in rest if f.split("=")[0] in own]
     if mine:
         raise common.RecipeError(
             f"{mine[0].split('=')[0]} is set by the study itself; use "

@@ -109,9 +109,16 @@ def test_budget_study_keeps_each_stack_near_its_budget(tmp_path):
     summary = study.main(
         [
             "budget", "--quick", "--budgets", "3k,6k", "--seeds", "0",
-            "--output", str(output), *tiny(tmp_path),
+            "--output", str(output), "--no-residual", *tiny(tmp_path),
         ]
     )  # fmt: skip
+    # The stack's own flags reach every budget's search (the tagger's
+    # default is residual).
+    for group in ("3k", "6k"):
+        stamp = json.loads(
+            (output / "searches" / group / "search.json").read_text()
+        )
+        assert stamp["recipe"]["residual"] is False
     rows = json.loads((output / "trials.json").read_text())
     assert sorted((r["group"], r["depth"]) for r in rows) == [
         ("3k", 1), ("3k", 2), ("6k", 1), ("6k", 2),
@@ -129,6 +136,7 @@ def test_budget_study_keeps_each_stack_near_its_budget(tmp_path):
     [
         (["width"], "the study must be one of depth, budget"),
         (["depth", "--tuner", "random"], "--tuner is set by the study"),
+        (["depth", "--residual"], "--residual is set by the study"),
         (["depth", "--depths", "1,x"], "--depths must be distinct integers"),
         (["depth", "--depths", "0,2"], "--depths must be >= 1"),
         (["depth", "--variants", "deep"], "--variants must be some of"),
