@@ -9,6 +9,7 @@ import numpy as np
 
 import zoo
 from recipes import common
+from recipes import pipeline
 from recipes import seq2seq
 from zoo._walk import iter_layers
 
@@ -143,17 +144,7 @@ class Speller:
         path = pathlib.Path(path)
         folder = path if path.is_dir() else path.parent
         model_file = folder / "model.keras" if path.is_dir() else path
-        if not model_file.is_file():
-            raise common.RecipeError(f"--model {path}: no model.keras there")
-        try:
-            model = keras.saving.load_model(
-                model_file, safe_mode=True, compile=False
-            )
-        except Exception as error:  # noqa: BLE001 - any load failure
-            first = str(error).strip().splitlines()[:1]
-            raise common.RecipeError(
-                f"--model {model_file}: cannot load it ({''.join(first)})"
-            ) from None
+        model = common.load_saved_model(model_file, "--model")
         if not isinstance(model, zoo.Seq2Seq):
             raise common.RecipeError(
                 f"--model {path}: beside vocab.json, but not a zoo.Seq2Seq "
@@ -181,9 +172,7 @@ class Speller:
             batch = [
                 self.vocab.encode_word(w) for w in words[start:][:batch_size]
             ]
-            ids = np.zeros((len(batch), max(map(len, batch))), "int32")
-            for row, letters in enumerate(batch):
-                ids[row, : len(letters)] = letters
+            ids = pipeline.pad(batch)
             embedded = self.embedding(ids, training=False)
             outputs = self.all(embedded, mask=ids != 0, training=False)
             per_layer = _gather(per_layer, [embedded, *outputs], batch)

@@ -615,6 +615,21 @@ def model_kind(model):
     return {3: "tagger", 2: "classifier"}.get(rank)
 
 
+def load_saved_model(path, flag):
+    """`keras.saving.load_model(path, safe_mode=True, compile=False)`, its
+    failures one line that names `flag`."""
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise RecipeError(f"{flag} {path}: no such file")
+    try:
+        return keras.saving.load_model(path, safe_mode=True, compile=False)
+    except Exception as error:  # noqa: BLE001 - any load failure
+        first = str(error).strip().splitlines()[:1]
+        raise RecipeError(
+            f"{flag} {path}: cannot load ({first[0] if first else error})"
+        ) from None
+
+
 def load_init_model(path, flag="--init-from", kind=None):
     """A model saved by a recipe, with its `LabelNames` layer's labels;
     errors name `flag`, where the path came from. `kind` (`"tagger"` or
@@ -623,15 +638,7 @@ def load_init_model(path, flag="--init-from", kind=None):
     import recipes.layers  # noqa: F401 - the first release's LabelNames
 
     path = pathlib.Path(path)
-    if not path.is_file():
-        raise RecipeError(f"{flag} {path}: no such file")
-    try:
-        model = keras.saving.load_model(path, safe_mode=True, compile=False)
-    except Exception as error:  # noqa: BLE001 - any load failure
-        first = str(error).strip().splitlines()[:1]
-        raise RecipeError(
-            f"{flag} {path}: cannot load ({first[0] if first else error})"
-        ) from None
+    model = load_saved_model(path, flag)
     try:
         labels = model.get_layer("labels").labels
     except ValueError:
