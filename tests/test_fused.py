@@ -94,15 +94,14 @@ def test_candidate_runs(kwargs, runs):
     assert fused.candidate_runs(_stack(model)) == runs
 
 
-def test_plan_falls_back_for_masks_states_and_dropout():
+def test_plan_falls_back_for_masks_and_dropout():
     model = zoo.stacked_lstm(3, 4, input_dim=5, dropout=0.1)
     stack = _stack(model)
     left_padded = np.array([[0, 1, 1], [1, 1, 1]], bool)
     assert fused.plan(stack, left_padded, None, False, "float32") == ({}, None)
-    assert fused.plan(stack, None, [[0, 0]] * 3, False, "float32") == (
-        {},
-        None,
-    )
+    # Initial states: fused on PyTorch only (nn.LSTM's hx).
+    states = fused.plan(stack, None, [[0, 0]] * 3, False, "float32")
+    assert states == ({0: 3} if BACKEND == "torch" else {}, None)
     training = fused.plan(stack, None, None, True, "float32")
     # Input dropout cuts the run before each layer that has it.
     assert training == ({0: 1, 1: 2, 2: 3} if BACKEND == "torch" else {}, None)
@@ -206,6 +205,20 @@ torch_only = pytest.mark.skipif(
 )
 
 
+def _two_layers(cell, bidirectional, features, **kwargs):
+    """A built, randomised 2-layer `StackedRNN` of 4 units."""
+    stack = zoo.StackedRNN(
+        cell=cell,
+        units=4,
+        num_layers=2,
+        bidirectional=bidirectional,
+        **kwargs,
+    )
+    stack.build((None, None, features))
+    _randomise(stack)
+    return stack
+
+
 def _gradients(model, x, mask=None):
     import torch
 
@@ -260,7 +273,9 @@ def test_model_fused_equals_per_layer_and_reference(
 @pytest.mark.parametrize("cell", ["lstm", "gru"])
 @pytest.mark.parametrize("bidirectional", [False, True])
 @pytest.mark.parametrize("return_sequences", [True, False])
-def test_right_padded_mask_is_packed(cell, bidirectional, return_sequences):
+def test_right_padded_mask_is_fused(cell, bidirectional, return_sequences):
+    """A packed sequence on a GPU, the padded batch on a CPU: the same
+    outputs and gradients as Keras's loop, whatever the padding holds."""
     inputs = keras.Input((None, 5))
     stack = zoo.StackedRNN(
         cell=cell,
@@ -297,6 +312,85 @@ def test_right_padded_mask_is_packed(cell, bidirectional, return_sequences):
     if return_sequences:
         got, expected = got[mask], expected[mask]
     np.testing.assert_allclose(got, expected, atol=2e-5)
+    import torch
+
+    _check_against_loop_and_reference(stack, padded, torch.tensor(mask))
+
+
+@torch_only
+def test_length_groups_split_only_sparse_batches():
+    import torch
+
+    dense = fused.length_groups(torch.tensor([7, 4, 3]))
+    assert [(rows, steps) for rows, steps in dense] == [(None, 7)]
+    sparse = fused.length_groups(torch.tensor([9, 1, 1, 2, 3, 5, 4]))
+    got = [(rows.tolist(), steps) for rows, steps in sparse]
+    assert got == [([1, 2], 1), ([3], 2), ([4, 6], 4), ([5], 5), ([0], 9)]
+
+
+@torch_only
+@pytest.mark.parametrize("cell", ["lstm", "gru"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("return_sequences", [True, False])
+def test_short_rows_run_in_length_groups(cell, bidirectional, return_sequences):
+    """A batch of mostly short rows (like a batch of words' characters)
+    runs in length groups; the result is Keras's, rows in their order."""
+    import torch
+
+    stack = _two_layers(
+        cell, bidirectional, 3, return_sequences=return_sequences
+    )
+    lengths = np.array([9, 1, 1, 2, 3, 5, 4])
+    mask = np.arange(9)[None, :] < lengths[:, None]
+    assert len(fused.length_groups(torch.tensor(lengths))) == 5
+    x = _inputs((7, 9, 3))
+    x[~mask] = 99.0
+    _check_against_loop_and_reference(stack, x, torch.tensor(mask))
+
+
+@torch_only
+@pytest.mark.parametrize("cell", ["lstm", "gru"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("masked", [False, True])
+def test_initial_and_final_states_are_fused(cell, bidirectional, masked):
+    """An encoder's `return_state` and a decoder's `initial_state` (as in
+    `zoo.Seq2Seq`) run fused, with Keras's states and gradients."""
+    import torch
+
+    stack = _two_layers(
+        cell, bidirectional, 3, return_sequences=True, return_state=True
+    )
+    counts = (2 if cell == "lstm" else 1) * (2 if bidirectional else 1)
+    x = torch.tensor(_inputs((3, 6, 3)))
+    mask = None
+    if masked:
+        mask = torch.tensor(np.arange(6)[None, :] < np.array([[6], [2], [4]]))
+    initial = [
+        torch.tensor(_inputs((3, 4), seed=1 + i)).requires_grad_()
+        for i in range(2 * counts)
+    ]
+    runs, _ = fused.plan(stack, mask, [initial], True, "float32")
+    assert runs == {0: 2}
+
+    def outputs():
+        result = stack(x, initial_state=initial, mask=mask)
+        loss = sum((value**2).sum() for value in result)
+        variables = [v.value for v in stack.trainable_variables]
+        grads = torch.autograd.grad(loss, variables + initial)
+        return [_numpy(v) for v in result], [_numpy(g) for g in grads]
+
+    got, got_grads = outputs()
+    with fused.disabled():
+        expected, expected_grads = outputs()
+    assert len(got) == len(expected) == 1 + 2 * counts
+    if masked:
+        # Real steps only: Keras's padded steps are checked elsewhere.
+        keep = _numpy(mask)
+        got[0], expected[0] = got[0][keep], expected[0][keep]
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, atol=1e-5)
+    for a, b in zip(got_grads, expected_grads):
+        np.testing.assert_allclose(a, b, atol=1e-4, rtol=1e-4)
 
 
 @torch_only

@@ -86,7 +86,7 @@ def _backend_entry(layer, backend, reasons, run=None):
             "fused": True,
             "reason": f"CPU and GPU: one nn.{cell}(num_layers={count})"
             f" call for stack layers {run[0]}-{run[1] - 1} (zoo.fused); "
-            "masks only if right-padded; not with an initial state; "
+            "masks only if right-padded; "
             "input dropout in training cuts the run before its layer",
             "cpu": f"zoo nn.{cell}",
             "gpu": f"zoo nn.{cell}",

@@ -19,20 +19,25 @@ Where the kernel is used:
   kernel on CPU), in float32, bfloat16, or float16 on a GPU. A run of one
   layer is fused too: on this backend Keras itself has no CPU kernel and
   runs a Python-level time loop. A right-padded mask (every row's real
-  steps first, at least one) is passed as a packed sequence, with Keras's
-  values on padded steps (the last real output, or zeros in a
-  bidirectional layer); any other mask falls back.
+  steps first, at least one) is taken with Keras's values on padded steps
+  (the last real output, or zeros in a bidirectional layer): on a CPU the
+  kernel runs on the padded rows in groups of similar length
+  (`length_groups`; a packed sequence is much slower there), on a GPU and
+  wherever final states are needed it gets a packed sequence. Any other
+  mask falls back.
 - JAX backend, GPU only: `jax.experimental.rnn.lstm(num_layers=L)` (cuDNN)
   for runs of two or more float32 LSTM layers without a mask. JAX has no
   cuDNN GRU, and for a one-layer run Keras already makes the same call.
 - TensorFlow: never (Keras's own per-layer cuDNN call on a GPU; on a CPU no
   TensorFlow kernel beat Keras's loop, see benchmarks/README.md).
 
+An initial state and `return_state` are fused on PyTorch (the kernel's
+`hx` and final states, in Keras's state order); on JAX they fall back.
 Everything else falls back to calling the layers one by one, automatically:
-an initial state, `return_state`, `output="all"` (every layer's output is
-needed; runs of one only), residual and highway layers (runs of one, the
-wrapper's skip path added after the call), something between layers
-(layer norm, dropout; the run is split there), input
+`output="all"` (every layer's output is needed; runs of one only),
+residual and highway layers (runs of one, the wrapper's skip path added
+after the call), something between layers (layer norm, dropout; the run
+is split there), input
 `dropout` of a bidirectional layer while training (a unidirectional
 layer's starts a new run, its mask applied to the run's input as Keras's
 cuDNN path does), `go_backwards`, `stateful`. `zoo.fast_path_report` says
@@ -95,8 +100,10 @@ def static_reasons(layer, backward=False):
     reasons = list(kernel_reasons(layer))
     if _cell_name(layer) is None:
         return reasons or [f"{type(layer).__name__} is not an LSTM or GRU"]
-    flags = ["stateful", "return_state", "go_backwards"]
-    for flag in flags[:2] if backward else flags:
+    # `return_state` is not among them: the stack asks its layers for
+    # their states, and a fused call returns them (PyTorch backend).
+    flags = ["stateful", "go_backwards"]
+    for flag in flags[:1] if backward else flags:
         if getattr(layer, flag, False):
             reasons.append(f"{flag}=True")
     if layer.activity_regularizer is not None:
@@ -205,11 +212,15 @@ def plan(stack, mask, initial_states, training, dtype):
     """The runs to fuse for this call: (dict start -> stop, lengths).
 
     `lengths` is None without a mask; with a right-padded mask (PyTorch
-    backend only) it holds each row's length.
+    backend only) it holds each row's length. Initial states and
+    `return_state` are fused on the PyTorch backend only.
     """
-    if not enabled() or initial_states is not None or stack.return_state:
+    if not enabled():
         return {}, None
     backend = keras.backend.backend()
+    stateful = initial_states is not None or stack.return_state
+    if stateful and backend != "torch":
+        return {}, None
     if mask is not None and backend != "torch":
         return {}, None
     if not _dtype_ok(backend, dtype):
@@ -271,8 +282,12 @@ def _dtype_ok(backend, dtype):
     return False
 
 
-def call_run(entries, x, lengths=None, training=None):
-    """Runs a fused run of stack entries on `x`; returns the top output.
+def call_run(
+    entries, x, lengths=None, training=None, initial_state=None,
+    return_state=False,
+):  # fmt: skip
+    """Runs a fused run of stack entries on `x`; returns the top output
+    (and, with `return_state`, the run's final states).
 
     Args:
         entries: the run's `stack.recurrent_layers` (LSTM / GRU layers or
@@ -281,6 +296,10 @@ def call_run(entries, x, lengths=None, training=None):
         lengths: per-row lengths of a right-padded mask, or None.
         training: the call's training flag (input dropout of the first
             layer, drawn from that layer's own seed generator).
+        initial_state: the run's layers' initial states, a flat list in
+            `StackedRNN`'s `return_state` order (PyTorch backend only).
+        return_state: also return the run's final states, in that order
+            (PyTorch backend only): `(output, states)`.
     """
     first = directions(entries[0])[0]
     if training and first.cell.dropout > 0:
@@ -289,7 +308,9 @@ def call_run(entries, x, lengths=None, training=None):
         x = x * ops.expand_dims(mask, 1)
     backend = keras.backend.backend()
     if backend == "torch":
-        return _torch_run(entries, x, lengths)
+        return _torch_run(entries, x, lengths, initial_state, return_state)
+    if initial_state is not None or return_state:
+        raise NotImplementedError(f"no fused call with states on {backend}")
     if backend == "jax":
         return _jax_run(entries, x)
     raise NotImplementedError(f"no fused kernel on {backend}")
@@ -368,54 +389,218 @@ def _converted(layer, dtype):
     )
 
 
-def _torch_run(entries, x, lengths):
+def _torch_params(entries, dtype, direction=None):
+    """The run's weights under nn.LSTM / nn.GRU parameter names: every
+    direction, or one `direction` (0 or 1) as a unidirectional module's."""
+    params = {}
+    names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+    for j, rnn in enumerate(entries):
+        layers = directions(rnn)
+        chosen = range(len(layers)) if direction is None else [direction]
+        for d in chosen:
+            reverse = d == 1 and direction is None
+            suffix = f"_l{j}" + ("_reverse" if reverse else "")
+            for name, value in zip(names, _converted(layers[d], dtype)):
+                params[name + suffix] = value
+    return params
+
+
+def _torch_call(
+    cell, units, params, inputs, num_layers, bidirectional, hx=None
+):
+    import torch
+
+    # `inputs` may be a packed sequence: the width comes from the weights.
+    input_size = params["weight_ih_l0"].shape[1]
+    module = _torch_module(cell, input_size, units, num_layers, bidirectional)
+    with warnings.catch_warnings():
+        # cuDNN copies weights that are not one contiguous block; that copy
+        # is the cost of keeping Keras's per-layer variables.
+        warnings.simplefilter("ignore", UserWarning)
+        args = (inputs,) if hx is None else (inputs, hx)
+        return torch.func.functional_call(module, params, args)
+
+
+def _reverse_within(x, lengths):
+    """Each row's first `length` steps reversed, its padding left in place
+    (its own inverse)."""
+    import torch
+
+    steps = torch.arange(x.shape[1], device=x.device)[None, :]
+    lengths = lengths[:, None]
+    index = torch.where(steps < lengths, lengths - 1 - steps, steps)
+    return torch.gather(x, 1, index[..., None].expand(-1, -1, x.shape[2]))
+
+
+def _torch_run(entries, x, lengths, initial_state=None, return_state=False):
     import torch
 
     first = directions(entries[0])[0]
     cell, units = _cell_name(first), first.cell.units
     bidirectional = len(directions(entries[0])) == 2
-    params = {}
-    names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
-    for j, rnn in enumerate(entries):
-        for d, layer in enumerate(directions(rnn)):
-            suffix = f"_l{j}" + ("_reverse" if d else "")
-            for name, value in zip(names, _converted(layer, x.dtype)):
-                params[name + suffix] = value
-    module = _torch_module(
-        cell, x.shape[-1], units, len(entries), bidirectional
-    )
+    top = directions(entries[-1])
+    stateful = initial_state is not None or return_state
+    if lengths is not None and x.device.type == "cpu" and not stateful:
+        return _torch_run_padded(entries, x, lengths.to(x.device).long())
     inputs = x
     if lengths is not None:
+        # The packed sequence's final states are each row's, at its last
+        # real step, as Keras's (the padded CPU path has no such states).
         inputs = torch.nn.utils.rnn.pack_padded_sequence(
             x, lengths.cpu(), batch_first=True, enforce_sorted=False
         )
-    with warnings.catch_warnings():
-        # cuDNN copies weights that are not one contiguous block; that copy
-        # is the cost of keeping Keras's per-layer variables.
-        warnings.simplefilter("ignore", UserWarning)
-        y, final = torch.func.functional_call(module, params, (inputs,))
-    top = directions(entries[-1])
+    params = _torch_params(entries, x.dtype)
+    hx = None
+    if initial_state is not None:
+        hx = _torch_states(initial_state, cell, x.dtype)
+    y, final = _torch_call(
+        cell, units, params, inputs, len(entries), bidirectional, hx
+    )
     if not top[0].return_sequences:
         # The final states: the forward direction's at each row's last
         # real step, the backward direction's after the first step.
         h = final[0] if cell == "lstm" else final
-        return torch.cat([h[-2], h[-1]], -1) if bidirectional else h[-1]
-    if lengths is None:
-        return y
-    y, _ = torch.nn.utils.rnn.pad_packed_sequence(
-        y, batch_first=True, total_length=x.shape[1]
-    )
-    if not top[0].zero_output_for_mask:
-        # Keras carries the last real output over padded steps (a
-        # Bidirectional sets zero_output_for_mask and gets zeros, as here).
-        rows = torch.arange(y.shape[0], device=y.device)
-        last = y[rows, lengths.to(y.device).long() - 1]
-        real = (
-            torch.arange(y.shape[1], device=y.device)[None, :]
-            < (lengths.to(y.device)[:, None])
+        y = torch.cat([h[-2], h[-1]], -1) if bidirectional else h[-1]
+    elif lengths is not None:
+        y, _ = torch.nn.utils.rnn.pad_packed_sequence(
+            y, batch_first=True, total_length=x.shape[1]
         )
-        y = torch.where(real[..., None], y, last[:, None, :])
+        y = _keras_padding(y, lengths.to(y.device).long(), top[0])
+    if return_state:
+        return y, _keras_states(final, cell)
     return y
+
+
+def _torch_states(states, cell, dtype):
+    """Keras's flat state list (per layer and direction: `[h, c]` or `[h]`)
+    -> nn.LSTM's `(h_0, c_0)` / nn.GRU's `h_0`, `(layers * directions,
+    batch, units)` each."""
+    import torch
+
+    states = [_tensor(state, dtype) for state in states]
+    if cell == "gru":
+        return torch.stack(states)
+    return torch.stack(states[0::2]), torch.stack(states[1::2])
+
+
+def _keras_states(final, cell):
+    """nn.LSTM's `(h_n, c_n)` / nn.GRU's `h_n` -> Keras's flat list."""
+    if cell == "gru":
+        return list(final)
+    h, c = final
+    return [state for pair in zip(h, c) for state in pair]
+
+
+def length_groups(lengths):
+    """Rows grouped by length: `[(rows, steps), ...]`, the rows as an index
+    tensor and `steps` the group's longest length.
+
+    One group when at least half the padded steps are real (a batch from
+    length buckets); else groups whose longest row is at most twice their
+    shortest (lengths 1, 2, 3-4, 5-8, ...).
+    """
+    import torch
+
+    longest = int(lengths.max())
+    if 2 * int(lengths.sum()) >= longest * len(lengths):
+        return [(None, longest)]
+    octave = torch.ceil(torch.log2(lengths.double())).long()
+    groups = []
+    for value in torch.unique(octave).tolist():
+        rows = torch.nonzero(octave == value).squeeze(1)
+        groups.append((rows, int(lengths[rows].max())))
+    return groups
+
+
+def _torch_run_padded(entries, x, lengths):
+    """A masked run on a CPU, without a packed sequence.
+
+    PyTorch's CPU kernel (oneDNN) takes no packed sequence: a packed one
+    runs a per-step loop whose backward allocates a full-size gradient for
+    every step's slice (1.1-2.7x slower than a padded call in
+    `benchmarks/README.md`). Right padding lets the kernel run over padded
+    rows instead: a forward direction's real steps never read the padding
+    after them, and a backward direction reads each row reversed within its
+    length (`_reverse_within`), so its padding comes after its real steps
+    too. So that short rows do not pay for the longest one (a batch of
+    words' characters: 4 real of 19 steps on average in the tagger), rows
+    run in `length_groups`, each cut to its own longest row. The padded
+    steps' values are then replaced by Keras's.
+    """
+    import torch
+
+    first = directions(entries[0])[0]
+    cell, units = _cell_name(first), first.cell.units
+    top = directions(entries[-1])[0]
+    bidirectional = len(directions(entries[0])) == 2
+    if bidirectional:
+        params = [
+            [_torch_params([rnn], x.dtype, d) for d in (0, 1)]
+            for rnn in entries
+        ]
+    else:
+        params = _torch_params(entries, x.dtype)
+    groups = length_groups(lengths)
+    outputs, order = [], []
+    for rows, steps in groups:
+        if rows is None:
+            part, part_lengths = x[:, :steps], lengths
+        else:
+            part, part_lengths = x[rows, :steps], lengths[rows]
+        if bidirectional:
+            y = _bidirectional_rows(
+                cell, units, params, part, part_lengths, top.return_sequences
+            )
+        else:
+            y, _ = _torch_call(cell, units, params, part, len(entries), False)
+            if not top.return_sequences:
+                y = y[torch.arange(len(y), device=y.device), part_lengths - 1]
+        if top.return_sequences:
+            pad = x.shape[1] - steps
+            y = torch.nn.functional.pad(y, (0, 0, 0, pad))
+        outputs.append(y)
+        order.append(rows)
+    y = outputs[0]
+    if order[0] is not None:
+        y = torch.cat(outputs)[torch.argsort(torch.cat(order))]
+    if not top.return_sequences:
+        return y
+    return _keras_padding(y, lengths, top, zeros=bidirectional)
+
+
+def _bidirectional_rows(cell, units, params, x, lengths, sequences):
+    """Bidirectional layers on right-padded rows, one direction at a time.
+
+    Returns the top layer's outputs per step (`sequences`), else its two
+    final states side by side, each at the row's last real step of its
+    own reading order.
+    """
+    import torch
+
+    for index, (forward_params, backward_params) in enumerate(params):
+        forward, _ = _torch_call(cell, units, forward_params, x, 1, False)
+        backward, _ = _torch_call(
+            cell, units, backward_params, _reverse_within(x, lengths), 1, False
+        )
+        if index == len(params) - 1 and not sequences:
+            rows = torch.arange(len(x), device=x.device)
+            last = lengths - 1
+            return torch.cat([forward[rows, last], backward[rows, last]], -1)
+        x = torch.cat([forward, _reverse_within(backward, lengths)], -1)
+    return x
+
+
+def _keras_padding(y, lengths, layer, zeros=False):
+    """Keras's outputs on padded steps: zeros in a bidirectional layer (it
+    sets zero_output_for_mask) or where the layer says so, else the last
+    real output carried over."""
+    import torch
+
+    real = torch.arange(y.shape[1], device=y.device)[None, :] < lengths[:, None]
+    if zeros or layer.zero_output_for_mask:
+        return torch.where(real[..., None], y, torch.zeros_like(y))
+    last = y[torch.arange(y.shape[0], device=y.device), lengths - 1]
+    return torch.where(real[..., None], y, last[:, None, :])
 
 
 def keras_to_cudnn_flat(entries, dtype="float32"):

@@ -388,8 +388,25 @@ class StackedRNN(keras.layers.Layer):
                     for i in range(index, stop)
                     for layer in directions(self.recurrent_layers[i])
                 ]
+                run_state = None
+                if initial_states is not None:
+                    run_state = [
+                        state
+                        for i in range(index, stop)
+                        for state in initial_states[i]
+                    ]
                 with weight_dropped(swapped, training):
-                    y = fused.call_run(entries, x, lengths, training)
+                    y = fused.call_run(
+                        entries,
+                        x,
+                        lengths,
+                        training,
+                        initial_state=run_state,
+                        return_state=self.return_state,
+                    )
+                if self.return_state:
+                    y, run_states = y
+                    states.extend(run_states)
                 if fused.wrapped(self, index):
                     y = self.blocks[index].merge(x, y, mask)
                 x = y
