@@ -1,6 +1,7 @@
 """`fast_path_report` tells which layers can use the fused kernels."""
 
 import keras
+import numpy as np
 
 import zoo
 
@@ -78,6 +79,20 @@ def test_fused_runs_are_reported():
     residual = zoo.stacked_lstm(3, 4, input_dim=4, residual=True, name="r")
     runs = [e["run"] for e in zoo.fast_path_report(residual)]
     assert runs == ["0-0", "1-1", "2-2"]
+
+
+def test_a_stack_that_returns_its_states_is_fused_on_torch_only():
+    """`zoo.Seq2Seq`'s encoder and decoder: nn.LSTM takes and returns the
+    states; JAX's multi-layer cuDNN call is not used for them."""
+    stack = {"cell": "lstm", "num_layers": 2, "units": 4}
+    model = zoo.Seq2Seq(9, 9, encoder=stack, decoder=stack, embedding_dim=4)
+    model([np.ones((1, 3), "int32"), np.ones((1, 2), "int32")])
+    report = zoo.fast_path_report(model)
+    assert report and all(entry["run"] for entry in report)
+    for entry in report:
+        backends = entry["backends"]
+        assert backends["torch"]["cpu"] == "zoo nn.LSTM"
+        assert backends["jax"]["gpu"] == "cuDNN"
 
 
 def test_the_table_says_what_runs_per_backend_and_device():

@@ -106,7 +106,9 @@ def _backend_entry(layer, backend, reasons, run=None):
             "cuDNN on GPU only; not with a mask (masked batches fall back)"
         )
     gpu = "cuDNN"
-    if backend == "jax" and run is not None and run[1] - run[0] > 1:
+    # States are fused on PyTorch only (`zoo.fused.plan`).
+    multi_layer = run is not None and run[1] - run[0] > 1 and not run[2]
+    if backend == "jax" and multi_layer:
         condition += (
             f"; stack layers {run[0]}-{run[1] - 1} run as one "
             f"jax.experimental.rnn.lstm(num_layers={run[1] - run[0]}) call"
@@ -116,7 +118,8 @@ def _backend_entry(layer, backend, reasons, run=None):
 
 
 def _runs_by_layer(model_or_layer):
-    """Maps id(recurrent layer) -> its fused run (start, stop) in a stack.
+    """Maps id(recurrent layer) -> its fused run in a stack: `(start, stop,
+    stateful)`, `stateful` when the stack returns its states.
 
     A stack is any layer with `fused_runs()` and `recurrent_layers`
     (`zoo.layers.StackedRNN`).
@@ -125,10 +128,11 @@ def _runs_by_layer(model_or_layer):
     for layer in iter_layers(model_or_layer):
         if not hasattr(layer, "fused_runs"):
             continue
+        stateful = bool(getattr(layer, "return_state", False))
         for start, stop in layer.fused_runs():
             for rnn in layer.recurrent_layers[start:stop]:
                 for direction in directions(rnn):
-                    runs[id(direction)] = (start, stop)
+                    runs[id(direction)] = (start, stop, stateful)
     return runs
 
 
