@@ -112,6 +112,7 @@ def _backend_entry(layer, backend, reasons, run=None):
         condition += (
             f"; stack layers {run[0]}-{run[1] - 1} run as one "
             f"jax.experimental.rnn.lstm(num_layers={run[1] - run[0]}) call"
+            " (not when called with an initial state)"
         )
         gpu = f"cuDNN x{run[1] - run[0]}"
     return {"fused": True, "reason": condition, "cpu": "loop", "gpu": gpu}
@@ -119,7 +120,7 @@ def _backend_entry(layer, backend, reasons, run=None):
 
 def _runs_by_layer(model_or_layer):
     """Maps id(recurrent layer) -> its fused run in a stack: `(start, stop,
-    stateful)`, `stateful` when the stack returns its states.
+    has_states)`, `has_states` when the stack returns its states.
 
     A stack is any layer with `fused_runs()` and `recurrent_layers`
     (`zoo.layers.StackedRNN`).
@@ -128,11 +129,11 @@ def _runs_by_layer(model_or_layer):
     for layer in iter_layers(model_or_layer):
         if not hasattr(layer, "fused_runs"):
             continue
-        stateful = bool(getattr(layer, "return_state", False))
+        has_states = bool(getattr(layer, "return_state", False))
         for start, stop in layer.fused_runs():
             for rnn in layer.recurrent_layers[start:stop]:
                 for direction in directions(rnn):
-                    runs[id(direction)] = (start, stop, stateful)
+                    runs[id(direction)] = (start, stop, has_states)
     return runs
 
 

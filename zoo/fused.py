@@ -22,9 +22,10 @@ Where the kernel is used:
   steps first, at least one) is taken with Keras's values on padded steps
   (the last real output, or zeros in a bidirectional layer): on a CPU the
   kernel runs on the padded rows in groups of similar length
-  (`length_groups`; a packed sequence is much slower there), on a GPU and
-  wherever final states are needed it gets a packed sequence. Any other
-  mask falls back.
+  (`length_groups`; a packed sequence is much slower there); on a GPU,
+  and wherever states go in or out (`initial_state`, `return_state`: each
+  row's final states are at its own last real step), it gets a packed
+  sequence. Any other mask falls back.
 - JAX backend, GPU only: `jax.experimental.rnn.lstm(num_layers=L)` (cuDNN)
   for runs of two or more float32 LSTM layers without a mask. JAX has no
   cuDNN GRU, and for a one-layer run Keras already makes the same call.
@@ -218,8 +219,8 @@ def plan(stack, mask, initial_states, training, dtype):
     if not enabled():
         return {}, None
     backend = keras.backend.backend()
-    stateful = initial_states is not None or stack.return_state
-    if stateful and backend != "torch":
+    has_states = initial_states is not None or stack.return_state
+    if has_states and backend != "torch":
         return {}, None
     if mask is not None and backend != "torch":
         return {}, None
@@ -439,8 +440,8 @@ def _torch_run(entries, x, lengths, initial_state=None, return_state=False):
     cell, units = _cell_name(first), first.cell.units
     bidirectional = len(directions(entries[0])) == 2
     top = directions(entries[-1])
-    stateful = initial_state is not None or return_state
-    if lengths is not None and x.device.type == "cpu" and not stateful:
+    has_states = initial_state is not None or return_state
+    if lengths is not None and x.device.type == "cpu" and not has_states:
         return _torch_run_padded(entries, x, lengths.to(x.device).long())
     inputs = x
     if lengths is not None:
