@@ -53,8 +53,10 @@ def stack_configs(draw):
 
 
 @settings(
-    # Fewer in the core tier (JAX, PyTorch), where each model compiles.
-    max_examples=10 if os.environ.get("ZOO_TEST_TIER") == "core" else 20,
+    # Fewer in the core tier (JAX, PyTorch), where each model compiles
+    # (10 took 36 s on JAX); the count is the same arithmetic everywhere,
+    # and the default backend's tier draws 20.
+    max_examples=5 if os.environ.get("ZOO_TEST_TIER") == "core" else 20,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
