@@ -555,7 +555,7 @@ def _torch_run_padded(entries, x, lengths):
         else:
             y, _ = _torch_call(cell, units, params, part, len(entries), False)
             if not top.return_sequences:
-                y = y[torch.arange(len(y), device=y.device), part_lengths - 1]
+                y = _last_step(y, part_lengths)
         if top.return_sequences:
             pad = x.shape[1] - steps
             y = torch.nn.functional.pad(y, (0, 0, 0, pad))
@@ -566,7 +566,7 @@ def _torch_run_padded(entries, x, lengths):
         y = torch.cat(outputs)[torch.argsort(torch.cat(order))]
     if not top.return_sequences:
         return y
-    return _keras_padding(y, lengths, top, zeros=bidirectional)
+    return _keras_padding(y, lengths, top)
 
 
 def _bidirectional_rows(cell, units, params, x, lengths, sequences):
@@ -584,23 +584,31 @@ def _bidirectional_rows(cell, units, params, x, lengths, sequences):
             cell, units, backward_params, _reverse_within(x, lengths), 1, False
         )
         if index == len(params) - 1 and not sequences:
-            rows = torch.arange(len(x), device=x.device)
-            last = lengths - 1
-            return torch.cat([forward[rows, last], backward[rows, last]], -1)
+            return torch.cat(
+                [_last_step(forward, lengths), _last_step(backward, lengths)],
+                -1,
+            )
         x = torch.cat([forward, _reverse_within(backward, lengths)], -1)
     return x
 
 
-def _keras_padding(y, lengths, layer, zeros=False):
-    """Keras's outputs on padded steps: zeros in a bidirectional layer (it
-    sets zero_output_for_mask) or where the layer says so, else the last
-    real output carried over."""
+def _last_step(y, lengths):
+    """Each row's output at its last real step: `(batch, features)`."""
+    import torch
+
+    return y[torch.arange(y.shape[0], device=y.device), lengths - 1]
+
+
+def _keras_padding(y, lengths, layer):
+    """Keras's outputs on padded steps: zeros where the layer sets
+    zero_output_for_mask (a Bidirectional sets it on its layers), else the
+    last real output carried over."""
     import torch
 
     real = torch.arange(y.shape[1], device=y.device)[None, :] < lengths[:, None]
-    if zeros or layer.zero_output_for_mask:
+    if layer.zero_output_for_mask:
         return torch.where(real[..., None], y, torch.zeros_like(y))
-    last = y[torch.arange(y.shape[0], device=y.device), lengths - 1]
+    last = _last_step(y, lengths)
     return torch.where(real[..., None], y, last[:, None, :])
 
 
