@@ -518,7 +518,7 @@ def _torch_run_padded(entries, x, lengths):
 
     PyTorch's CPU kernel (oneDNN) takes no packed sequence: a packed one
     runs a per-step loop whose backward allocates a full-size gradient for
-    every step's slice (up to 2.7x slower than a padded call,
+    every step's slice (1.0-2.4x slower than a padded call,
     `benchmarks/packed.py`). Right padding lets the kernel run over padded
     rows instead: a forward direction's real steps never read the padding
     after them, and a backward direction reads each row reversed within its
