@@ -32,16 +32,18 @@ encoder's layers, over words of CMUdict's train and test splits (the
 recipe's split). `--train-sentences` / `--test-sentences` then count
 words. Properties, from the letter's phoneme:
 
-- `phoneme-class`: vowel, stop, affricate, fricative, nasal, liquid or
-  glide: mostly the letter itself, with context for the ambiguous ones
-  (`c`, `g`, `y`, ...);
+- `phoneme-class`: vowel, stop, affricate, fricative, nasal, liquid,
+  glide, or silent (the `e` of `cake`): mostly the letter itself, with
+  context for the ambiguous ones (`c`, `g`, `y`, silent letters);
 - `stress`: for letters read as vowels, whether the vowel carries primary,
   secondary or no stress: a property of the whole word.
 
-CMUdict does not align letters to phonemes; the probe uses the words with
-as many letters as phonemes (32,107 of 126,052 words) and pairs
-them in order, which is right for most of them (`cat`: K AE T) and wrong
-for a few (`axe`: AE K S).
+CMUdict does not align letters to phonemes; `recipes.data.cmudict.align`
+does, by expectation-maximisation over the probe's own words: each letter
+is read as nothing, one phoneme or two (`x` in `axe`: K S, a stop); of
+two letters read as one phoneme (`th`: TH) one takes it and the other is
+silent. Its alignments put 98.4% of phonemes in the same letter chunk as
+Phonetisaurus's aligner (`phonetisaurus-align`, on 5,000 words).
 
 Writes to `--output`: `probe.csv` / `.json` (property, layer, accuracy,
 and each property's majority-class baseline), `probe.png` (accuracy
@@ -255,40 +257,82 @@ def load_sentences(args, properties=()):
 def load_letters(args):
     """`(train, test, description, columns)` as `load_sentences`, for a
     G2P encoder: words of CMUdict's train and test splits (as the recipe
-    splits it) whose letters pair one to one with their first
-    pronunciation's phonemes, as `(letters, phonemes)`, and per property
-    `{"train": labels, "test": labels}` per word."""
+    splits it) with their first pronunciation, as `(letters, phonemes)`,
+    and per property `{"train": labels, "test": labels}` per word, one
+    label per letter from `cmudict.align` (estimated on the probe's own
+    train and test words; words it cannot align are left out)."""
     entries = cmudict.load(stress=True)
     parts = []
     for part in cmudict.split_words(entries)[::2]:  # train, test
-        parts.append(
-            [
-                (list(word), variants[0])
-                for word, variants in sorted(part.items())
-                if word.isalpha() and len(word) == len(variants[0])
-            ]
-        )
+        words = [
+            (list(word), variants[0])
+            for word, variants in sorted(part.items())
+            if word.isalpha()
+        ]
+        parts.append(words)
     train = common.quick_subset(parts[0], args.train_sentences, args.seed)
     test = common.quick_subset(parts[1], args.test_sentences, args.seed)
+    # Aligned without stress marks (AE1 and AE0 are one phoneme to the
+    # aligner), then read back with them.
+    readings = [
+        None if lengths is None else _cut(phones, [len(r) for r in lengths])
+        for (_, phones), lengths in zip(
+            train + test,
+            cmudict.align(
+                (w, [p.rstrip("012") for p in ph]) for w, ph in train + test
+            ),
+        )
+    ]
+    train, test = (
+        [(word, r) for word, r in zip(words, rs) if r is not None]
+        for words, rs in (
+            (train, readings[: len(train)]),
+            (test, readings[len(train) :]),
+        )
+    )
     if not train or not test:
         raise common.RecipeError(
-            "the dictionary has no word whose letters pair one to one with "
-            "its phonemes in its train or test split"
+            "the dictionary has no word whose letters align with its "
+            "phonemes in its train or test split"
         )
     columns = {"train": {}, "test": {}}
     for part, words in (("train", train), ("test", test)):
         columns[part]["phoneme-class"] = [
-            [CLASS_OF.get(p.rstrip("012"), "other") for p in phones]
-            for _, phones in words
+            [_reading_class(r) for r in rs] for _, rs in words
         ]
         columns[part]["stress"] = [
-            [STRESS.get(p[-1]) for p in phones] for _, phones in words
+            [_reading_stress(r) for r in rs] for _, rs in words
         ]
     description = (
-        f"CMUdict letters ({len(train)} train, {len(test)} test words with "
-        "as many letters as phonemes)"
+        f"CMUdict letters ({len(train)} train, {len(test)} test words, "
+        "aligned to their phonemes by cmudict.align)"
     )
-    return train, test, description, columns
+    return (
+        [(letters, phones) for (letters, phones), _ in train],
+        [(letters, phones) for (letters, phones), _ in test],
+        description,
+        columns,
+    )
+
+
+def _cut(phones, lengths):
+    """`phones` cut into consecutive pieces of `lengths`."""
+    ends = np.cumsum([0, *lengths])
+    return tuple(tuple(phones[a:b]) for a, b in zip(ends[:-1], ends[1:]))
+
+
+def _reading_class(reading):
+    """A letter's phoneme class: `silent`, or its phoneme's class (of two,
+    the vowel's, else the first's: `x` as K S is a stop)."""
+    if not reading:
+        return "silent"
+    vowels = [p for p in reading if p[-1] in STRESS]
+    return CLASS_OF.get((vowels or reading)[0].rstrip("012"), "other")
+
+
+def _reading_stress(reading):
+    """The stress of the vowel a letter is read as; None for the others."""
+    return next((STRESS[p[-1]] for p in reading if p[-1] in STRESS), None)
 
 
 def _known(labels):

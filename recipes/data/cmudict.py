@@ -74,3 +74,121 @@ def split_words(entries, fractions=(0.9, 0.05, 0.05), seed=0):
     words = sorted(entries)
     parts = splits.split_items(words, fractions=fractions, seed=seed)
     return tuple({w: entries[w] for w in sorted(part)} for part in parts)
+
+
+# What one letter may be read as in `align`: nothing, one phoneme or two.
+_READINGS = (0, 1, 2)
+
+
+def align(pairs, iterations=10):
+    """Align each word's letters to its phonemes: one reading per letter.
+
+    Args:
+        pairs: `(letters, phonemes)` sequences, e.g. `("axe", ("AE", "K",
+            "S"))`.
+        iterations: rounds of expectation-maximisation (>= 1).
+
+    Returns:
+        Per pair, a tuple with one tuple of phonemes per letter: `()` for a
+        silent letter (the `e` of `cake`), one phoneme, or two for a letter
+        read as two (`x` in `axe`: K S); None for a pair that no such
+        alignment fits (more than two phonemes per letter).
+
+    The model is m2m-aligner's (Jiampojamarn, Kondrak and Sherif 2007)
+    restricted to one letter at a time: each letter emits 0, 1 or 2
+    phonemes with a probability `p(reading | letter)`, estimated by
+    expectation-maximisation over every monotone alignment of the given
+    words (forward-backward), then each word's most likely alignment
+    (Viterbi). Every alignment of a word has one factor per letter, so none
+    is favoured for using fewer, longer chunks; a pair of letters read as
+    one phoneme (`ph`: F) gives it to one letter and leaves the other
+    silent. Hand-written because the maintained aligner, Phonetisaurus's
+    `phonetisaurus-align`, ships as an x86-64 Linux binary in the optional
+    `baselines` extra, and the probe that reads these alignments
+    (`diagnostics.probing`) runs wherever the tests do.
+
+    Raises:
+        ValueError: `iterations` below 1.
+    """
+    if int(iterations) < 1:
+        raise ValueError(f"iterations must be >= 1; received {iterations!r}")
+    pairs = [(tuple(letters), tuple(phones)) for letters, phones in pairs]
+    prob = {}  # (letter, reading) -> p; unseen: 1 (the first, uniform round)
+
+    def weight(letter, reading):
+        return prob.get((letter, reading), 0.0) if prob else 1.0
+
+    def lattice(letters, phones, step):
+        """Forward scores `score[i][j]`: letters[:i] read as phones[:j],
+        each step combining its predecessors with `step` (sum or max)."""
+        n, m = len(letters), len(phones)
+        score = [[0.0] * (m + 1) for _ in range(n + 1)]
+        score[0][0] = 1.0
+        for i in range(1, n + 1):
+            for j in range(m + 1):
+                score[i][j] = step(
+                    score[i - 1][j - k]
+                    * weight(letters[i - 1], phones[j - k : j])
+                    for k in _READINGS
+                    if k <= j
+                )
+        return score
+
+    for _ in range(int(iterations)):
+        counts = {}
+        for letters, phones in pairs:
+            n, m = len(letters), len(phones)
+            alpha = lattice(letters, phones, sum)
+            total = alpha[n][m]
+            if total <= 0.0:
+                continue
+            beta = [[0.0] * (m + 1) for _ in range(n + 1)]
+            beta[n][m] = 1.0
+            for i in range(n - 1, -1, -1):
+                for j in range(m + 1):
+                    beta[i][j] = sum(
+                        weight(letters[i], phones[j : j + k])
+                        * beta[i + 1][j + k]
+                        for k in _READINGS
+                        if j + k <= m
+                    )
+            for i in range(n):
+                for j in range(m + 1):
+                    if not alpha[i][j]:
+                        continue
+                    for k in _READINGS:
+                        if j + k > m:
+                            continue
+                        reading = phones[j : j + k]
+                        share = alpha[i][j] * weight(letters[i], reading)
+                        share *= beta[i + 1][j + k] / total
+                        if share:
+                            key = (letters[i], reading)
+                            counts[key] = counts.get(key, 0.0) + share
+        per_letter = {}
+        for (letter, _), count in counts.items():
+            per_letter[letter] = per_letter.get(letter, 0.0) + count
+        prob = {
+            key: count / per_letter[key[0]] for key, count in counts.items()
+        }
+
+    aligned = []
+    for letters, phones in pairs:
+        n, m = len(letters), len(phones)
+        best = lattice(letters, phones, lambda scores: max(scores, default=0.0))
+        if best[n][m] <= 0.0:
+            aligned.append(None)
+            continue
+        readings, j = [], m
+        for i in range(n, 0, -1):
+            k = max(
+                (k for k in _READINGS if k <= j),
+                key=lambda k: (
+                    best[i - 1][j - k]
+                    * weight(letters[i - 1], phones[j - k : j])
+                ),
+            )
+            readings.append(phones[j - k : j])
+            j -= k
+        aligned.append(tuple(reversed(readings)))
+    return aligned

@@ -1,6 +1,7 @@
 """The CMUdict loader, on a small fixture file written here."""
 
 import importlib.metadata
+import random
 
 import pytest
 
@@ -74,3 +75,24 @@ def test_installed_dictionary_counts():
     assert len(phones) == 39
     train, dev, test = cmudict.split_words(entries)
     assert (len(train), len(dev), len(test)) == (113447, 6303, 6302)
+
+
+def test_align_recovers_silent_letters_and_letters_read_as_two():
+    # Words made of letters with known readings: x is K S, a final e is
+    # silent; the aligner is given only the words and their phonemes.
+    readings = {"a": ("AE",), "b": ("B",), "d": ("D",), "k": ("K",),
+                "o": ("OW",), "x": ("K", "S")}  # fmt: skip
+    rng = random.Random(0)
+    words, truth = [], []
+    for _ in range(150):
+        word = "".join(rng.choice("abdkox") for _ in range(rng.randint(2, 6)))
+        if rng.random() < 0.4:
+            word += "e"
+        reading = [readings.get(c, ()) for c in word]
+        words.append((word, tuple(p for r in reading for p in r)))
+        truth.append(tuple(reading))
+    assert cmudict.align(words) == truth
+    # A word whose phonemes no reading of its letters gives: None.
+    assert cmudict.align([("a", ("AE", "B", "D"))] + words[:20])[0] is None
+    with pytest.raises(ValueError, match="iterations must be >= 1; received 0"):
+        cmudict.align(words, iterations=0)
