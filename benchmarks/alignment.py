@@ -1,0 +1,116 @@
+"""`recipes.data.cmudict.align` against Phonetisaurus's aligner.
+
+    python -m benchmarks.alignment --words 5000
+
+The G2P probe (`diagnostics.probing`) labels each letter with the phonemes
+`cmudict.align` reads it as. This checks those alignments against the
+aligner a G2P user would pick, `phonetisaurus-align` (the `phonetisaurus`
+PyPI wrapper's binary, in the `baselines` extra; its defaults: chunks of up
+to 2 letters and 2 phonemes, deletions on both sides, 11 EM rounds), on
+the same seeded sample of CMUdict's alphabetic words (first pronunciation,
+no stress marks).
+
+The two cut words differently by design: Phonetisaurus reads `th` as one
+chunk (`t|h}TH`), `cmudict.align` gives TH to `t` and leaves `h` silent.
+So the measure is whether each phoneme's letter, as `cmudict.align` puts
+it, lies inside the letter chunk that Phonetisaurus aligns that phoneme to:
+the share of phonemes for which it does, and of words for which all do.
+Prints both, with a few words where they differ.
+"""
+
+import argparse
+import pathlib
+import random
+import subprocess
+import tempfile
+import time
+
+
+def spans(chunks):
+    """Per phoneme, the `(start, stop)` letters of its Phonetisaurus chunk;
+    `chunks` are a line of `phonetisaurus-align`'s output, split."""
+    out, start = [], 0
+    for letters, phones in (chunk.split("}") for chunk in chunks):
+        width = 0 if letters == "_" else len(letters.split("|"))
+        count = 0 if phones == "_" else len(phones.split("|"))
+        out += [(start, start + width)] * count
+        start += width
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--words", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--iterations", type=int, default=10)
+    args = parser.parse_args(argv)
+    import phonetisaurus
+
+    from recipes.data import cmudict
+
+    entries = cmudict.load()
+    words = [(w, v[0]) for w, v in sorted(entries.items()) if w.isalpha()]
+    random.Random(args.seed).shuffle(words)
+    words = words[: args.words]
+    start = time.perf_counter()
+    mine = cmudict.align(words, iterations=args.iterations)
+    seconds = time.perf_counter() - start
+    with tempfile.TemporaryDirectory() as folder:
+        source = pathlib.Path(folder) / "words.tsv"
+        target = pathlib.Path(folder) / "aligned.txt"
+        source.write_text("".join(f"{w}\t{' '.join(p)}\n" for w, p in words))
+        start = time.perf_counter()
+        subprocess.run(
+            ["phonetisaurus-align", f"--input={source}", f"--ofile={target}"],
+            env=phonetisaurus.guess_environment(),
+            check=True,
+            capture_output=True,
+        )
+        theirs_seconds = time.perf_counter() - start
+        theirs = {}
+        for line in target.read_text().splitlines():
+            chunks = line.split()
+            word = "".join(
+                c.split("}")[0].replace("|", "").replace("_", "")
+                for c in chunks
+            )
+            theirs[word] = chunks
+    inside = phonemes = agreeing = compared = 0
+    differing = []
+    for (word, _), readings in zip(words, mine):
+        if readings is None or word not in theirs:
+            continue
+        owner = [i for i, r in enumerate(readings) for _ in r]
+        ok = [a <= i < b for i, (a, b) in zip(owner, spans(theirs[word]))]
+        inside += sum(ok)
+        phonemes += len(ok)
+        compared += 1
+        agreeing += all(ok)
+        if not all(ok) and len(differing) < 8:
+            differing.append(
+                f"  {word}: "
+                + " ".join(
+                    f"{c}:{'+'.join(r) or '-'}" for c, r in zip(word, readings)
+                )
+                + "  |  phonetisaurus: "
+                + " ".join(theirs[word])
+            )
+    print(
+        f"python -m benchmarks.alignment --words {args.words} "
+        f"--seed {args.seed} --iterations {args.iterations}"
+    )
+    print(
+        f"{len(words)} words; cmudict.align {seconds:.1f} s "
+        f"({sum(r is None for r in mine)} not aligned), "
+        f"phonetisaurus-align {theirs_seconds:.1f} s ({len(theirs)} aligned)"
+    )
+    print(
+        f"phonemes inside Phonetisaurus's chunk: {inside}/{phonemes} = "
+        f"{inside / phonemes:.4f}; words where all are: "
+        f"{agreeing}/{compared} = {agreeing / compared:.4f}"
+    )
+    print("some words where they differ:", *differing, sep="\n")
+
+
+if __name__ == "__main__":
+    main()
