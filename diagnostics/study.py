@@ -38,11 +38,21 @@ for classification). Written to `--output`:
 
 `--quick` is a smoke run for the tests: the recipe's `--quick` subset and
 epochs, depths 1,2 (`depth`) with seeds 0,1 and two groups.
+
+    python -m diagnostics study merge runs/study/depth-seq2seq \
+        runs/study/depth-seq2seq-8 --output runs/study/depth-seq2seq-all
+
+puts finished studies of one kind and task, run with the same recipe
+flags (depths, seeds and groups aside), into one table, summary and plot:
+depths added later get the figure of the whole study. A trial (group,
+depth, seed) that two of them ran is refused, as are studies trained
+differently.
 """
 
 import argparse
 import json
 import pathlib
+import shlex
 import statistics
 import sys
 
@@ -220,6 +230,8 @@ def plan(args):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["merge"]:
+        return merge(argv[1:])
     args, rest = parse(argv)
     searches, depths, seeds = plan(args)
     from tuning import search
@@ -238,28 +250,118 @@ def main(argv=None):
             search.main([*flags, *rest])
         rows, curves = collect(output / "searches", list(searches))
         summary = summarise(rows, args, argv)
-        common.write_rows(
-            rows,
-            output,
-            "trials",
-            columns=("group", "depth", "seed", "width", "score"),
-        )
-        common.write_json(output / "curves.json", curves)
-        common.write_json(output / "summary.json", summary)
-        plot(rows, curves, summary, output / "study.png")
-        for group, info in summary["groups"].items():
-            print(
-                f"{group:>9}: best depth {info['best_depth']} "
-                f"({info['best_mean']:.4f}), ceiling {info['ceiling']}; "
-                + ", ".join(
-                    f"L{d['depth']} {d['mean']:.4f}±{d['std']:.4f}"
-                    for d in info["depths"]
-                )
-            )
-        print(f"wrote {output}/study.png, trials.csv, summary.json")
-        return summary
+        return write(rows, curves, summary, output)
     finally:
         lock.release()
+
+
+def write(rows, curves, summary, output):
+    """Writes a study's table, curves, summary and plot; prints the
+    summary."""
+    common.write_rows(
+        rows,
+        output,
+        "trials",
+        columns=("group", "depth", "seed", "width", "score"),
+    )
+    common.write_json(output / "curves.json", curves)
+    common.write_json(output / "summary.json", summary)
+    plot(rows, curves, summary, output / "study.png")
+    for group, info in summary["groups"].items():
+        print(
+            f"{group:>9}: best depth {info['best_depth']} "
+            f"({info['best_mean']:.4f}), ceiling {info['ceiling']}; "
+            + ", ".join(
+                f"L{d['depth']} {d['mean']:.4f}±{d['std']:.4f}"
+                for d in info["depths"]
+            )
+        )
+    print(f"wrote {output}/study.png, trials.csv, summary.json")
+    return summary
+
+
+def merge(argv):
+    """`study merge FOLDER... --output OUT`: finished studies in one."""
+    parser = argparse.ArgumentParser(
+        prog="python -m diagnostics study merge",
+        description="Finished studies of one kind and task, trained with "
+        "the same recipe flags, in one table, summary and plot.",
+    )
+    parser.add_argument(
+        "folders", nargs="+", help="the studies' --output folders"
+    )
+    parser.add_argument("--output", required=True, help="the merged study")
+    args = parser.parse_args(argv)
+    rows, curves, sources, first = [], [], [], None
+    seen = {}
+    for folder in map(pathlib.Path, args.folders):
+        parts = {}
+        for name in ("summary", "trials", "curves"):
+            path = folder / f"{name}.json"
+            if not path.is_file():
+                raise common.RecipeError(
+                    f"{folder} is not a finished study: it has no {path.name}"
+                )
+            parts[name] = json.loads(path.read_text())
+        # A merged study's own sources, or the one command that ran it.
+        commands = parts["summary"].get("sources") or [
+            parts["summary"]["command"]
+        ]
+        for command in commands:
+            own, rest = parse(shlex.split(command)[4:])
+            trained = (own.kind, own.task, own.quick, sorted(_pairs(rest)))
+            if first is None:
+                first = (folder, own, trained, command)
+            elif trained != first[2]:
+                raise common.RecipeError(
+                    f"{folder} was run as `{command}`, {first[0]} as "
+                    f"`{first[3]}`: merge only studies of one kind and task "
+                    "trained with the same flags (depths, seeds and groups "
+                    "aside)"
+                )
+            sources.append(command)
+        for row in parts["trials"]:
+            cell = (row["group"], row["depth"], row["seed"])
+            if cell in seen:
+                raise common.RecipeError(
+                    f"{seen[cell]} and {folder} both trained {cell[0]} at "
+                    f"depth {cell[1]}, seed {cell[2]}; merge each trial once"
+                )
+            seen[cell] = folder
+            rows.append({**row, "source": str(folder)})
+        curves += parts["curves"]
+    order = {
+        g: i for i, g in enumerate(dict.fromkeys(r["group"] for r in rows))
+    }
+
+    def key(item):
+        return order[item["group"]], item["depth"], item["seed"]
+
+    rows.sort(key=key)
+    curves.sort(key=key)
+    summary = summarise(rows, first[1], ["merge", *argv])
+    summary["sources"] = sources
+    output = pathlib.Path(args.output)
+    lock = _shared.lock_output(output)
+    try:
+        return write(rows, curves, summary, output)
+    finally:
+        lock.release()
+
+
+def _pairs(flags):
+    """`--flag value` / `--flag=value` / `--switch` as `(flag, value)`
+    pairs, in any order."""
+    pairs, index = [], 0
+    while index < len(flags):
+        flag, _, value = flags[index].partition("=")
+        if not value and index + 1 < len(flags):
+            if not flags[index + 1].startswith("--"):
+                value = flags[index + 1]
+                index += 1
+        pairs.append((flag, value))
+        index += 1
+    return pairs
 
 
 def collect(folder, groups):

@@ -104,6 +104,60 @@ def test_rerunning_a_finished_study_trains_nothing(depth):
     assert again["groups"] == summary["groups"]
 
 
+def _part(output, folder, depth, command=None):
+    """A copy of a finished study holding only the trials of one depth."""
+    folder.mkdir()
+    for name in ("trials", "curves"):
+        items = json.loads((output / f"{name}.json").read_text())
+        kept = [item for item in items if item["depth"] == depth]
+        (folder / f"{name}.json").write_text(json.dumps(kept))
+    summary = json.loads((output / "summary.json").read_text())
+    if command:
+        summary["command"] = command
+    (folder / "summary.json").write_text(json.dumps(summary))
+    return str(folder)
+
+
+def test_studies_of_other_depths_merge_into_one(depth, tmp_path):
+    summary, output, _ = depth
+    one = _part(output, tmp_path / "one", 1)
+    two = _part(output, tmp_path / "two", 2)
+    merged = study.main(["merge", two, one, "--output", str(tmp_path / "m")])
+    # The two halves give the whole study's table back, sorted.
+    assert merged["groups"] == summary["groups"]
+    rows = json.loads((tmp_path / "m" / "trials.json").read_text())
+    assert [(r["group"], r["depth"], r["seed"]) for r in rows][:3] == [
+        ("plain", 1, 0),
+        ("plain", 1, 1),
+        ("plain", 2, 0),
+    ]
+    assert {r["source"] for r in rows} == {one, two}
+    assert merged["sources"] == [summary["command"]] * 2
+    assert (tmp_path / "m" / "study.png").stat().st_size > 10_000
+    # A merged study merges again (its sources are checked).
+    again = study.main(
+        ["merge", str(tmp_path / "m"), "--output", str(tmp_path / "m2")]
+    )
+    assert again["groups"] == summary["groups"]
+
+
+def test_merge_refuses_repeated_trials_and_other_flags(depth, tmp_path):
+    summary, output, _ = depth
+    one = _part(output, tmp_path / "one", 1)
+    out = ["--output", str(tmp_path / "m")]
+    with pytest.raises(
+        common.RecipeError, match="both trained plain at depth 1"
+    ):
+        study.main(["merge", str(output), one, *out])
+    other = summary["command"].replace("--epochs 2", "--epochs 3")
+    assert other != summary["command"]
+    two = _part(output, tmp_path / "two", 2, command=other)
+    with pytest.raises(common.RecipeError, match="trained with the same flags"):
+        study.main(["merge", one, two, *out])
+    with pytest.raises(common.RecipeError, match="has no summary.json"):
+        study.main(["merge", str(tmp_path), *out])
+
+
 def test_budget_study_keeps_each_stack_near_its_budget(tmp_path):
     output = tmp_path / "study"
     summary = study.main(
