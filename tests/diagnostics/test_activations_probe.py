@@ -251,3 +251,40 @@ def test_a_g2p_encoders_letters_are_probed_for_their_phonemes(
     # Tagger properties are refused for a G2P run, in one line.
     with pytest.raises(common.RecipeError, match="pos is for a tagger"):
         probing.main(["--model", config.output, "--properties", "pos"])
+
+
+def test_g2p_letters_are_labelled_through_their_alignment(
+    tmp_path, monkeypatch
+):
+    # Words of any length: `x` is read as two phonemes, a final `h` is
+    # silent; every letter still gets the label of what it is read as.
+    from recipes.data import cmudict
+
+    sounds = {"a": "AE1", "b": "B", "o": "OW0", "x": "K S", "h": ""}
+    rng = np.random.default_rng(0)
+    lines = set()
+    while len(lines) < 400:
+        word = "".join(rng.choice(list("abox"), size=rng.integers(2, 6)))
+        word += "h" * int(rng.random() < 0.5)
+        phones = " ".join(s for c in word if (s := sounds[c]))
+        lines.add(f"{word} {phones}")
+    path = tmp_path / "cmudict.dict"
+    path.write_text("\n".join(sorted(lines)) + "\n")
+    monkeypatch.setattr(
+        cmudict,
+        "load",
+        lambda stress=False, **kw: cmudict.read_cmudict(path, stress=stress),
+    )
+    args = probing.parse(["--model", "m", "--quick"])
+    train, test, description, columns = probing.load_letters(args)
+    assert "aligned" in description
+    assert any(len(w) != len(p) for w, p in train)
+    classes = {"a": "vowel", "b": "stop", "o": "vowel", "x": "stop",
+               "h": "silent"}  # fmt: skip
+    stress = {"a": "primary", "o": "unstressed"}
+    for part, words in (("train", train), ("test", test)):
+        for (letters, _), got, stressed in zip(
+            words, columns[part]["phoneme-class"], columns[part]["stress"]
+        ):
+            assert got == [classes[c] for c in letters]
+            assert stressed == [stress.get(c) for c in letters]
