@@ -292,6 +292,12 @@ def merge(argv):
     )
     parser.add_argument("--output", required=True, help="the merged study")
     args = parser.parse_args(argv)
+    output = pathlib.Path(args.output)
+    if any(output.resolve() == pathlib.Path(f).resolve() for f in args.folders):
+        raise common.RecipeError(
+            f"--output {output} is one of the studies merged; write the "
+            "merged study to a folder of its own"
+        )
     rows, curves, sources, first = [], [], [], None
     seen = {}
     for folder in map(pathlib.Path, args.folders):
@@ -330,6 +336,10 @@ def merge(argv):
             seen[cell] = folder
             rows.append({**row, "source": str(folder)})
         curves += parts["curves"]
+    if not rows:
+        raise common.RecipeError(
+            f"{', '.join(args.folders)}: no trial to merge"
+        )
     order = {
         g: i for i, g in enumerate(dict.fromkeys(r["group"] for r in rows))
     }
@@ -341,7 +351,6 @@ def merge(argv):
     curves.sort(key=key)
     summary = summarise(rows, first[1], ["merge", *argv])
     summary["sources"] = sources
-    output = pathlib.Path(args.output)
     lock = _shared.lock_output(output)
     try:
         return write(rows, curves, summary, output)

@@ -156,6 +156,8 @@ def test_merge_refuses_repeated_trials_and_other_flags(depth, tmp_path):
         study.main(["merge", one, two, *out])
     with pytest.raises(common.RecipeError, match="has no summary.json"):
         study.main(["merge", str(tmp_path), *out])
+    with pytest.raises(common.RecipeError, match="is one of the studies"):
+        study.main(["merge", one, "--output", one])
 
 
 def test_budget_study_keeps_each_stack_near_its_budget(tmp_path):
