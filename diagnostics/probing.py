@@ -270,31 +270,30 @@ def load_letters(args):
             if word.isalpha()
         ]
         parts.append(words)
-    train = common.quick_subset(parts[0], args.train_sentences, args.seed)
-    test = common.quick_subset(parts[1], args.test_sentences, args.seed)
+    sampled = {
+        "train": common.quick_subset(parts[0], args.train_sentences, args.seed),
+        "test": common.quick_subset(parts[1], args.test_sentences, args.seed),
+    }
+    everything = sampled["train"] + sampled["test"]
     # Aligned without stress marks (AE1 and AE0 are one phoneme to the
     # aligner), then read back with them.
-    readings = [
-        None if lengths is None else _cut(phones, [len(r) for r in lengths])
-        for (_, phones), lengths in zip(
-            train + test,
-            cmudict.align(
-                (w, [p.rstrip("012") for p in ph]) for w, ph in train + test
-            ),
-        )
-    ]
-    train, test = (
-        [(word, r) for word, r in zip(words, rs) if r is not None]
-        for words, rs in (
-            (train, readings[: len(train)]),
-            (test, readings[len(train) :]),
-        )
+    plain = [(w, [p.rstrip("012") for p in ph]) for w, ph in everything]
+    readings = iter(
+        None if found is None else _cut(phones, [len(r) for r in found])
+        for (_, phones), found in zip(everything, cmudict.align(plain))
     )
-    if not train or not test:
-        raise common.RecipeError(
-            "the dictionary has no word whose letters align with its "
-            "phonemes in its train or test split"
-        )
+    aligned = {}
+    for part, words in sampled.items():
+        pairs = [(word, next(readings)) for word in words]
+        aligned[part] = [(w, r) for w, r in pairs if r is not None]
+        if not aligned[part]:
+            raise common.RecipeError(
+                f"none of the {len(words)} words of the dictionary's {part} "
+                f"split (--{part}-sentences "
+                f"{getattr(args, part + '_sentences')}) aligns with its "
+                "phonemes (at most two phonemes a letter)"
+            )
+    train, test = aligned["train"], aligned["test"]
     columns = {"train": {}, "test": {}}
     for part, words in (("train", train), ("test", test)):
         columns[part]["phoneme-class"] = [

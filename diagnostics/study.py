@@ -50,6 +50,7 @@ differently.
 """
 
 import argparse
+import dataclasses
 import json
 import pathlib
 import shlex
@@ -77,6 +78,9 @@ OWN_FLAGS = (
     "--max-trials",
     "--distributed",
     "--overwrite",
+    # The recipe's own, which every trial's searched values replace.
+    "--seed",
+    "--num-layers",
 )
 # What the depth study sets per variant; a budget study passes them on
 # (`--residual` for residual stacks at every width).
@@ -96,10 +100,16 @@ def parse(argv):
         prog="python -m diagnostics study",
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,  # --seed is the recipe's, not --seeds
         epilog="Every other flag goes to each trial's recipe, as in "
         "`python -m tuning.search` (see its --help).",
     )
-    parser.add_argument("kind", help="the study: " + ", ".join(KINDS))
+    parser.add_argument(
+        "kind",
+        help="the study: "
+        + ", ".join(KINDS)
+        + " (or `merge FOLDER... --output OUT`: finished studies in one)",
+    )
     parser.add_argument(
         "--task",
         default="tagging",
@@ -139,8 +149,8 @@ def parse(argv):
     args, rest = parser.parse_known_args(argv)
     if args.kind not in KINDS:
         raise common.RecipeError(
-            f"the study must be one of {', '.join(KINDS)}; received "
-            f"{args.kind!r}"
+            f"the study must be one of {', '.join(KINDS)} (or merge); "
+            f"received {args.kind!r}"
         )
     own = OWN_FLAGS + (VARIANT_FLAGS if args.kind == "depth" else ())
     mine = [f for f in rest if f.split("=")[0] in own]
@@ -285,7 +295,8 @@ def merge(argv):
     parser = argparse.ArgumentParser(
         prog="python -m diagnostics study merge",
         description="Finished studies of one kind and task, trained with "
-        "the same recipe flags, in one table, summary and plot.",
+        "the same recipe settings, in one table, summary and plot.",
+        allow_abbrev=False,
     )
     parser.add_argument(
         "folders", nargs="+", help="the studies' --output folders"
@@ -298,7 +309,15 @@ def merge(argv):
             f"--output {output} is one of the studies merged; write the "
             "merged study to a folder of its own"
         )
-    rows, curves, sources, first = [], [], [], None
+    if (output / "searches").exists() or (
+        (output / "summary.json").is_file()
+        and "sources" not in _read(output / "summary.json")
+    ):
+        raise common.RecipeError(
+            f"--output {output} holds a study that trained; write the "
+            "merged study to a folder of its own"
+        )
+    rows, curves, sources, backends, first = [], [], [], set(), None
     seen = {}
     for folder in map(pathlib.Path, args.folders):
         parts = {}
@@ -308,24 +327,37 @@ def merge(argv):
                 raise common.RecipeError(
                     f"{folder} is not a finished study: it has no {path.name}"
                 )
-            parts[name] = json.loads(path.read_text())
+            parts[name] = _read(path)
+        if not parts["trials"]:
+            raise common.RecipeError(f"{folder}/trials.json holds no trial")
+        summary = parts["summary"]
+        backends.add(summary.get("backend"))
         # A merged study's own sources, or the one command that ran it.
-        commands = parts["summary"].get("sources") or [
-            parts["summary"]["command"]
-        ]
-        for command in commands:
-            own, rest = parse(shlex.split(command)[4:])
-            trained = (own.kind, own.task, own.quick, sorted(_pairs(rest)))
+        for command in summary.get("sources") or [summary.get("command")]:
+            own, trained = _trained(folder, command)
             if first is None:
-                first = (folder, own, trained, command)
-            elif trained != first[2]:
+                first = (folder, own, trained)
+            differences = [
+                f"{key}: {trained.get(key)!r} there, "
+                f"{first[2].get(key)!r} in {first[0]}"
+                for key in sorted(set(trained) | set(first[2]))
+                if trained.get(key) != first[2].get(key)
+            ]
+            if differences:
                 raise common.RecipeError(
-                    f"{folder} was run as `{command}`, {first[0]} as "
-                    f"`{first[3]}`: merge only studies of one kind and task "
-                    "trained with the same flags (depths, seeds and groups "
-                    "aside)"
+                    f"{folder} was trained otherwise ("
+                    + "; ".join(differences[:3])
+                    + ("; ..." if len(differences) > 3 else "")
+                    + "): merge only studies of one kind and task trained "
+                    "with the same settings (depths, seeds and groups aside)"
                 )
             sources.append(command)
+        if len(backends - {None}) > 1:
+            raise common.RecipeError(
+                f"{folder} ran on another backend than the studies before "
+                f"it ({', '.join(sorted(backends - {None}))}): merge studies "
+                "of one backend"
+            )
         for row in parts["trials"]:
             cell = (row["group"], row["depth"], row["seed"])
             if cell in seen:
@@ -334,12 +366,8 @@ def merge(argv):
                     f"depth {cell[1]}, seed {cell[2]}; merge each trial once"
                 )
             seen[cell] = folder
-            rows.append({**row, "source": str(folder)})
+            rows.append({**row, "source": row.get("source", str(folder))})
         curves += parts["curves"]
-    if not rows:
-        raise common.RecipeError(
-            f"{', '.join(args.folders)}: no trial to merge"
-        )
     order = {
         g: i for i, g in enumerate(dict.fromkeys(r["group"] for r in rows))
     }
@@ -350,6 +378,8 @@ def merge(argv):
     rows.sort(key=key)
     curves.sort(key=key)
     summary = summarise(rows, first[1], ["merge", *argv])
+    known = backends - {None}
+    summary["backend"] = known.pop() if known else None
     summary["sources"] = sources
     lock = _shared.lock_output(output)
     try:
@@ -358,19 +388,45 @@ def merge(argv):
         lock.release()
 
 
-def _pairs(flags):
-    """`--flag value` / `--flag=value` / `--switch` as `(flag, value)`
-    pairs, in any order."""
-    pairs, index = [], 0
-    while index < len(flags):
-        flag, _, value = flags[index].partition("=")
-        if not value and index + 1 < len(flags):
-            if not flags[index + 1].startswith("--"):
-                value = flags[index + 1]
-                index += 1
-        pairs.append((flag, value))
-        index += 1
-    return pairs
+def _read(path):
+    """A JSON file of a study, or a one-line error naming it."""
+    try:
+        return json.loads(pathlib.Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise common.RecipeError(f"{path}: unreadable ({error})") from None
+
+
+def _trained(folder, command):
+    """`(study args, settings)` of the study `command` ran: its kind and
+    task and every recipe setting its trials shared, defaults filled in
+    (`tuning.search.parse`), the ones a depth study sets per variant
+    left out."""
+    from tuning import search
+
+    try:
+        words = shlex.split(command or "")
+    except ValueError:
+        words = []
+    if words[:4] != ["python", "-m", "diagnostics", "study"]:
+        raise common.RecipeError(
+            f"{folder}/summary.json: its command is not a study's; "
+            f"received {command!r}"
+        )
+    own, rest = parse(words[4:])
+    _, config, _ = search.parse(["--task", own.task, *rest])
+    variant = ("residual", "highway") if own.kind == "depth" else ()
+    settings = {
+        key: value
+        for key, value in dataclasses.asdict(config).items()
+        if key not in search.SKIPPED + variant
+    }
+    return own, {"study": own.kind, "task": own.task, **settings}
+
+
+def _backend():
+    import keras
+
+    return keras.backend.backend()
 
 
 def collect(folder, groups):
@@ -473,7 +529,8 @@ def summarise(rows, args, argv):
         "study": args.kind,
         "task": args.task,
         "objective": rows[0]["objective"],
-        "command": "python -m diagnostics study " + " ".join(argv),
+        "command": "python -m diagnostics study " + shlex.join(argv),
+        "backend": _backend(),
         "quick": args.quick,
         "groups": groups,
         "ceiling_rule": "the deepest depth whose mean score is within one "

@@ -260,12 +260,16 @@ def test_g2p_letters_are_labelled_through_their_alignment(
     # silent; every letter still gets the label of what it is read as.
     from recipes.data import cmudict
 
-    sounds = {"a": "AE1", "b": "B", "o": "OW0", "x": "K S", "h": ""}
+    # A `q` read as twelve phonemes: no word of seven letters or fewer has
+    # an alignment of at most two a letter, and the word is left out.
+    sounds = {"a": "AE1", "b": "B", "o": "OW0", "x": "K S", "h": "",
+              "q": " ".join(["K W AH0"] * 4)}  # fmt: skip
     rng = np.random.default_rng(0)
     lines = set()
     while len(lines) < 400:
         word = "".join(rng.choice(list("abox"), size=rng.integers(2, 6)))
         word += "h" * int(rng.random() < 0.5)
+        word = "q" + word if rng.random() < 0.1 else word
         phones = " ".join(s for c in word if (s := sounds[c]))
         lines.add(f"{word} {phones}")
     path = tmp_path / "cmudict.dict"
@@ -278,6 +282,11 @@ def test_g2p_letters_are_labelled_through_their_alignment(
     args = probing.parse(["--model", "m", "--quick"])
     train, test, description, columns = probing.load_letters(args)
     assert "aligned" in description
+    # Words with a q were in the dictionary's splits, none is probed; the
+    # others keep their labels in order.
+    assert sum(line.startswith("q") for line in lines) > 20
+    assert not any("q" in letters for letters, _ in train + test)
+    assert len(train) > 200 and len(test) > 5
     assert any(len(w) != len(p) for w, p in train)
     classes = {"a": "vowel", "b": "stop", "o": "vowel", "x": "stop",
                "h": "silent"}  # fmt: skip

@@ -139,9 +139,24 @@ def test_studies_of_other_depths_merge_into_one(depth, tmp_path):
         ["merge", str(tmp_path / "m"), "--output", str(tmp_path / "m2")]
     )
     assert again["groups"] == summary["groups"]
+    again_rows = json.loads((tmp_path / "m2" / "trials.json").read_text())
+    assert {r["source"] for r in again_rows} == {one, two}
 
 
-def test_merge_refuses_repeated_trials_and_other_flags(depth, tmp_path):
+def test_merge_compares_settings_not_spellings(depth, tmp_path):
+    summary, output, _ = depth
+    one = _part(output, tmp_path / "one", 1)
+    # The same settings spelled otherwise: --flag=value, and a recipe
+    # default (the tagger's patience of 2) written out.
+    same = summary["command"].replace("--epochs 2", "--epochs=2")
+    same += " --patience 2"
+    two = _part(output, tmp_path / "two", 2, command=same)
+    merged = study.main(["merge", one, two, "--output", str(tmp_path / "m")])
+    assert merged["groups"] == summary["groups"]
+    assert merged["backend"] == summary["backend"]
+
+
+def test_merge_refuses_repeated_trials_and_other_settings(depth, tmp_path):
     summary, output, _ = depth
     one = _part(output, tmp_path / "one", 1)
     out = ["--output", str(tmp_path / "m")]
@@ -152,12 +167,27 @@ def test_merge_refuses_repeated_trials_and_other_flags(depth, tmp_path):
     other = summary["command"].replace("--epochs 2", "--epochs 3")
     assert other != summary["command"]
     two = _part(output, tmp_path / "two", 2, command=other)
-    with pytest.raises(common.RecipeError, match="trained with the same flags"):
+    with pytest.raises(
+        common.RecipeError, match="epochs: 3 there, 2 in .*same settings"
+    ):
         study.main(["merge", one, two, *out])
+    # A merged study keeps its sources' commands: one trained otherwise
+    # is still refused when the merged study is merged again.
+    study.main(["merge", one, "--output", str(tmp_path / "m1")])
+    with pytest.raises(common.RecipeError, match="epochs: 3 there"):
+        study.main(["merge", str(tmp_path / "m1"), two, *out])
     with pytest.raises(common.RecipeError, match="has no summary.json"):
         study.main(["merge", str(tmp_path), *out])
     with pytest.raises(common.RecipeError, match="is one of the studies"):
         study.main(["merge", one, "--output", one])
+    with pytest.raises(common.RecipeError, match="holds a study that trained"):
+        study.main(["merge", one, "--output", str(output)])
+    (tmp_path / "one" / "trials.json").write_text("[]")
+    with pytest.raises(common.RecipeError, match="holds no trial"):
+        study.main(["merge", one, *out])
+    (tmp_path / "one" / "trials.json").write_text("{oops")
+    with pytest.raises(common.RecipeError, match="trials.json: unreadable"):
+        study.main(["merge", one, *out])
 
 
 def test_budget_study_keeps_each_stack_near_its_budget(tmp_path):
@@ -191,6 +221,8 @@ def test_budget_study_keeps_each_stack_near_its_budget(tmp_path):
     "argv, message",
     [
         (["width"], "the study must be one of depth, budget"),
+        (["depth", "--seed", "3"], "--seed is set by the study"),
+        (["budget", "--num-layers=2"], "--num-layers is set by the study"),
         (["depth", "--tuner", "random"], "--tuner is set by the study"),
         (["depth", "--residual"], "--residual is set by the study"),
         (["depth", "--depths", "1,x"], "--depths must be distinct integers"),
