@@ -1,6 +1,6 @@
 """`recipes.data.cmudict.align` against Phonetisaurus's aligner.
 
-    python -m benchmarks.alignment --words 5000
+    python benchmarks/alignment.py --words 5000
 
 The G2P probe (`diagnostics.probing`) labels each letter with the phonemes
 `cmudict.align` reads it as. This checks those alignments against the
@@ -15,15 +15,25 @@ chunk (`t|h}TH`), `cmudict.align` gives TH to `t` and leaves `h` silent.
 So the measure is whether each phoneme's letter, as `cmudict.align` puts
 it, lies inside the letter chunk that Phonetisaurus aligns that phoneme to:
 the share of phonemes for which it does, and of words for which all do.
-Prints both, with a few words where they differ.
+Prints both, with a few words where they differ, and writes them to
+`benchmarks/results/alignment.json`.
 """
 
 import argparse
+import json
+import os
 import pathlib
-import random
 import subprocess
+import sys
 import tempfile
 import time
+
+if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+from benchmarks import _common  # noqa: E402
 
 
 def spans(chunks):
@@ -41,17 +51,17 @@ def spans(chunks):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--words", type=int, default=5000)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0)  # of the sample
     parser.add_argument("--iterations", type=int, default=10)
     args = parser.parse_args(argv)
     import phonetisaurus
 
+    from recipes import common
     from recipes.data import cmudict
 
     entries = cmudict.load()
     words = [(w, v[0]) for w, v in sorted(entries.items()) if w.isalpha()]
-    random.Random(args.seed).shuffle(words)
-    words = words[: args.words]
+    words = common.quick_subset(words, args.words, args.seed)
     start = time.perf_counter()
     mine = cmudict.align(words, iterations=args.iterations)
     seconds = time.perf_counter() - start
@@ -81,7 +91,10 @@ def main(argv=None):
         if readings is None or word not in theirs:
             continue
         owner = [i for i, r in enumerate(readings) for _ in r]
-        ok = [a <= i < b for i, (a, b) in zip(owner, spans(theirs[word]))]
+        ok = [
+            a <= i < b
+            for i, (a, b) in zip(owner, spans(theirs[word]), strict=True)
+        ]
         inside += sum(ok)
         phonemes += len(ok)
         compared += 1
@@ -95,10 +108,8 @@ def main(argv=None):
                 + "  |  phonetisaurus: "
                 + " ".join(theirs[word])
             )
-    print(
-        f"python -m benchmarks.alignment --words {args.words} "
-        f"--seed {args.seed} --iterations {args.iterations}"
-    )
+    command = _common.command_line(argv)
+    print(command)
     print(
         f"{len(words)} words; cmudict.align {seconds:.1f} s "
         f"({sum(r is None for r in mine)} not aligned), "
@@ -110,6 +121,21 @@ def main(argv=None):
         f"{agreeing}/{compared} = {agreeing / compared:.4f}"
     )
     print("some words where they differ:", *differing, sep="\n")
+    result = {
+        "command": command,
+        "words": len(words),
+        "align_seconds": round(seconds, 1),
+        "not_aligned": sum(r is None for r in mine),
+        "phonetisaurus_seconds": round(theirs_seconds, 1),
+        "phonemes_inside": inside,
+        "phonemes": phonemes,
+        "words_all_inside": agreeing,
+        "words_compared": compared,
+        "differing": differing,
+    }
+    out = _common.RESULTS / "alignment.json"
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

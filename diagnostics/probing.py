@@ -42,7 +42,7 @@ CMUdict does not align letters to phonemes; `recipes.data.cmudict.align`
 does, by expectation-maximisation over the probe's own words: each letter
 is read as nothing, one phoneme or two (`x` in `axe`: K S, a stop); of
 two letters read as one phoneme (`th`: TH) one takes it and the other is
-silent. Its alignments put 98.4% of phonemes in the same letter chunk as
+silent. Its alignments put 98.8% of phonemes in the same letter chunk as
 Phonetisaurus's aligner (`phonetisaurus-align`, on 5,000 words).
 
 Writes to `--output`: `probe.csv` / `.json` (property, layer, accuracy,
