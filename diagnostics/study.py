@@ -337,19 +337,14 @@ def merge(argv):
             own, trained = _trained(folder, command)
             if first is None:
                 first = (folder, own, trained)
-            differences = [
-                f"{key}: {trained.get(key)!r} there, "
-                f"{first[2].get(key)!r} in {first[0]}"
-                for key in sorted(set(trained) | set(first[2]))
-                if trained.get(key) != first[2].get(key)
-            ]
+            differences = common.differences(
+                ("", trained, first[2]), here_name=f"in {first[0]}"
+            )
             if differences:
                 raise common.RecipeError(
-                    f"{folder} was trained otherwise ("
-                    + "; ".join(differences[:3])
-                    + ("; ..." if len(differences) > 3 else "")
-                    + "): merge only studies of one kind and task trained "
-                    "with the same settings (depths, seeds and groups aside)"
+                    f"{folder} was trained otherwise ({differences}): merge "
+                    "only studies of one kind and task trained with the same "
+                    "settings (depths, seeds and groups aside)"
                 )
             sources.append(command)
         if len(backends - {None}) > 1:

@@ -481,6 +481,22 @@ def write_csv(path, rows, columns=(), missing=""):
     partial.replace(path)
 
 
+def differences(*parts, here_name="here", limit=3):
+    """What differs between settings, for an error message: each part a
+    `(prefix, there, here)` of two dicts; `"PREFIXkey: A there, B here;
+    ..."` over the parts in order, each part's keys sorted, at most `limit`
+    of them and `...` after; "" when nothing differs. `here_name` names the
+    second dicts (`in FOLDER`)."""
+    found = [
+        f"{prefix}{key}: {there.get(key)!r} there, {here.get(key)!r} "
+        f"{here_name}"
+        for prefix, there, here in parts
+        for key in sorted(set(there) | set(here))
+        if there.get(key) != here.get(key)
+    ]
+    return "; ".join(found[:limit]) + ("; ..." if len(found) > limit else "")
+
+
 def write_rows(rows, folder, name, columns=()):
     """`name.csv` and `name.json` in `folder`, written atomically; the CSV
     has `columns` first, then every other key in the order first seen."""

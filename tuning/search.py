@@ -303,19 +303,16 @@ def check_project(project, stamp, overwrite):
     path = project / STAMP
     if path.is_file():
         old = json.loads(path.read_text())
-        differences = [
-            f"{part}.{key}: {old.get(part, {}).get(key)!r} there, "
-            f"{stamp[part].get(key)!r} here"
-            for part in ("search", "recipe")
-            for key in sorted(set(stamp[part]) | set(old.get(part, {})))
-            if old.get(part, {}).get(key) != stamp[part].get(key)
-        ]
+        differences = common.differences(
+            *(
+                (f"{part}.", old.get(part, {}), stamp[part])
+                for part in ("search", "recipe")
+            )
+        )
         if differences:
             raise common.RecipeError(
-                f"{project} holds a different search ("
-                + "; ".join(differences[:3])
-                + ("; ..." if len(differences) > 3 else "")
-                + "); use another --project-name, or --overwrite to replace it"
+                f"{project} holds a different search ({differences}); use "
+                "another --project-name, or --overwrite to replace it"
             )
         return
     if (project / "oracle.json").exists():
