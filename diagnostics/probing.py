@@ -282,7 +282,7 @@ def load_letters(args):
         None if found is None else _cut(phones, [len(r) for r in found])
         for (_, phones), found in zip(everything, cmudict.align(plain))
     )
-    aligned = {}
+    aligned, columns = {}, {}
     for part, words in sampled.items():
         pairs = [(word, next(readings)) for word in words]
         aligned[part] = [(w, r) for w, r in pairs if r is not None]
@@ -293,25 +293,20 @@ def load_letters(args):
                 f"{getattr(args, part + '_sentences')}) aligns with its "
                 "phonemes (at most two phonemes a letter)"
             )
-    train, test = aligned["train"], aligned["test"]
-    columns = {"train": {}, "test": {}}
-    for part, words in (("train", train), ("test", test)):
-        columns[part]["phoneme-class"] = [
-            [_reading_class(r) for r in rs] for _, rs in words
-        ]
-        columns[part]["stress"] = [
-            [_reading_stress(r) for r in rs] for _, rs in words
-        ]
+        columns[part] = {
+            "phoneme-class": [
+                [_reading_class(r) for r in rs] for _, rs in aligned[part]
+            ],
+            "stress": [
+                [_reading_stress(r) for r in rs] for _, rs in aligned[part]
+            ],
+        }
+    train, test = ([w for w, _ in aligned[p]] for p in ("train", "test"))
     description = (
         f"CMUdict letters ({len(train)} train, {len(test)} test words, "
         "aligned to their phonemes by cmudict.align)"
     )
-    return (
-        [(letters, phones) for (letters, phones), _ in train],
-        [(letters, phones) for (letters, phones), _ in test],
-        description,
-        columns,
-    )
+    return train, test, description, columns
 
 
 def _cut(phones, lengths):
