@@ -34,6 +34,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from benchmarks import _common  # noqa: E402
+from recipes.data import splits
 
 
 def spans(chunks):
@@ -56,12 +57,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     import phonetisaurus
 
-    from recipes import common
     from recipes.data import cmudict
 
     entries = cmudict.load()
     words = [(w, v[0]) for w, v in sorted(entries.items()) if w.isalpha()]
-    words = common.quick_subset(words, args.words, args.seed)
+    words = splits.quick_subset(words, args.words, args.seed)
     start = time.perf_counter()
     mine = cmudict.align(words, iterations=args.iterations)
     seconds = time.perf_counter() - start

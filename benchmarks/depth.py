@@ -45,6 +45,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
+import harness  # noqa: E402
 from benchmarks import _common  # noqa: E402
 from benchmarks.peers import GATES  # noqa: E402
 from benchmarks.peers import SHAPES  # noqa: E402
@@ -52,7 +53,6 @@ from benchmarks.peers import flops_per_token  # noqa: E402
 from benchmarks.peers import matmul_peak  # noqa: E402
 from diagnostics import cost  # noqa: E402
 from diagnostics.timing import machine_info  # noqa: E402
-from recipes import common as recipes_common  # noqa: E402
 
 
 def parse_args(argv):
@@ -101,7 +101,7 @@ def parse_args(argv):
     )
     try:
         args.depth_list = cost.check_args(args.cost)
-    except recipes_common.RecipeError as error:
+    except harness.UsageError as error:
         parser.error(str(error))
     return args
 

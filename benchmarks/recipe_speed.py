@@ -4,7 +4,7 @@
 
 Trains each recipe's *default model* (the one `python -m recipes.tagging`
 and `python -m recipes.seq2seq` build) for a fixed number of steps on its
-own batches (`recipes.training.Task`: the same data pipeline the recipe
+own batches (`recipes.task.Task`: the same data pipeline the recipe
 feeds `fit`, here on the `--quick` subset of the data so that loading is
 fast; the model and batch size are the defaults), once per backend in a
 fresh process each (Keras fixes its backend at import), alternating the

@@ -3,8 +3,8 @@
 import importlib
 import sys
 
+import harness
 from diagnostics import TOOLS
-from recipes import common
 
 MODULES = {
     "activations": "diagnostics.activations",
@@ -24,11 +24,11 @@ def main(argv=None):
         return None
     tool, rest = argv[0], argv[1:]
     if tool not in MODULES:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"unknown tool {tool!r}; known: {', '.join(MODULES)}"
         )
     return importlib.import_module(MODULES[tool]).main(rest)
 
 
 if __name__ == "__main__":
-    common.run_cli(main)
+    harness.run_cli(main)

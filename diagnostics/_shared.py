@@ -1,14 +1,17 @@
 """What the inspection tools share: layer outputs of a saved stack,
-straight-line fits, plots (tables: `recipes.common.write_rows`)."""
+straight-line fits, plots (tables: `harness.files.write_rows`)."""
 
+import argparse
 import json
 import pathlib
 
 import keras
 import numpy as np
 
+import harness
 import zoo
-from recipes import common
+from harness import rundir
+from recipes import models
 from recipes import pipeline
 from recipes import seq2seq
 from zoo._walk import iter_layers
@@ -19,7 +22,7 @@ def find_stack(model):
     for layer in iter_layers(model):
         if isinstance(layer, zoo.StackedRNN):
             return layer
-    raise common.RecipeError(
+    raise harness.UsageError(
         f"model {model.name!r} has no zoo.StackedRNN layer to inspect"
     )
 
@@ -42,12 +45,12 @@ class Tagger:
     opened up: words -> ids -> embedding -> every layer's states."""
 
     def __init__(self, path, classifiers=False):
-        model, labels = common.load_init_model(
+        model, labels = models.load_init_model(
             path, flag="--model", kind=None if classifiers else "tagger"
         )
-        self.kind = common.model_kind(model)
+        self.kind = models.model_kind(model)
         if self.kind is None:
-            raise common.RecipeError(
+            raise harness.UsageError(
                 f"--model {path}: neither a tagger nor a classifier saved "
                 "by the recipes"
             )
@@ -58,7 +61,7 @@ class Tagger:
             self.words = model.get_layer("vocabulary")
             encoder = model.get_layer("encoder")
         except ValueError:
-            raise common.RecipeError(
+            raise harness.UsageError(
                 f"--model {path}: not a {self.kind} saved by the recipes "
                 "(no 'vocabulary' and 'encoder' layers)"
             ) from None
@@ -144,9 +147,9 @@ class Speller:
         path = pathlib.Path(path)
         folder = path if path.is_dir() else path.parent
         model_file = folder / "model.keras" if path.is_dir() else path
-        model = common.load_saved_model(model_file, "--model")
+        model = models.load_saved_model(model_file, "--model")
         if not isinstance(model, zoo.Seq2Seq):
-            raise common.RecipeError(
+            raise harness.UsageError(
                 f"--model {path}: beside vocab.json, but not a zoo.Seq2Seq "
                 f"saved by recipes.seq2seq (a {type(model).__name__})"
             )
@@ -182,8 +185,6 @@ class Speller:
 def tagger_parser(tool, doc, classifiers=False):
     """The argument parser of a tool that reads a saved tagger (or, with
     `classifiers`, a tagger or classifier) as `--model`."""
-    import argparse
-
     parser = argparse.ArgumentParser(
         prog=f"python -m diagnostics {tool}",
         description=doc.splitlines()[0],
@@ -208,19 +209,8 @@ def line_fit(x, y):
     return float(slope), float(intercept), float(r2)
 
 
-def pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def lock_output(output):
-    """Locks a tool's `--output` for this job (`recipes.training.FolderLock`,
+    """Locks a tool's `--output` for this job (`harness.rundir.FolderLock`,
     created if need be): two jobs never write into one folder. Call
     `release()` on what it returns when done."""
-    from recipes import training
-
-    return training.FolderLock(output).acquire()
+    return rundir.FolderLock(output).acquire()

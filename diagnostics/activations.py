@@ -25,8 +25,11 @@ import pathlib
 
 import numpy as np
 
+import harness
 from diagnostics import _shared
-from recipes import common
+from harness import files
+from harness import plots
+from recipes import tagging
 
 EXAMPLE = "The keys to the cabinet are on the table ."
 QUICK_TOKENS = 12
@@ -76,7 +79,7 @@ def trace(tagger, words):
 
 
 def plot(states, rows, words, tags, path, title):
-    plt = _shared.pyplot()
+    plt = plots.pyplot()
     layers = len(states)
     fig, axes = plt.subplots(
         layers + 2,
@@ -129,7 +132,7 @@ def main(argv=None):
     args = parse(argv)
     words = args.sentence.split()
     if not words:
-        raise common.RecipeError("--sentence is empty; give some words")
+        raise harness.UsageError("--sentence is empty; give some words")
     if args.quick:
         words = words[:QUICK_TOKENS]
     tagger = _shared.Tagger(args.model)
@@ -137,10 +140,8 @@ def main(argv=None):
     lock = _shared.lock_output(output)
     try:
         states, rows = trace(tagger, words)
-        from recipes import tagging
-
         tags = tagging.Tagger(tagger.model).predict([words])[0]
-        common.write_rows(rows, output, "activations")
+        files.write_rows(rows, output, "activations")
         per_layer = []
         for layer in range(len(states)):
             mine = [r for r in rows if r["layer"] == layer]
@@ -159,7 +160,7 @@ def main(argv=None):
             "tags": tags,
             "layers": per_layer,
         }
-        common.write_json(output / "summary.json", summary)
+        files.write_json(output / "summary.json", summary)
         plot(
             states,
             rows,
@@ -184,4 +185,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    common.run_cli(main)
+    harness.run_cli(main)

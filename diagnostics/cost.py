@@ -52,10 +52,13 @@ import time
 import keras
 import numpy as np
 
+import harness
 import zoo
 from diagnostics import _shared
 from diagnostics import timing
-from recipes import common
+from harness import files
+from harness import flags
+from harness import plots
 from zoo.spec import CELLS
 
 TRAIN_BLOCK = 3  # train steps per timed block
@@ -116,29 +119,26 @@ def parse_args(argv):
 
 
 def check_args(args):
-    """Raises `RecipeError` on bad input; returns the list of depths."""
+    """Raises `harness.UsageError` on bad input; returns the list of depths."""
     try:
         low, high = (int(part) for part in args.depths.split(":"))
     except ValueError:
         low = high = 0
     if not 1 <= low <= high:
-        raise common.RecipeError(
+        raise harness.UsageError(
             "--depths must be MIN:MAX with 1 <= MIN <= MAX (e.g. 1:8); "
             f"received {args.depths!r}"
         )
     for name in ("units", "batch_size", "steps", "features", "repeats"):
-        common.check_range(name, getattr(args, name), low=1)
-    if args.cell not in CELLS:
-        raise common.RecipeError(
-            f"--cell must be one of {', '.join(CELLS)}; received {args.cell!r}"
-        )
+        flags.check_range(name, getattr(args, name), low=1)
+    flags.check_choice("cell", args.cell, CELLS)
     if args.budget_params is None:
         args.budget_params = zoo.count_params(
             args.cell, args.features, args.units, num_layers=2
         )
     smallest = zoo.count_params(args.cell, args.features, 1, num_layers=high)
     if args.budget_params < smallest:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"--budget-params must be >= {smallest} (the {high}-layer "
             f"{args.cell} stack at width 1 on {args.features} features) for "
             f"--depths {args.depths}; received {args.budget_params}"
@@ -245,7 +245,7 @@ def fit_depth(rows, args):
 
 
 def plot(rows, fits, args, path):
-    plt = _shared.pyplot()
+    plt = plots.pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(10, 7.5))
     labels = {
         "fixed_width": f"fixed width ({args.units} units)",
@@ -369,9 +369,9 @@ def main(argv=None):
             seconds=time.perf_counter() - started,
             fits=fits,
         )
-        common.write_rows(rows, output, "cost")
-        common.write_json(output / "fits.json", fits)
-        common.write_json(output / "summary.json", summary)
+        files.write_rows(rows, output, "cost")
+        files.write_json(output / "fits.json", fits)
+        files.write_json(output / "summary.json", summary)
         plot(rows, fits, args, output / "cost.png")
         print_table(rows)
         for key, fit in fits.items():

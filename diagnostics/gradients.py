@@ -7,9 +7,9 @@ Depth adds a second path along which gradients vanish: through the layers
 at each timestep, besides back through time. For each configuration
 (`plain`, `residual=True`, `highway=True`) and depth, this tool builds
 `zoo.stacked_rnn(cell, depth, units, input_dim=4, return_sequences=True)`
-with a per-step `Dense(1)` head on a generated task (`recipes.stacks.make_task`:
-label each timestep with the sign of the running sum of the first feature,
-which needs memory) and measures:
+with a per-step `Dense(1)` head on a generated task
+(`recipes.data.synthetic.make_task`: label each timestep with the sign of
+the running sum of the first feature, which needs memory) and measures:
 
 - at initialisation (`--seed`), on one fixed batch, running the stack
   layer by layer (`layer_outputs`): for each layer output `h_l` the L2 norm
@@ -39,10 +39,13 @@ import time
 import keras
 import numpy as np
 
+import harness
 import zoo
 from diagnostics import _shared
-from recipes import common
-from recipes.stacks import make_task
+from harness import files
+from harness import flags
+from harness import plots
+from recipes.data import synthetic
 
 CONFIGS = {
     "plain": {},
@@ -100,35 +103,35 @@ def parse(argv):
 def check(args):
     """Validated `args`, with `configs` and `depths` as lists."""
     if keras.backend.backend() not in BACKENDS:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"the gradients tool runs on {', '.join(BACKENDS)}; the Keras "
             f"backend is {keras.backend.backend()!r}"
         )
     args.configs = list(dict.fromkeys(args.configs.split(",")))
     for name in args.configs:
         if name not in CONFIGS:
-            raise common.RecipeError(
+            raise harness.UsageError(
                 f"--configs: unknown configuration {name!r} (received "
                 f"{','.join(args.configs)!r}); allowed: {', '.join(CONFIGS)}"
             )
     if args.cell not in CELLS:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"--cell: unknown cell {args.cell!r}; allowed: {', '.join(CELLS)}"
         )
     try:
         depths = [int(d) for d in args.depths.split(",")]
     except ValueError:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"--depths must be comma-separated integers >= 1, e.g. 2,4,8; "
             f"received {args.depths!r}"
         ) from None
     for depth in depths:
-        common.check_range("depths", depth, low=1)
+        flags.check_range("depths", depth, low=1)
     args.depths = sorted(set(depths))
     for name in ("units", "steps", "batch_size", "timesteps"):
-        common.check_range(name, getattr(args, name), low=1)
+        flags.check_range(name, getattr(args, name), low=1)
     if not args.learning_rate > 0:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"--learning-rate must be > 0; received {args.learning_rate}"
         )
     return args
@@ -190,7 +193,7 @@ def grad(loss_of, tensors, variables):
             torch.zeros_like(x) if g is None else g
             for x, g in zip([*tensors, *params], grads)
         ]
-    raise common.RecipeError(
+    raise harness.UsageError(
         f"the gradients tool runs on TensorFlow, JAX and PyTorch; the Keras "
         f"backend is {backend!r}"
     )
@@ -259,7 +262,7 @@ def train(model, x, y, args, loss_fn):
 
 
 def plot(gradient_rows, training_rows, args, output):
-    plt = _shared.pyplot()
+    plt = plots.pyplot()
     n = len(args.depths)
     fig, axes = plt.subplots(
         2, n, figsize=(3.6 * n + 0.6, 6.4), squeeze=False, sharey="row"
@@ -330,10 +333,10 @@ def main(argv=None):
     lock = _shared.lock_output(output)
     try:
         loss_fn = keras.losses.BinaryCrossentropy(from_logits=True)
-        probe_x, probe_y = make_task(
+        probe_x, probe_y = synthetic.make_task(
             args.batch_size, args.timesteps, FEATURES, seed=args.seed
         )
-        train_x, train_y = make_task(
+        train_x, train_y = synthetic.make_task(
             args.steps * args.batch_size,
             args.timesteps,
             FEATURES,
@@ -380,10 +383,10 @@ def main(argv=None):
                     flush=True,
                 )
                 keras.backend.clear_session()
-        common.write_rows(gradient_rows, output, "gradients")
-        common.write_rows(training_rows, output, "training")
+        files.write_rows(gradient_rows, output, "gradients")
+        files.write_rows(training_rows, output, "training")
         settings = {k: v for k, v in vars(args).items() if k != "output"}
-        common.write_json(
+        files.write_json(
             output / "summary.json", {"settings": settings, "runs": summary}
         )
         plot(gradient_rows, training_rows, args, output)

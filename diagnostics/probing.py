@@ -60,12 +60,16 @@ import pathlib
 import keras
 import numpy as np
 
+import harness
 import zoo
 from diagnostics import _shared
-from recipes import common
-from recipes import datasets
+from harness import files
+from harness import flags
+from harness import plots
 from recipes import tagging
 from recipes.data import cmudict
+from recipes.data import datasets
+from recipes.data import splits
 
 PROPERTIES = (
     "pos", "prev-pos", "next-pos", "deprel", "head-direction",
@@ -140,13 +144,13 @@ def check(args, g2p=False):
     properties = [p for p in args.properties.split(",") if p]
     unknown = sorted(set(properties) - set(PROPERTIES))
     if unknown or not properties:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"--properties must be some of {', '.join(PROPERTIES)}; "
             f"received {args.properties!r}"
         )
     wrong = [p for p in properties if (p in LETTERS) != g2p]
     if wrong:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"--properties {wrong[0]} is for "
             + (
                 "a tagger or classifier; a G2P run takes "
@@ -158,13 +162,13 @@ def check(args, g2p=False):
         )
     syntax = [p for p in properties if p in SYNTAX]
     if syntax and not treebank:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"--properties {syntax[0]} needs a treebank: --dataset "
             f"{' or '.join(datasets.TREEBANKS)}; received --dataset "
             f"{args.dataset}"
         )
     for name in ("train_sentences", "test_sentences", "epochs"):
-        common.check_range(name, getattr(args, name), low=1)
+        flags.check_range(name, getattr(args, name), low=1)
     return properties
 
 
@@ -233,8 +237,8 @@ def load_sentences(args, properties=()):
     )
     tagging.TASK.check(config)
     data = tagging.TASK.load_data(config)
-    train = common.quick_subset(data.train, args.train_sentences, args.seed)
-    test = common.quick_subset(data.test, args.test_sentences, args.seed)
+    train = splits.quick_subset(data.train, args.train_sentences, args.seed)
+    test = splits.quick_subset(data.test, args.test_sentences, args.seed)
     syntax = {"train": {}, "test": {}}
     for prop in properties:
         if prop not in SYNTAX:
@@ -244,9 +248,9 @@ def load_sentences(args, properties=()):
             ("train", train, other.train, args.train_sentences),
             ("test", test, other.test, args.test_sentences),
         ):
-            theirs = common.quick_subset(theirs, size, args.seed)
+            theirs = splits.quick_subset(theirs, size, args.seed)
             if [w for w, _ in theirs] != [w for w, _ in mine]:
-                raise common.RecipeError(
+                raise harness.UsageError(
                     f"--dataset {args.dataset}: the {prop} column gives "
                     "other sentences than the tags"
                 )
@@ -271,8 +275,8 @@ def load_letters(args):
         ]
         parts.append(words)
     sampled = {
-        "train": common.quick_subset(parts[0], args.train_sentences, args.seed),
-        "test": common.quick_subset(parts[1], args.test_sentences, args.seed),
+        "train": splits.quick_subset(parts[0], args.train_sentences, args.seed),
+        "test": splits.quick_subset(parts[1], args.test_sentences, args.seed),
     }
     everything = sampled["train"] + sampled["test"]
     # Aligned without stress marks (AE1 and AE0 are one phoneme to the
@@ -287,7 +291,7 @@ def load_letters(args):
         pairs = [(word, next(readings)) for word in words]
         aligned[part] = [(w, r) for w, r in pairs if r is not None]
         if not aligned[part]:
-            raise common.RecipeError(
+            raise harness.UsageError(
                 f"none of the {len(words)} words of the dictionary's {part} "
                 f"split (--{part}-sentences "
                 f"{getattr(args, part + '_sentences')}) aligns with its "
@@ -409,7 +413,7 @@ def main(argv=None):
                 print(
                     f"{prop:>13}  ScalarMix: {accuracy:.4f} (weights {weights})"
                 )
-        common.write_rows(rows, output, "probe")
+        files.write_rows(rows, output, "probe")
         summary = {
             "model": args.model,
             "data": description,
@@ -433,7 +437,7 @@ def main(argv=None):
                 if prop in mixes
             },
         }
-        common.write_json(output / "summary.json", summary)
+        files.write_json(output / "summary.json", summary)
         plot(
             rows,
             properties,
@@ -462,7 +466,7 @@ def _mix_vs_top(rows, prop, num_layers):
 
 
 def plot(rows, properties, num_layers, path, description):
-    plt = _shared.pyplot()
+    plt = plots.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for index, prop in enumerate(properties):
         color = f"C{index}"

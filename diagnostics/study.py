@@ -57,8 +57,14 @@ import shlex
 import statistics
 import sys
 
+import keras
+
+import harness
 from diagnostics import _shared
-from recipes import common
+from harness import files
+from harness import flags
+from harness import plots
+from tuning import search
 
 KINDS = ("depth", "budget")
 VARIANTS = {
@@ -148,21 +154,21 @@ def parse(argv):
     )
     args, rest = parser.parse_known_args(argv)
     if args.kind not in KINDS:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"the study must be one of {', '.join(KINDS)} (or merge); "
             f"received {args.kind!r}"
         )
     own = OWN_FLAGS + (VARIANT_FLAGS if args.kind == "depth" else ())
     mine = [f for f in rest if f.split("=")[0] in own]
     if mine:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"{mine[0].split('=')[0]} is set by the study itself; use "
             "--depths, --seeds, --variants or --budgets"
         )
     if args.kind == "depth" and args.budgets:
-        raise common.RecipeError("--budgets is for the budget study")
+        raise harness.UsageError("--budgets is for the budget study")
     if args.kind == "budget" and args.variants:
-        raise common.RecipeError("--variants is for the depth study")
+        raise harness.UsageError("--variants is for the depth study")
     preset = QUICK[args.kind] if args.quick else DEFAULTS[args.kind]
     args.depths = args.depths or preset["depths"]
     if args.quick and args.seeds == "0,1,2":
@@ -181,7 +187,7 @@ def _integers(flag, text):
     except ValueError:
         values = []
     if not values or min(values) < 0 or len(set(values)) != len(values):
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"{flag} must be distinct integers A,B,... (>= 0); received "
             f"{text!r}"
         )
@@ -192,12 +198,12 @@ def plan(args):
     """`{group: search flags}`: one grid search per group."""
     depths = _integers("--depths", args.depths)
     if min(depths) < 1:
-        raise common.RecipeError(f"--depths must be >= 1; received {depths}")
+        raise harness.UsageError(f"--depths must be >= 1; received {depths}")
     seeds = _integers("--seeds", args.seeds)
     names = [g.strip() for g in args.groups.split(",") if g.strip()]
     if not names or len(set(names)) != len(names):
         flag = "--variants" if args.kind == "depth" else "--budgets"
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"{flag} must name distinct groups; received {args.groups!r}"
         )
     grid = [
@@ -218,7 +224,7 @@ def plan(args):
     for name in names:
         if args.kind == "depth":
             if name not in VARIANTS:
-                raise common.RecipeError(
+                raise harness.UsageError(
                     f"--variants must be some of {', '.join(VARIANTS)}; "
                     f"received {name!r}"
                 )
@@ -228,8 +234,8 @@ def plan(args):
 
             try:
                 search.parse_budget(name)
-            except common.RecipeError:
-                raise common.RecipeError(
+            except harness.UsageError:
+                raise harness.UsageError(
                     "--budgets must be parameter counts such as 50000, 50k "
                     f"or 1.2M; received {name!r}"
                 ) from None
@@ -244,12 +250,10 @@ def main(argv=None):
         return merge(argv[1:])
     args, rest = parse(argv)
     searches, depths, seeds = plan(args)
-    from tuning import search
-
     output = pathlib.Path(args.output)
     lock = _shared.lock_output(output)
     try:
-        for number, (name, flags) in enumerate(searches.items(), 1):
+        for number, (name, words) in enumerate(searches.items(), 1):
             print(
                 f"\n== {args.kind} study, {args.task}: {name} "
                 f"({number} of {len(searches)}; depths "
@@ -257,7 +261,7 @@ def main(argv=None):
                 f"{','.join(map(str, seeds))}) ==",
                 flush=True,
             )
-            search.main([*flags, *rest])
+            search.main([*words, *rest])
         rows, curves = collect(output / "searches", list(searches))
         summary = summarise(rows, args, argv)
         return write(rows, curves, summary, output)
@@ -268,14 +272,14 @@ def main(argv=None):
 def write(rows, curves, summary, output):
     """Writes a study's table, curves, summary and plot; prints the
     summary."""
-    common.write_rows(
+    files.write_rows(
         rows,
         output,
         "trials",
         columns=("group", "depth", "seed", "width", "score"),
     )
-    common.write_json(output / "curves.json", curves)
-    common.write_json(output / "summary.json", summary)
+    files.write_json(output / "curves.json", curves)
+    files.write_json(output / "summary.json", summary)
     plot(rows, curves, summary, output / "study.png")
     for group, info in summary["groups"].items():
         print(
@@ -305,7 +309,7 @@ def merge(argv):
     args = parser.parse_args(argv)
     output = pathlib.Path(args.output)
     if any(output.resolve() == pathlib.Path(f).resolve() for f in args.folders):
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"--output {output} is one of the studies merged; write the "
             "merged study to a folder of its own"
         )
@@ -313,7 +317,7 @@ def merge(argv):
         (output / "summary.json").is_file()
         and "sources" not in _read(output / "summary.json")
     ):
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"--output {output} holds a study that trained; write the "
             "merged study to a folder of its own"
         )
@@ -324,12 +328,12 @@ def merge(argv):
         for name in ("summary", "trials", "curves"):
             path = folder / f"{name}.json"
             if not path.is_file():
-                raise common.RecipeError(
+                raise harness.UsageError(
                     f"{folder} is not a finished study: it has no {path.name}"
                 )
             parts[name] = _read(path)
         if not parts["trials"]:
-            raise common.RecipeError(f"{folder}/trials.json holds no trial")
+            raise harness.UsageError(f"{folder}/trials.json holds no trial")
         summary = parts["summary"]
         backends.add(summary.get("backend"))
         # A merged study's own sources, or the one command that ran it.
@@ -337,18 +341,18 @@ def merge(argv):
             own, trained = _trained(folder, command)
             if first is None:
                 first = (folder, own, trained)
-            differences = common.differences(
+            differences = flags.differences(
                 ("", trained, first[2]), here_name=f"in {first[0]}"
             )
             if differences:
-                raise common.RecipeError(
+                raise harness.UsageError(
                     f"{folder} was trained otherwise ({differences}): merge "
                     "only studies of one kind and task trained with the same "
                     "settings (depths, seeds and groups aside)"
                 )
             sources.append(command)
         if len(backends - {None}) > 1:
-            raise common.RecipeError(
+            raise harness.UsageError(
                 f"{folder} ran on another backend than the studies before "
                 f"it ({', '.join(sorted(backends - {None}))}): merge studies "
                 "of one backend"
@@ -356,7 +360,7 @@ def merge(argv):
         for row in parts["trials"]:
             cell = (row["group"], row["depth"], row["seed"])
             if cell in seen:
-                raise common.RecipeError(
+                raise harness.UsageError(
                     f"{seen[cell]} and {folder} both trained {cell[0]} at "
                     f"depth {cell[1]}, seed {cell[2]}; merge each trial once"
                 )
@@ -388,7 +392,7 @@ def _read(path):
     try:
         return json.loads(pathlib.Path(path).read_text())
     except (OSError, ValueError) as error:
-        raise common.RecipeError(f"{path}: unreadable ({error})") from None
+        raise harness.UsageError(f"{path}: unreadable ({error})") from None
 
 
 def _trained(folder, command):
@@ -396,14 +400,12 @@ def _trained(folder, command):
     task and every recipe setting its trials shared, defaults filled in
     (`tuning.search.parse`), the ones a depth study sets per variant
     left out."""
-    from tuning import search
-
     try:
         words = shlex.split(command or "")
     except ValueError:
         words = []
     if words[:4] != ["python", "-m", "diagnostics", "study"]:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"{folder}/summary.json: its command is not a study's; "
             f"received {command!r}"
         )
@@ -416,12 +418,6 @@ def _trained(folder, command):
         if key not in search.SKIPPED + variant
     }
     return own, {"study": own.kind, "task": own.task, **settings}
-
-
-def _backend():
-    import keras
-
-    return keras.backend.backend()
 
 
 def collect(folder, groups):
@@ -474,7 +470,7 @@ def collect(folder, groups):
                 }
             )
     if not rows:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"no trial of {folder} completed; see the searches' trials.csv"
         )
     return rows, curves
@@ -525,7 +521,7 @@ def summarise(rows, args, argv):
         "task": args.task,
         "objective": rows[0]["objective"],
         "command": "python -m diagnostics study " + shlex.join(argv),
-        "backend": _backend(),
+        "backend": keras.backend.backend(),
         "quick": args.quick,
         "groups": groups,
         "ceiling_rule": "the deepest depth whose mean score is within one "
@@ -534,8 +530,7 @@ def summarise(rows, args, argv):
 
 
 def plot(rows, curves, summary, path):
-    plt = _shared.pyplot()
-    from matplotlib.ticker import MaxNLocator
+    plt = plots.pyplot()
 
     groups = list(summary["groups"])
     fig, axes = plt.subplots(
@@ -584,7 +579,7 @@ def plot(rows, curves, summary, path):
             )
         ax.set_title(f"{group}: validation loss", fontsize=9)
         ax.set_xlabel("epoch")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        plots.integer_ticks(ax.xaxis)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     title = f"{summary['study']} study, {summary['task']}" + (

@@ -9,14 +9,22 @@
 
 Importing `recipes` imports `zoo`, which registers every layer the recipes
 save in their models, so `keras.saving.load_model` reads them; it also
-registers the first release's `recipes>LabelNames`.
+registers the first release's `recipes>LabelNames` (`recipes.models`).
+
+Layout: one module per task (`tagging`, `classification`, `seq2seq`),
+each a `recipes.task.Task` with its `Config` and `main`; what they share:
+`settings` (the config fields and flags), `models` (backbones, saved
+models, labels), `training` (the loop), `checkpoints` (the backup),
+`distributed` (`--distribute`), `pipeline` (batches), `cli`, and `data`
+(the corpora). What is not about recipes (run directories, processes,
+flags and files, plots) is the `harness` package.
 """
 
 import os
 import sys
 
 # Quiet TensorFlow's C++ start-up logs unless the user asked for them; set
-# here because importing `recipes.layers` imports Keras (and TensorFlow).
+# here because importing `recipes` imports Keras (and TensorFlow).
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 
@@ -38,4 +46,4 @@ if sys.argv[:1] == ["-m"] and "keras" not in sys.modules:
         os.environ["KERAS_BACKEND"] = _backend
 
 import zoo  # noqa: E402, F401 - registers the zoo's layers
-from recipes import layers  # noqa: E402, F401 - the first release's names
+from recipes import models  # noqa: E402, F401 - the first release's names

@@ -38,7 +38,7 @@ import time
 import keras
 import numpy as np
 
-from recipes import common
+from harness import files
 
 METADATA = "training_metadata.json"
 
@@ -96,7 +96,7 @@ def write_log(path, rows):
     (`CSVLogger` numbers them from 0)."""
     keys = sorted({k for row in rows for k in row if k != "epoch"})
     numbered = [{**row, "epoch": row["epoch"] + 1} for row in rows]
-    common.write_csv(path, numbered, ["epoch", *keys], missing="NA")
+    files.write_csv(path, numbered, ["epoch", *keys], missing="NA")
 
 
 class RunBackup(keras.callbacks.Callback):
@@ -261,7 +261,7 @@ class RunBackup(keras.callbacks.Callback):
                         os.fsync(handle.fileno())
                     os.replace(partial, best)
                 metadata["best_weights"] = best.name
-        common.write_json(directory / METADATA, metadata)
+        files.write_json(directory / METADATA, metadata)
         keep = {METADATA, weights.name, rng.name, metadata.get("best_weights")}
         for child in directory.iterdir():
             if child.name not in keep:

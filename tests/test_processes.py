@@ -1,4 +1,4 @@
-"""`recipes.processes.Supervisor`, the one process supervisor of
+"""`harness.processes.Supervisor`, the one process supervisor of
 `python -m recipes.launch` and of the tuning search's chief and workers:
 prefixed output, restarts, the group's exit code, and its shutdown (when
 a child fails, on a timeout, on SIGTERM, and when the launcher is killed
@@ -14,17 +14,11 @@ import sys
 import textwrap
 import time
 
-from recipes import processes
+from harness import processes
 
-PATH = pathlib.Path(processes.__file__)
-# Loads recipes/processes.py by path, so a launcher in a subprocess starts
-# in a moment (importing `recipes` imports Keras).
-LOAD = (
-    "import importlib.util\n"
-    f"spec = importlib.util.spec_from_file_location('p', {str(PATH)!r})\n"
-    "p = importlib.util.module_from_spec(spec)\n"
-    "spec.loader.exec_module(p)\n"
-)
+# `harness` imports no Keras, so a launcher in a subprocess starts in a
+# moment.
+LOAD = "from harness import processes as p\n"
 
 
 def python(code):

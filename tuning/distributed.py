@@ -11,7 +11,7 @@ runs the same script with these environment variables:
 
 `launch` starts a chief and N workers of `python -m tuning.search` on this
 machine, on a free 127.0.0.1 port, with each process's output prefixed by
-its id (`recipes.processes.Supervisor`, which `recipes.launch` uses too).
+its id (`harness.processes.Supervisor`, which `recipes.launch` uses too).
 It guards against keras-tuner's known failure modes:
 
 - workers start only once the chief accepts connections (no race with a
@@ -34,8 +34,8 @@ import sys
 import threading
 import time
 
-from recipes import processes
-from recipes.common import RecipeError
+import harness
+from harness import processes
 
 CHIEF = "chief"
 ENV_ID = "KERASTUNER_TUNER_ID"
@@ -54,7 +54,7 @@ def role():
         return "standalone"
     tuner_id = os.environ.get(ENV_ID, "")
     if not tuner_id:
-        raise RecipeError(
+        raise harness.UsageError(
             f"{ENV_IP} and {ENV_PORT} are set but {ENV_ID} is not; set it to "
             "chief on one process and tuner0, tuner1, ... on the workers"
         )

@@ -22,7 +22,10 @@ import pathlib
 import textwrap
 import warnings
 
-from recipes import common
+import numpy as np
+
+from harness import files
+from harness import plots
 from recipes import training
 
 COLUMNS = (
@@ -100,12 +103,7 @@ def _worker(trial_dir):
 
 def plot_heatmap(rows, path, title):
     """Best score per (depth, width) cell of the trials that completed."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
+    plt = plots.pyplot()
     done = [r for r in rows if r["score"] is not None]
     if not done:
         return False
@@ -149,11 +147,7 @@ def plot_heatmap(rows, path, title):
 
 def plot_budget(rows, path, title):
     """The best score against depth at the fixed budget, one line per cell."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = plots.pyplot()
     done = [r for r in rows if r["score"] is not None]
     if not done:
         return False
@@ -206,7 +200,7 @@ def write(tuner, hypermodel, problem, budget_params=None):
     summary dict (best trial, counts, paths)."""
     project = pathlib.Path(tuner.project_dir)
     rows = trial_rows(tuner, hypermodel)
-    common.write_rows(rows, project, "trials", COLUMNS)
+    files.write_rows(rows, project, "trials", COLUMNS)
     objective = tuner.oracle.objective.name
     where = f"{problem.task}, {problem.description}"
     plot_heatmap(
@@ -245,7 +239,7 @@ def write(tuner, hypermodel, problem, budget_params=None):
     }
     config = dataclasses.asdict(problem.config_for(choices))
     config["output"] = str(project / "best")
-    common.write_json(project / "best_config.json", config)
+    files.write_json(project / "best_config.json", config)
     best_values = {
         "trial": best.trial_id,
         "objective": objective,
@@ -254,7 +248,7 @@ def write(tuner, hypermodel, problem, budget_params=None):
         "choices": choices,
         "params": row["params"],
     }
-    common.write_json(project / "best_hyperparameters.json", best_values)
+    files.write_json(project / "best_hyperparameters.json", best_values)
     try:
         with warnings.catch_warnings():
             # The trial checkpoint holds the optimizer's state, which the

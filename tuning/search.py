@@ -30,7 +30,6 @@ see `tuning.distributed` and docs/tuning.md for a cluster.
 
 import argparse
 import dataclasses
-import importlib
 import json
 import math
 import os
@@ -39,10 +38,32 @@ import re
 import sys
 import typing
 
-from recipes import common
+import keras
+import keras_tuner as kt
+
+import harness
+import tuning
+from harness import files
+from harness import flags
+from harness import rundir
+from recipes import classification
+from recipes import distributed as recipe_distribution
+from recipes import seq2seq
+from recipes import settings
+from recipes import tagging
+from tuning import distributed
+from tuning import report
+from tuning import tuners
+from tuning.hypermodel import SEARCHABLE
 
 TUNERS = ("random", "bayesian", "hyperband", "grid")
-TASKS = ("tagging", "classification", "seq2seq")
+# The recipes a search can train, by `--task`.
+RECIPES = {
+    "tagging": tagging,
+    "classification": classification,
+    "seq2seq": seq2seq,
+}
+TASKS = tuple(RECIPES)
 STAMP = "search.json"
 # Options that may change between runs of one search.
 RUN_ONLY = (
@@ -120,11 +141,8 @@ def parse(argv):
     first = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     first.add_argument("--task", default="tagging")
     task = first.parse_known_args(argv)[0].task
-    if task not in TASKS:
-        raise common.RecipeError(
-            f"--task must be one of {', '.join(TASKS)}; received {task!r}"
-        )
-    recipe = importlib.import_module(f"recipes.{task}")
+    flags.check_choice("task", task, TASKS)
+    recipe = RECIPES[task]
     parser = argparse.ArgumentParser(
         prog="python -m tuning.search",
         description=__doc__.splitlines()[0],
@@ -148,7 +166,7 @@ def parse(argv):
     group = parser.add_argument_group(
         f"{task} recipe settings (every trial; searched names are replaced)"
     )
-    common.add_config_arguments(group, recipe.Config, recipe.HELP, SKIPPED)
+    settings.add_config_arguments(group, recipe.Config, recipe.HELP, SKIPPED)
     args = parser.parse_args(argv)
     values = {
         f.name: getattr(args, f.name)
@@ -156,7 +174,7 @@ def parse(argv):
         if getattr(args, f.name) is not None
     }
     options = SearchOptions(**values)
-    config = common.resolve_config(recipe.Config, args)
+    config = settings.resolve_config(recipe.Config, args)
     return options, config, recipe
 
 
@@ -171,7 +189,7 @@ def parse_budget(text):
     except ValueError:
         value = 0
     if value < 1:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"--budget-params must be a positive number such as 400000, "
             f"400k or 1.6M; received {text!r}"
         )
@@ -183,7 +201,7 @@ def _integers(flag, text, count=(2, 3)):
     numbers = _numbers(flag, text, count)
     if not all(isinstance(n, int) for n in numbers):
         shape = "MIN:MAX" if count == (2,) else "MIN:MAX[:STEP]"
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"{flag} must be {shape} integers; received {text!r}"
         )
     return numbers
@@ -197,7 +215,7 @@ def _numbers(flag, text, count=(2, 3)):
         numbers = []
     if len(numbers) not in count or not all(map(math.isfinite, numbers)):
         shape = "MIN:MAX" if count == (2,) else "MIN:MAX[:STEP]"
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"{flag} must be {shape} finite numbers; received {text!r}"
         )
     return tuple(int(n) if n.is_integer() else n for n in numbers)
@@ -223,7 +241,7 @@ def ranges_of(options):
         name, _, spec = item.partition("=")
         name = name.strip().replace("-", "_")
         if not spec:
-            raise common.RecipeError(
+            raise harness.UsageError(
                 f"--range must be NAME=MIN:MAX[:STEP] or NAME=A,B; "
                 f"received {item!r}"
             )
@@ -254,14 +272,14 @@ def _values(flag, text, integers=False):
             for part in text.split(",")
             if part.strip()
         ]
-    except common.RecipeError:
+    except harness.UsageError:
         values = []
     if not values:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"{flag} must be finite numbers A,B,...; received {text!r}"
         )
     if integers and not all(isinstance(v, int) for v in values):
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"{flag} must be integers A,B,...; received {text!r}"
         )
     return values
@@ -297,26 +315,24 @@ def check_project(project, stamp, overwrite):
     differs, or a keras-tuner project without one); with `overwrite`,
     deletes what the folder holds instead (but the lock of this job)."""
     if overwrite and project.exists():
-        from recipes import training
-
-        training.empty_folder(project)
+        rundir.empty_folder(project)
     path = project / STAMP
     if path.is_file():
         old = json.loads(path.read_text())
-        differences = common.differences(
+        differences = flags.differences(
             *(
                 (f"{part}.", old.get(part, {}), stamp[part])
                 for part in ("search", "recipe")
             )
         )
         if differences:
-            raise common.RecipeError(
+            raise harness.UsageError(
                 f"{project} holds a different search ({differences}); use "
                 "another --project-name, or --overwrite to replace it"
             )
         return
     if (project / "oracle.json").exists():
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"{project} holds a keras-tuner project not started by "
             "tuning.search; use another --project-name, or --overwrite"
         )
@@ -326,30 +342,30 @@ def write_stamp(project, stamp):
     """Marks the folder as this search's, once its settings are valid."""
     project.mkdir(parents=True, exist_ok=True)
     if not (project / STAMP).is_file():
-        common.write_json(project / STAMP, stamp)
+        files.write_json(project / STAMP, stamp)
 
 
-def check(options):
-    if options.tuner not in TUNERS:
-        raise common.RecipeError(
-            f"--tuner must be one of {', '.join(TUNERS)}; received "
-            f"{options.tuner!r}"
+def check(options, config):
+    """Refuses bad search flags before any data is read."""
+    flags.check_choice("tuner", options.tuner, TUNERS)
+    epochs = search_epochs(config)
+    if options.tuner == "hyperband" and epochs < 2:
+        raise harness.UsageError(
+            f"--tuner hyperband needs --epochs of 2 or more; received {epochs}"
         )
-    common.check_range("max_trials", options.max_trials, low=0)
-    common.check_range("workers", options.workers, low=1)
-    common.check_range("max_retries", options.max_retries, low=0)
-    common.check_range("chief_timeout", options.chief_timeout, low=1)
-    common.check_range("timeout", options.timeout, low=0)
+    flags.check_range("max_trials", options.max_trials, low=0)
+    flags.check_range("workers", options.workers, low=1)
+    flags.check_range("max_retries", options.max_retries, low=0)
+    flags.check_range("chief_timeout", options.chief_timeout, low=1)
+    flags.check_range("timeout", options.timeout, low=0)
 
 
 def make_hypermodel(problem, options):
-    import tuning
-
     config = problem.config
     if config.model:
         # A variant leaves its stack settings at None ("the variant's"),
         # which are no baseline values for the hypermodel's space.
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"--model {config.model}: a search builds zoo.stacked_rnn "
             "stacks from the stack flags (--cell, --units, ...), not a "
             "registered backbone; leave --model out"
@@ -358,7 +374,7 @@ def make_hypermodel(problem, options):
         getattr(config, "decoder_layers", 0)
         or getattr(config, "decoder_units", 0)
     ):
-        raise common.RecipeError(
+        raise harness.UsageError(
             "--budget-params sets one depth and width for the encoder and "
             "the decoder; leave --decoder-layers and --decoder-units at 0"
         )
@@ -384,7 +400,7 @@ def make_hypermodel(problem, options):
             name=f"{problem.task}_stack",
         )
     except ValueError as error:
-        raise common.RecipeError(_flags(str(error))) from None
+        raise harness.UsageError(_flags(str(error))) from None
 
 
 def _flags(message):
@@ -401,9 +417,7 @@ def _flags(message):
 
 
 def make_tuner(options, hypermodel, problem, project, epochs):
-    from tuning import tuners
-
-    common = dict(
+    shared = dict(
         objective=problem.objective,
         directory=str(project.parent),
         project_name=project.name,
@@ -413,44 +427,36 @@ def make_tuner(options, hypermodel, problem, project, epochs):
         overwrite=False,
     )
     if options.tuner == "hyperband":
-        if epochs < 2:
-            raise common.RecipeError(
-                "--tuner hyperband needs --epochs of 2 or more; received "
-                f"{epochs}"
-            )
         return tuners.Hyperband(
-            hypermodel, max_epochs=epochs, factor=3, **common
+            hypermodel, max_epochs=epochs, factor=3, **shared
         )
     if options.tuner == "grid":
         # Every combination of the searched values once (in keras-tuner's
         # order), or the first --max-trials of them.
         return tuners.GridSearch(
-            hypermodel, max_trials=options.max_trials or None, **common
+            hypermodel, max_trials=options.max_trials or None, **shared
         )
     cls = (
         tuners.RandomSearch
         if options.tuner == "random"
         else tuners.BayesianOptimization
     )
-    return cls(hypermodel, max_trials=options.max_trials or 10, **common)
+    return cls(hypermodel, max_trials=options.max_trials or 10, **shared)
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     options, config, _ = parse(argv)
-    check(options)
+    check(options, config)
     project = project_dir(options, config)
     stamp = stamp_of(options, config)
-    from recipes import training
-    from tuning import distributed
-
     # One search per project: the job that owns it (a standalone search,
     # or the launcher of a --distributed one, whose chief and tuners are
     # part of the same job) locks it for as long as it runs.
     role = "launcher" if options.distributed else distributed.role()
     lock = None
     if role in ("launcher", "standalone"):
-        lock = training.FolderLock(project, flag="--project-name").acquire()
+        lock = rundir.FolderLock(project, flag="--project-name").acquire()
     try:
         result = _main(argv, options, config, project, stamp, role)
     except BaseException:
@@ -463,8 +469,6 @@ def main(argv=None):
 
 
 def _main(argv, options, config, project, stamp, role):
-    from tuning import distributed
-
     if options.distributed:
         check_project(project, stamp, options.overwrite)
         # The children run the same search; this process has done the
@@ -477,7 +481,7 @@ def _main(argv, options, config, project, stamp, role):
             timeout=options.timeout,
         )
         if code == 2:
-            raise common.RecipeError(
+            raise harness.UsageError(
                 "the search stopped on a user error (see the [chief] or "
                 "[tunerN] lines above)"
             )
@@ -497,11 +501,6 @@ def _main(argv, options, config, project, stamp, role):
 def finish(
     options, config, project, stamp, role="standalone", report_only=False
 ):
-    import keras
-
-    from tuning import distributed
-    from tuning import report
-
     keras.utils.set_random_seed(config.seed)
     problem = problem_for(options.task, config)
     hypermodel = make_hypermodel(problem, options)
@@ -522,13 +521,13 @@ def finish(
         failure = run_search(tuner, problem, config, epochs)
     if role == "worker" or not options.report:
         if failure:
-            raise common.RecipeError(failure)
+            raise harness.UsageError(failure)
         return None
     summary = report.write(
         tuner, hypermodel, problem, parse_budget(options.budget_params)
     )
     if failure:
-        raise common.RecipeError(f"{failure} (see {project}/trials.csv)")
+        raise harness.UsageError(f"{failure} (see {project}/trials.csv)")
     written = ["trials.csv"]
     if "best" in summary:
         written += ["heatmap.png", "best_hyperparameters.json"]
@@ -539,7 +538,7 @@ def finish(
         f"written to {summary['project']}: {', '.join(written)}"
     )
     if summary["completed"] == 0:
-        raise common.RecipeError(
+        raise harness.UsageError(
             f"no trial completed; the error column of {project}/trials.csv "
             "says why"
         )
@@ -558,7 +557,7 @@ def finish(
 class Problem:
     """A recipe's task as a search needs it: a trial trains exactly the
     model the recipe would train with the trial's settings, on the same
-    batches (`recipes.training.Task`)."""
+    batches (`recipes.task.Task`)."""
 
     task: str
     config: typing.Any
@@ -577,12 +576,7 @@ def search_epochs(config):
 
 def problem_for(name, config):
     """The `Problem` of recipe `name` (`recipes.<name>.TASK`)."""
-    import keras_tuner as kt
-
-    from recipes import distributed as recipe_distribution
-    from tuning.hypermodel import SEARCHABLE
-
-    task = importlib.import_module(f"recipes.{name}").TASK
+    task = RECIPES[name].TASK
     config = dataclasses.replace(config, init_from="")
     task.check(config)
     state = task.prepare(config)
@@ -622,8 +616,6 @@ def problem_for(name, config):
 
 def run_search(tuner, problem, config, epochs):
     """Runs the trials; returns `None`, or why keras-tuner gave up."""
-    import keras
-
     callbacks = [
         *problem.callbacks,
         keras.callbacks.EarlyStopping(
@@ -655,4 +647,4 @@ def run_search(tuner, problem, config, epochs):
 
 
 if __name__ == "__main__":
-    common.run_cli(main)
+    harness.run_cli(main)

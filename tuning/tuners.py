@@ -14,7 +14,7 @@ import time
 
 import keras_tuner as kt
 
-from recipes import common
+from harness import files
 
 
 class _RecordWorker:
@@ -26,7 +26,7 @@ class _RecordWorker:
         super().pre_create_trial()
 
     def run_trial(self, trial, *args, **kwargs):
-        common.write_json(
+        files.write_json(
             os.path.join(self.get_trial_dir(trial.trial_id), "worker.json"),
             {
                 "tuner_id": self.tuner_id,
@@ -37,7 +37,7 @@ class _RecordWorker:
         )
         results = super().run_trial(trial, *args, **kwargs)
         executions = results if isinstance(results, list) else [results]
-        common.write_json(
+        files.write_json(
             os.path.join(self.get_trial_dir(trial.trial_id), "history.json"),
             {
                 "objective": self.oracle.objective.name,

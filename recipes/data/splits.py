@@ -8,7 +8,9 @@ rounded fractions of the count: train gets `round(f0 * n)`, dev
 
 `split_items` cuts a list of examples; `split_groups` cuts whole groups
 (all passages of one document, all pronunciations of one word) so that no
-group has items in two splits.
+group has items in two splits. `quick_subset` and `cut_splits` take the
+seeded samples that `--quick`, `--train-examples` and `--eval-examples`
+train and evaluate on.
 """
 
 import random
@@ -95,3 +97,25 @@ def split_groups(items, group, fractions=(0.8, 0.1, 0.1), seed=0):
     count = sum(len(m) for m in members.values())
     parts = _cut(keys, fractions, f"groups ({count} items)")
     return tuple([x for k in part for x in members[k]] for part in parts)
+
+
+def cut_splits(parts, config, quick_sizes):
+    """`(train, dev, test)` cut to `--quick`'s `quick_sizes` and to
+    `--train-examples` / `--eval-examples` (seeded samples, in order, by
+    `quick_subset`; the smaller size wins)."""
+    limits = (config.train_examples, config.eval_examples, config.eval_examples)
+    cut = []
+    for part, quick, limit in zip(parts, quick_sizes, limits):
+        sizes = [n for n in (quick if config.quick else 0, limit) if n]
+        cut.append(quick_subset(part, min(sizes)) if sizes else part)
+    return tuple(cut)
+
+
+def quick_subset(items, size, seed=0):
+    """A seeded sample of `size` items (in their order), for `--quick`:
+    a sample, not the first ones, so that every class and genre shows up.
+    """
+    if len(items) <= size:
+        return list(items)
+    keep = sorted(random.Random(seed).sample(range(len(items)), size))
+    return [items[i] for i in keep]

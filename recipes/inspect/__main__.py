@@ -1,8 +1,7 @@
 """`python -m recipes.inspect TOOL`: moved to `python -m diagnostics TOOL`,
-which this forwards to."""
+which this runs (same tools, flags and outputs)."""
 
-from diagnostics.__main__ import main
-from recipes import common
+import runpy
 
 if __name__ == "__main__":
-    common.run_cli(main)
+    runpy.run_module("diagnostics", run_name="__main__", alter_sys=True)

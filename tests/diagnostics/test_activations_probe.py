@@ -7,10 +7,10 @@ import keras
 import numpy as np
 import pytest
 
+import harness
 from diagnostics import __main__ as dispatcher
 from diagnostics import activations
 from diagnostics import probing
-from recipes import common
 from recipes import tagging
 from tests.helpers import run_once
 from tests.recipes.test_seq2seq_recipe import tiny_config as tiny_g2p
@@ -128,22 +128,22 @@ def test_a_classifiers_layers_are_probed_for_tags_it_never_saw(
         versus["mix"] - versus["top_layer"], abs=1e-4
     )
     # An activations trace needs a tagger (its tags): refused by name.
-    with pytest.raises(common.RecipeError, match="a tagger is needed"):
+    with pytest.raises(harness.UsageError, match="a tagger is needed"):
         activations.main(["--model", str(tmp_path / "out" / "model.keras")])
 
 
 def test_inspect_bad_input_is_one_line(tagger, tmp_path):
     model, corpus = tagger
-    with pytest.raises(common.RecipeError, match="--properties must be"):
+    with pytest.raises(harness.UsageError, match="--properties must be"):
         probing.main(["--model", str(model), "--properties", "syntax"])
-    with pytest.raises(common.RecipeError, match="no such file"):
+    with pytest.raises(harness.UsageError, match="no such file"):
         activations.main(["--model", str(tmp_path / "missing.keras")])
     other = tmp_path / "other.keras"
     plain = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
     plain.save(other)
-    with pytest.raises(common.RecipeError, match="no 'labels' layer"):
+    with pytest.raises(harness.UsageError, match="no 'labels' layer"):
         activations.main(["--model", str(other)])
-    with pytest.raises(common.RecipeError, match="unknown tool 'xray'"):
+    with pytest.raises(harness.UsageError, match="unknown tool 'xray'"):
         dispatcher.main(["xray"])
 
 
@@ -212,7 +212,7 @@ def test_probes_read_syntax_from_a_treebank(tagger, tmp_path):
     deprel = summary["accuracy"]["deprel"]
     assert max(deprel.values()) > rows[0]["majority_baseline"]
     # Syntax needs a treebank: refused on Brown, in one line.
-    with pytest.raises(common.RecipeError, match="deprel needs a treebank"):
+    with pytest.raises(harness.UsageError, match="deprel needs a treebank"):
         probing.main(["--model", str(model), "--properties", "pos,deprel"])
 
 
@@ -249,7 +249,7 @@ def test_a_g2p_encoders_letters_are_probed_for_their_phonemes(
     assert 0.5 <= stress[0]["majority_baseline"] < 1
     assert summary["test_tokens"] > 0
     # Tagger properties are refused for a G2P run, in one line.
-    with pytest.raises(common.RecipeError, match="pos is for a tagger"):
+    with pytest.raises(harness.UsageError, match="pos is for a tagger"):
         probing.main(["--model", config.output, "--properties", "pos"])
 
 

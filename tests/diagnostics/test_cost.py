@@ -9,9 +9,9 @@ import math
 
 import pytest
 
+import harness
 import zoo
 from diagnostics import cost
-from recipes import common
 from tests.helpers import run_once
 
 # One worker for the whole module: its module-scoped fixture (a run of the
@@ -129,7 +129,7 @@ def test_fits_have_finite_slopes_and_the_per_layer_parameter_count(run):
     ],
 )
 def test_bad_input_names_the_flag(argv, message, tmp_path):
-    with pytest.raises(common.RecipeError, match=message):
+    with pytest.raises(harness.UsageError, match=message):
         cost.main([*argv, "--output", str(tmp_path)])
 
 
@@ -138,7 +138,7 @@ def test_cli_error_exits_2_with_one_line(tmp_path, capsys):
     from diagnostics import __main__ as dispatcher
 
     with pytest.raises(SystemExit) as exit_info:
-        common.run_cli(dispatcher.main, argv)
+        harness.run_cli(dispatcher.main, argv)
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "--depths must be MIN:MAX" in err and len(err.splitlines()) == 1

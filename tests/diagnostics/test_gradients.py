@@ -8,9 +8,9 @@ import keras
 import numpy as np
 import pytest
 
+import harness
 from diagnostics import _shared
 from diagnostics import gradients
-from recipes import common
 from tests.helpers import run_once
 
 # One worker for the whole module: its module-scoped fixture (a run of the
@@ -112,14 +112,14 @@ def test_quick_sets_defaults_and_explicit_flags_win():
     ],
 )  # fmt: skip
 def test_bad_input_names_the_flag_value_and_allowed(argv, message, tmp_path):
-    with pytest.raises(common.RecipeError, match=message):
+    with pytest.raises(harness.UsageError, match=message):
         gradients.main([*argv, "--output", str(tmp_path / "out")])
     assert not (tmp_path / "out").exists()
 
 
 def test_cli_error_is_one_line_with_exit_code_2(capsys):
     with pytest.raises(SystemExit) as exit_info:
-        common.run_cli(gradients.main, ["--cell", "rnn"])
+        harness.run_cli(gradients.main, ["--cell", "rnn"])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: --cell: unknown cell 'rnn'")
@@ -129,7 +129,7 @@ def test_cli_error_is_one_line_with_exit_code_2(capsys):
 def test_an_unknown_backend_is_refused_in_one_line(monkeypatch, capsys):
     monkeypatch.setattr(keras.backend, "backend", lambda: "openvino")
     with pytest.raises(SystemExit) as exit_info:
-        common.run_cli(gradients.main, [])
+        harness.run_cli(gradients.main, [])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "runs on tensorflow, jax, torch" in err and "'openvino'" in err

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
+import harness
 from diagnostics import study
-from recipes import common
 from tests.helpers import run_once
 from tests.recipes.test_tagging import write_corpus
 from tests.tuning.test_search import ENV
@@ -161,32 +161,32 @@ def test_merge_refuses_repeated_trials_and_other_settings(depth, tmp_path):
     one = _part(output, tmp_path / "one", 1)
     out = ["--output", str(tmp_path / "m")]
     with pytest.raises(
-        common.RecipeError, match="both trained plain at depth 1"
+        harness.UsageError, match="both trained plain at depth 1"
     ):
         study.main(["merge", str(output), one, *out])
     other = summary["command"].replace("--epochs 2", "--epochs 3")
     assert other != summary["command"]
     two = _part(output, tmp_path / "two", 2, command=other)
     with pytest.raises(
-        common.RecipeError, match="epochs: 3 there, 2 in .*same settings"
+        harness.UsageError, match="epochs: 3 there, 2 in .*same settings"
     ):
         study.main(["merge", one, two, *out])
     # A merged study keeps its sources' commands: one trained otherwise
     # is still refused when the merged study is merged again.
     study.main(["merge", one, "--output", str(tmp_path / "m1")])
-    with pytest.raises(common.RecipeError, match="epochs: 3 there"):
+    with pytest.raises(harness.UsageError, match="epochs: 3 there"):
         study.main(["merge", str(tmp_path / "m1"), two, *out])
-    with pytest.raises(common.RecipeError, match="has no summary.json"):
+    with pytest.raises(harness.UsageError, match="has no summary.json"):
         study.main(["merge", str(tmp_path), *out])
-    with pytest.raises(common.RecipeError, match="is one of the studies"):
+    with pytest.raises(harness.UsageError, match="is one of the studies"):
         study.main(["merge", one, "--output", one])
-    with pytest.raises(common.RecipeError, match="holds a study that trained"):
+    with pytest.raises(harness.UsageError, match="holds a study that trained"):
         study.main(["merge", one, "--output", str(output)])
     (tmp_path / "one" / "trials.json").write_text("[]")
-    with pytest.raises(common.RecipeError, match="holds no trial"):
+    with pytest.raises(harness.UsageError, match="holds no trial"):
         study.main(["merge", one, *out])
     (tmp_path / "one" / "trials.json").write_text("{oops")
-    with pytest.raises(common.RecipeError, match="trials.json: unreadable"):
+    with pytest.raises(harness.UsageError, match="trials.json: unreadable"):
         study.main(["merge", one, *out])
 
 
@@ -233,7 +233,7 @@ def test_budget_study_keeps_each_stack_near_its_budget(tmp_path):
     ],
 )
 def test_bad_input_names_the_flag(argv, message, tmp_path):
-    with pytest.raises(common.RecipeError, match=message):
+    with pytest.raises(harness.UsageError, match=message):
         study.main([*argv, "--output", str(tmp_path / "out")])
 
 

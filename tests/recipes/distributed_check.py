@@ -15,7 +15,7 @@ this runs in its own process: two logical CPU devices on TensorFlow
 
 `keras-72388` is one worker of a multi-worker cluster (`TF_CONFIG`, one
 CPU device): Keras's `fit` on a plain model, then on
-`recipes.distributed.Trainer` with `rank_one_logs`.
+`recipes.trainer.Trainer` with `rank_one_logs`.
 """
 
 import csv
@@ -165,7 +165,7 @@ def keras_72388():
     def trainer(rank_one_logs):
         with strategy.scope():
             body = dense()
-        model = distributed.Trainer(
+        model = trainer.Trainer(
             body, strategy=strategy, rank_one_logs=rank_one_logs
         )
         with strategy.scope():

@@ -4,6 +4,7 @@ import pathlib
 
 import pytest
 
+import harness
 from recipes import tagging
 from recipes.data import brown
 from recipes.data import cache
@@ -48,9 +49,7 @@ def test_packages_and_brown_land_in_the_cache_with_their_versions(
 def test_data_dir_flag_sets_the_cache(monkeypatch, tmp_path):
     monkeypatch.delenv(cache.ENV, raising=False)
     with pytest.raises(SystemExit):  # stops at the empty --output
-        from recipes import common
-
-        common.run_cli(
+        harness.run_cli(
             tagging.main, ["--data-dir", str(tmp_path), "--output", ""]
         )
     assert pathlib.Path(cache.root()) == tmp_path

@@ -8,9 +8,9 @@ import random
 import keras
 import pytest
 
+import harness
 from diagnostics import activations
 from recipes import classification
-from recipes import common
 from recipes import tagging
 from recipes.data import tfds_data
 from tests.recipes.test_tagging import write_corpus
@@ -129,7 +129,7 @@ def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
         "--output", str(tmp_path / "eval"),
     ]  # fmt: skip
     with pytest.raises(SystemExit) as exit_info:
-        common.run_cli(classification.main, argv)
+        harness.run_cli(classification.main, argv)
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert "label set mismatch" in err and "'weather'" in err
@@ -138,7 +138,7 @@ def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
     classifier = str(tmp_path / "out" / "model.keras")
     wrong_kind = f"{classifier}: a tagger is needed here, but this model is "
     wrong_kind += "a classifier (saved by recipes.classification)"
-    with pytest.raises(common.RecipeError) as info:
+    with pytest.raises(harness.UsageError) as info:
         activations.main(["--model", classifier])
     assert str(info.value) == f"--model {wrong_kind}"
     corpus = write_corpus(tmp_path / "corpus")
@@ -147,7 +147,7 @@ def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
         "--epochs", "0", "--output", str(tmp_path / "tagged"),
     ]  # fmt: skip
     with pytest.raises(SystemExit) as exit_info:
-        common.run_cli(tagging.main, argv)
+        harness.run_cli(tagging.main, argv)
     assert exit_info.value.code == 2
     assert capsys.readouterr().err.strip() == f"error: --init-from {wrong_kind}"
 
@@ -173,7 +173,7 @@ def test_cli_errors_exit_2_with_one_line(argv, message, tmp_path, capsys):
         argv = [*argv, "--dataset", "csv", "--train-file"]
         argv.append(str(write_csv(tmp_path / "t.csv", rows=30)))
     with pytest.raises(SystemExit) as exit_info:
-        common.run_cli(
+        harness.run_cli(
             classification.main, [*argv, "--output", str(tmp_path / "o")]
         )
     assert exit_info.value.code == 2

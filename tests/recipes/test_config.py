@@ -8,12 +8,15 @@ import json
 
 import pytest
 
+import harness
 import zoo
+from harness import flags
 from recipes import classification
-from recipes import common
+from recipes import cli
+from recipes import models
 from recipes import seq2seq
+from recipes import settings
 from recipes import tagging
-from recipes import training
 
 pytestmark = pytest.mark.every_backend
 
@@ -25,7 +28,7 @@ RECIPES = {
 
 
 def parser_of(recipe):
-    return training.parser_for(recipe.TASK, "recipe", "doc", recipe.HELP)
+    return cli.parser_for(recipe.TASK, "recipe", "doc", recipe.HELP)
 
 
 def actions_by_dest(parser):
@@ -42,20 +45,20 @@ def test_every_stack_option_not_set_by_the_recipes_is_a_setting():
     exposed = {
         option.name
         for option in zoo.options.STACK_OPTIONS
-        if option.name not in common.SET_BY_RECIPES
+        if option.name not in settings.SET_BY_RECIPES
     }
-    assert set(common.STACK_FIELDS) == exposed
-    fields = {f.name: f for f in dataclasses.fields(common.StackOptions)}
-    for name in common.STACK_FIELDS:
+    assert set(settings.STACK_FIELDS) == exposed
+    fields = {f.name: f for f in dataclasses.fields(settings.StackOptions)}
+    for name in settings.STACK_FIELDS:
         option = zoo.options.get(name)
-        default = common.RECIPE_DEFAULTS.get(name, option.default)
+        default = settings.RECIPE_DEFAULTS.get(name, option.default)
         assert fields[name].default == default, name
         if option.keras_object:  # a name, or a dict in a config file
             assert fields[name].type == str | dict | None, name
         else:
             assert fields[name].type is option.type, name
     # The recipes' own defaults, which differ from the library's.
-    config = common.StackOptions()
+    config = settings.StackOptions()
     assert (config.bidirectional, config.residual) == (True, True)
     assert config.inter_layer_dropout == 0.25 and config.num_layers == 2
     assert classification.Config().units == 64
@@ -67,13 +70,13 @@ def test_every_flag_has_help_and_stack_flags_are_zoos(name):
     actions = actions_by_dest(parser_of(recipe))
     for dest, action in actions.items():
         assert action.help and not action.help.startswith("("), dest
-    for field in common.STACK_FIELDS:
+    for field in settings.STACK_FIELDS:
         action = actions[field]
-        assert common.flag_of(field) in action.option_strings
-        own = recipe.HELP.get(field) or common.STACK_HELP[field]
+        assert flags.flag_of(field) in action.option_strings
+        own = recipe.HELP.get(field) or settings.STACK_HELP[field]
         assert action.help.startswith(own), (field, action.help)
     # The stack's help is zoo's line (num_layers: a recipe gives no None).
-    assert common.STACK_HELP["dropout"] == zoo.options.get("dropout").help
+    assert settings.STACK_HELP["dropout"] == zoo.options.get("dropout").help
 
 
 def test_choices_are_listed_in_help_and_a_typo_fails_when_parsed():
@@ -81,9 +84,9 @@ def test_choices_are_listed_in_help_and_a_typo_fails_when_parsed():
     assert "--cell {" + ",".join(zoo.options.CELLS) + "}" in text
     assert "--merge-mode {" + ",".join(zoo.options.MERGE_MODES) + "}" in text
     parser = parser_of(tagging)
-    with pytest.raises(common.RecipeError, match=r"--cell must be one of"):
+    with pytest.raises(harness.UsageError, match=r"--cell must be one of"):
         parser.parse_args(["--cell", "lstn"])
-    with pytest.raises(common.RecipeError, match=r"--merge-mode must be"):
+    with pytest.raises(harness.UsageError, match=r"--merge-mode must be"):
         parser.parse_args(["--merge-mode", "max"])
 
 
@@ -101,7 +104,7 @@ def test_choices_are_listed_in_help_and_a_typo_fails_when_parsed():
 )
 def test_bad_flags_exit_2_with_one_line(argv, message, tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
-        common.run_cli(tagging.main, [*argv, "--output", str(tmp_path)])
+        harness.run_cli(tagging.main, [*argv, "--output", str(tmp_path)])
     assert info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1, err
@@ -137,7 +140,7 @@ def test_config_file_type_errors_exit_2_naming_the_key(
     path.write_text(text)
     argv = ["--config", str(path), "--output", str(tmp_path / "out")]
     with pytest.raises(SystemExit) as info:
-        common.run_cli(tagging.main, argv)
+        harness.run_cli(tagging.main, argv)
     assert info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
@@ -154,7 +157,7 @@ def test_yaml_reads_exponents_as_numbers(text, value, tmp_path):
     # YAML 1.2's floats: PyYAML's YAML 1.1 reads `1e-3` (no dot) as a string.
     path = tmp_path / "config.yaml"
     path.write_text(f"learning_rate: {text}\n")
-    read = common.read_config_file(path)["learning_rate"]
+    read = flags.read_config_file(path)["learning_rate"]
     assert read == pytest.approx(value) and not isinstance(read, str)
 
 
@@ -162,9 +165,9 @@ def resolve(tmp_path, values, *argv, recipe=tagging):
     path = tmp_path / "config.json"
     path.write_text(json.dumps(values))
     parser = argparse.ArgumentParser()
-    common.add_config_arguments(parser, recipe.Config, recipe.HELP)
+    settings.add_config_arguments(parser, recipe.Config, recipe.HELP)
     args = parser.parse_args(["--config", str(path), *argv])
-    return common.resolve_config(recipe.Config, args)
+    return settings.resolve_config(recipe.Config, args)
 
 
 def test_per_layer_lists_are_allowed_where_the_option_is_per_layer(tmp_path):
@@ -180,8 +183,8 @@ def test_per_layer_lists_are_allowed_where_the_option_is_per_layer(tmp_path):
     )
     assert config.units == [16, 8] and config.cell == ["gru", "lstm"]
     assert config.dropout == [0.0, 0.2] and config.learning_rate == 1.0
-    common.check_training(config)
-    stack = common.backbone(
+    settings.check_training(config)
+    stack = models.backbone(
         dataclasses.replace(config, embedding_dim=8), vocabulary_size=20
     )
     widths = [
@@ -195,16 +198,16 @@ def test_per_layer_lists_are_allowed_where_the_option_is_per_layer(tmp_path):
 
 def test_the_library_range_is_the_rule():
     config = tagging.Config(dropout=0.97, weight_drop=0.99)
-    common.check_training(config)  # [0, 1), as zoo.StackedRNN takes
+    settings.check_training(config)  # [0, 1), as zoo.StackedRNN takes
     for name in ("dropout", "recurrent_dropout", "embedding_dropout"):
-        with pytest.raises(common.RecipeError) as info:
-            common.check_training(dataclasses.replace(config, **{name: 1.0}))
-        flag = common.flag_of(name)
+        with pytest.raises(harness.UsageError) as info:
+            settings.check_training(dataclasses.replace(config, **{name: 1.0}))
+        flag = flags.flag_of(name)
         message = str(info.value)
         assert message.startswith(f"{flag} must be a float in [0, 1)")
         assert message.endswith("; received 1.0")
-    with pytest.raises(common.RecipeError, match=r"^--units\[1\] must be"):
-        common.check_training(dataclasses.replace(config, units=[8, -1]))
+    with pytest.raises(harness.UsageError, match=r"^--units\[1\] must be"):
+        settings.check_training(dataclasses.replace(config, units=[8, -1]))
     parser = parser_of(tagging)
     assert parser.parse_args(["--dropout", "0.97"]).dropout == 0.97
 
@@ -220,16 +223,16 @@ def test_residual_takes_auto_and_flags_win_over_the_file(tmp_path):
         assert parser.parse_args(argv).residual == value, argv
     config = resolve(tmp_path, {"residual": "auto", "units": 8}, "--units", "4")
     assert (config.residual, config.units) == ("auto", 4)
-    common.check_training(config)
+    settings.check_training(config)
 
 
 def test_a_model_leaves_the_stack_options_not_given_to_the_variant(tmp_path):
     config = resolve(tmp_path, {"dropout": 0.1}, "--model", "lstm_tiny")
     given = {"dropout": 0.1}
-    for name in common.STACK_FIELDS:
+    for name in settings.STACK_FIELDS:
         assert getattr(config, name) == given.get(name), name
-    common.check_training(config)
-    assert common.stack_options(config) == {"dropout": 0.1, "seed": 0}
+    settings.check_training(config)
+    assert settings.stack_options(config) == {"dropout": 0.1, "seed": 0}
 
 
 def test_keras_options_are_flags_and_config_entries(tmp_path):
@@ -240,15 +243,15 @@ def test_keras_options_are_flags_and_config_entries(tmp_path):
     assert (args.activation, args.kernel_regularizer) == ("relu", "l2")
     assert args.use_bias is False
     with pytest.raises(
-        common.RecipeError, match=r"^--activation must be a Keras"
+        harness.UsageError, match=r"^--activation must be a Keras"
     ):
         parser.parse_args(["--activation", "nope"])
     regularizer = {"class_name": "L2", "config": {"l2": 0.001}}
-    assert common.check_setting("kernel_regularizer", regularizer, dict) == (
+    assert settings.check_setting("kernel_regularizer", regularizer, dict) == (
         regularizer
     )
     with pytest.raises(ValueError, match=r"`kernel_initializer\[1\]` must"):
-        common.check_setting("kernel_initializer", ["ones", "nope"], str)
+        settings.check_setting("kernel_initializer", ["ones", "nope"], str)
 
 
 def test_train_and_eval_examples_cut_each_split_to_a_seeded_sample(tmp_path):

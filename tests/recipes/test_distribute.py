@@ -25,10 +25,11 @@ import time
 import keras
 import pytest
 
-from recipes import common
+import harness
+from harness import processes
+from harness import tf_config
 from recipes import distributed
 from recipes import launch
-from recipes import processes
 from recipes import tagging
 from tests.recipes.test_tagging import write_corpus
 
@@ -57,7 +58,7 @@ def env(**extra):
 
 def one_line_error(capsys, run, argv):
     with pytest.raises(SystemExit) as exit_info:
-        common.run_cli(run, argv)
+        harness.run_cli(run, argv)
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
@@ -137,8 +138,8 @@ MALFORMED = [
 def test_malformed_tf_config_is_a_clear_error():
     # One test for all cases: each test costs a Keras session reset here.
     for text, message in MALFORMED:
-        with pytest.raises(common.RecipeError) as error:
-            distributed.check_tf_config(text)
+        with pytest.raises(harness.UsageError) as error:
+            tf_config.check(text)
         assert message in str(error.value), (text, str(error.value))
         assert len(str(error.value).splitlines()) == 1
 
@@ -195,8 +196,8 @@ def test_a_port_in_use_is_named(monkeypatch):
             monkeypatch,
             config_text({"worker": [f"127.0.0.1:{port}", "127.0.0.1:2"]}),
         )
-        with pytest.raises(common.RecipeError) as error:
-            distributed.check_own_port(cluster)
+        with pytest.raises(harness.UsageError) as error:
+            tf_config.check_own_port(cluster)
     assert f"cluster.worker[0] = 127.0.0.1:{port}: port {port} is " in str(
         error.value
     )
@@ -424,12 +425,10 @@ def test_launcher_timeout_stops_everything():
 def test_deadline_kills_a_process_stuck_in_native_code():
     """What guards the multi-worker start-up: TensorFlow waits for every
     worker holding Python's lock, so the watch is another process."""
-    path = ROOT / "recipes" / "processes.py"
+    # `harness` imports no Keras: the child starts in a moment.
     code = (
-        "import importlib.util, time\n"
-        f"spec = importlib.util.spec_from_file_location('p', {str(path)!r})\n"
-        "p = importlib.util.module_from_spec(spec)\n"
-        "spec.loader.exec_module(p)\n"
+        "import time\n"
+        "from harness import processes as p\n"
         "p.Deadline(0.5, 'gave up on {silent}', ['127.0.0.1:1'])\n"
         "time.sleep(60)\n"
     )
@@ -567,7 +566,7 @@ def two_workers(*argv, timeout=300):
 @pytest.mark.xdist_group("distribute")  # one at a time: they start processes
 @pytest.mark.tf_only
 def test_upstream_multi_worker_bugs_are_still_there():
-    """The upstream bugs `distributed.Trainer` works around, shown with
+    """The upstream bugs `trainer.Trainer` works around, shown with
     Keras's own `fit` on a 1-unit `Dense` model under a 2-worker
     `MultiWorkerMirroredStrategy`. When an assertion below fails, that
     bug is fixed upstream and its workaround can go:
@@ -639,7 +638,7 @@ def test_two_workers_train_and_only_the_chief_writes(tmp_path):
     out = tmp_path / "out"
     assert f"[worker 0] wrote {out}/: config.json, metrics.json" in output
     assert sorted(p.name for p in out.iterdir()) == [
-        ".lock",  # the run directory's (recipes.training.RunDirectory)
+        ".lock",  # the run directory's (harness.rundir.RunDirectory)
         "config.json",
         "learning_curves.png",
         "log.csv",

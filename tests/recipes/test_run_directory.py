@@ -1,4 +1,4 @@
-"""`recipes.training.RunDirectory`: the contract between a job and its
+"""`harness.rundir.RunDirectory`: the contract between a job and its
 reruns (every backend; nothing is trained)."""
 
 import json
@@ -10,9 +10,10 @@ import keras
 import numpy as np
 import pytest
 
-from recipes import common
+import harness
+from harness import rundir
+from recipes import settings
 from recipes import tagging
-from recipes import training
 
 pytestmark = pytest.mark.every_backend
 
@@ -23,15 +24,15 @@ def config(tmp_path, **values):
 
 
 def test_a_rerun_with_the_same_config_opens_and_another_is_refused(tmp_path):
-    first = training.RunDirectory(config(tmp_path).output, config(tmp_path))
+    first = rundir.RunDirectory(config(tmp_path).output, config(tmp_path))
     first.open()
     first.close()
-    again = training.RunDirectory(config(tmp_path).output, config(tmp_path))
+    again = rundir.RunDirectory(config(tmp_path).output, config(tmp_path))
     again.open()
     again.close()
     changed = config(tmp_path, units=12)
-    with pytest.raises(common.RecipeError, match=r"another config \(units"):
-        training.RunDirectory(changed.output, changed).open()
+    with pytest.raises(harness.UsageError, match=r"another config \(units"):
+        rundir.RunDirectory(changed.output, changed).open()
     saved = json.loads((tmp_path / "run" / "config.json").read_text())
     assert saved["units"] == tagging.Config.units  # not overwritten
 
@@ -40,43 +41,43 @@ def test_a_setting_added_since_the_run_started_counts_as_its_default(
     tmp_path,
 ):
     run = config(tmp_path)
-    directory = training.RunDirectory(run.output, run)
+    directory = rundir.RunDirectory(run.output, run)
     directory.open()
     directory.close()
     path = tmp_path / "run" / "config.json"
     old = json.loads(path.read_text())
     del old["lr_schedule"]  # a run started before the setting existed
     path.write_text(json.dumps(old))
-    training.RunDirectory(run.output, run).open()  # resumes
+    rundir.RunDirectory(run.output, run).open()  # resumes
     path.write_text(json.dumps(old))
     cosine = config(tmp_path, lr_schedule="cosine")
-    with pytest.raises(common.RecipeError, match="lr_schedule 'constant'"):
-        training.RunDirectory(cosine.output, cosine).open()
+    with pytest.raises(harness.UsageError, match="lr_schedule 'constant'"):
+        rundir.RunDirectory(cosine.output, cosine).open()
 
 
 def test_a_second_job_on_the_folder_and_a_foreign_folder_are_refused(
     tmp_path,
 ):
     run = config(tmp_path)
-    holder = training.RunDirectory(run.output, run)
+    holder = rundir.RunDirectory(run.output, run)
     holder.open()
     holder_is = f"job {os.getpid()} on {socket.gethostname()} is running"
-    with pytest.raises(common.RecipeError, match=holder_is):
-        training.RunDirectory(run.output, run).open()
+    with pytest.raises(harness.UsageError, match=holder_is):
+        rundir.RunDirectory(run.output, run).open()
     holder.close()
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("mine")
     other = config(tmp_path, output=str(foreign))
-    with pytest.raises(common.RecipeError, match="holds no run of this"):
-        training.RunDirectory(str(foreign), other).open()
+    with pytest.raises(harness.UsageError, match="holds no run of this"):
+        rundir.RunDirectory(str(foreign), other).open()
     # Left as it was: no stray lock file.
     assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
 
 
 def test_an_empty_output_is_refused(tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
-        common.run_cli(tagging.main, ["--output", ""])
+        harness.run_cli(tagging.main, ["--output", ""])
     assert info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert err == "error: --output must name a folder; received ''"
@@ -84,13 +85,13 @@ def test_an_empty_output_is_refused(tmp_path, capsys):
 
 def test_a_new_run_that_fails_before_training_leaves_nothing(tmp_path):
     run = config(tmp_path)
-    directory = training.RunDirectory(run.output, run)
+    directory = rundir.RunDirectory(run.output, run)
     directory.open()
     (pathlib.Path(run.output) / "vocab.json").write_text("{}")
     directory.abandon()  # what the loop does when preparing the data fails
     assert not pathlib.Path(run.output).exists()
     # A run that had backed up an epoch keeps everything.
-    directory = training.RunDirectory(run.output, run)
+    directory = rundir.RunDirectory(run.output, run)
     directory.open()
     (pathlib.Path(run.output) / "backup").mkdir()
     directory.abandon()
@@ -101,14 +102,14 @@ def test_a_new_run_that_fails_before_training_leaves_nothing(tmp_path):
 def test_overwrite_empties_the_folder_logs_and_tensorboard_included(tmp_path):
     run = config(tmp_path)
     out = pathlib.Path(run.output)
-    first = training.RunDirectory(run.output, run)
+    first = rundir.RunDirectory(run.output, run)
     first.open()
     first.close()
     for name in ("log.csv", "metrics.json", "tensorboard/train/events.x"):
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         (out / name).write_text("old")
     other = config(tmp_path, units=12)
-    directory = training.RunDirectory(run.output, other, overwrite=True)
+    directory = rundir.RunDirectory(run.output, other, overwrite=True)
     directory.open()
     directory.close()
     assert sorted(p.name for p in out.iterdir()) == [".lock", "config.json"]
@@ -117,12 +118,14 @@ def test_overwrite_empties_the_folder_logs_and_tensorboard_included(tmp_path):
 
 def test_cosine_schedule_decays_to_zero_over_the_run_and_constant_stays():
     run = tagging.Config(learning_rate=0.01, lr_schedule="cosine")
-    schedule = common.learning_rate(run, steps=100)
+    schedule = settings.learning_rate(run, steps=100)
     values = [
         float(keras.ops.convert_to_numpy(schedule(s))) for s in (0, 50, 100)
     ]
     np.testing.assert_allclose(values, [0.01, 0.005, 0.0], atol=1e-7)
-    assert common.learning_rate(tagging.Config(learning_rate=0.01), 100) == 0.01
+    assert (
+        settings.learning_rate(tagging.Config(learning_rate=0.01), 100) == 0.01
+    )
     # Round-trips with the optimizer's config (model.keras keeps it).
     optimizer = keras.optimizers.Adam(schedule)
     clone = keras.optimizers.Adam.from_config(optimizer.get_config())
@@ -134,7 +137,7 @@ def test_cosine_schedule_decays_to_zero_over_the_run_and_constant_stays():
 def test_a_bad_schedule_is_one_line(tmp_path, capsys):
     argv = ["--lr-schedule", "step", "--output", str(tmp_path / "out")]
     with pytest.raises(SystemExit) as info:
-        common.run_cli(tagging.main, argv)
+        harness.run_cli(tagging.main, argv)
     assert info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert err == (

@@ -6,7 +6,7 @@ import random
 import keras
 import pytest
 
-from recipes import common
+import harness
 from recipes import seq2seq
 from recipes.data import cmudict
 
@@ -109,7 +109,7 @@ def test_cli_errors_exit_2(tmp_path, capsys):
         (["--beam-width", "0"], "--beam-width must be >= 1"),
     ):
         with pytest.raises(SystemExit) as exit_info:
-            common.run_cli(
+            harness.run_cli(
                 seq2seq.main, [*argv, "--output", str(tmp_path / "o")]
             )
         assert exit_info.value.code == 2

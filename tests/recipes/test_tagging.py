@@ -9,8 +9,9 @@ import keras
 import numpy as np
 import pytest
 
+import harness
 from recipes import classification
-from recipes import common
+from recipes import settings
 from recipes import tagging
 from recipes import training
 from recipes.data import tfds_data
@@ -128,7 +129,7 @@ def test_interrupted_run_resumes_from_the_last_epoch(tmp_path):
 )
 def test_cli_errors_exit_2_with_one_line(argv, message, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        common.run_cli(tagging.main, [*argv, "--output", str(tmp_path)])
+        harness.run_cli(tagging.main, [*argv, "--output", str(tmp_path)])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert message in err
@@ -139,14 +140,14 @@ def test_config_file_sets_options_and_flags_win(tmp_path):
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"units": 16, "cell": "gru"}))
     parser = __import__("argparse").ArgumentParser()
-    common.add_config_arguments(parser, tagging.Config)
+    settings.add_config_arguments(parser, tagging.Config)
     args = parser.parse_args(["--config", str(path), "--units", "32"])
-    config = common.resolve_config(tagging.Config, args)
+    config = settings.resolve_config(tagging.Config, args)
     assert (config.cell, config.units) == ("gru", 32)
     path.write_text(json.dumps({"unitz": 3}))
     args = parser.parse_args(["--config", str(path)])
-    with pytest.raises(common.RecipeError, match="unknown setting"):
-        common.resolve_config(tagging.Config, args)
+    with pytest.raises(harness.UsageError, match="unknown setting"):
+        settings.resolve_config(tagging.Config, args)
 
 
 def write_ner(path, sentences=120, seed=0):
@@ -248,7 +249,7 @@ def test_saved_model_evaluates_and_rejects_other_labels(tmp_path, capsys):
         str(model_path), "--epochs", "0", "--output", str(tmp_path / "x"),
     ]  # fmt: skip
     with pytest.raises(SystemExit) as exit_info:
-        common.run_cli(tagging.main, argv)
+        harness.run_cli(tagging.main, argv)
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "label set mismatch" in err and "B-person" in err
@@ -366,12 +367,12 @@ def test_run_directory_refuses_other_runs_and_keeps_finished_ones(
     assert again["test_accuracy"] == first["test_accuracy"]
     assert (tmp_path / "out" / "log.csv").read_text() == log
     assert "not retraining" in capsys.readouterr().out
-    with pytest.raises(common.RecipeError, match="units 8 -> 12"):
+    with pytest.raises(harness.UsageError, match="units 8 -> 12"):
         tagging.run(dataclasses.replace(config, units=12))
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine")
-    with pytest.raises(common.RecipeError, match="not empty"):
+    with pytest.raises(harness.UsageError, match="not empty"):
         tagging.run(dataclasses.replace(config, output=str(other)))
     fresh = tagging.run(dataclasses.replace(config, units=12), overwrite=True)
     assert fresh["params"] != first["params"]
@@ -385,7 +386,7 @@ def test_run_directory_refuses_other_runs_and_keeps_finished_ones(
     ]  # fmt: skip
     capsys.readouterr()
     with pytest.raises(SystemExit) as info:
-        common.run_cli(classification.main, argv)
+        harness.run_cli(classification.main, argv)
     assert info.value.code == 2
     assert capsys.readouterr().err.strip() == (
         f"error: --init-from {tagger}: a classifier is needed here, but this "
@@ -409,7 +410,7 @@ def test_more_cli_errors_exit_2(argv, message, tmp_path, capsys):
     corpus = write_corpus(tmp_path / "corpus")
     argv = [*argv, "--corpus-dir", str(corpus), "--output", str(tmp_path / "o")]
     with pytest.raises(SystemExit) as exit_info:
-        common.run_cli(tagging.main, argv)
+        harness.run_cli(tagging.main, argv)
     assert exit_info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
@@ -418,9 +419,9 @@ def test_more_cli_errors_exit_2(argv, message, tmp_path, capsys):
 def test_a_registered_backbone_by_name_with_flags_overriding(tmp_path):
     config = tiny_config(tmp_path, epochs=1, tensorboard=False)
     parser = __import__("argparse").ArgumentParser()
-    common.add_config_arguments(parser, tagging.Config)
+    settings.add_config_arguments(parser, tagging.Config)
     args = parser.parse_args(["--model", "lstm_tiny", "--units", "4"])
-    resolved = common.resolve_config(tagging.Config, args)
+    resolved = settings.resolve_config(tagging.Config, args)
     assert resolved.units == 4 and resolved.num_layers is None
     metrics = tagging.run(
         dataclasses.replace(config, model="lstm_tiny", units=4, num_layers=None,
@@ -498,7 +499,7 @@ def test_a_run_whose_loss_becomes_nan_fails_with_one_line(tmp_path, capsys):
     ]  # fmt: skip
     capsys.readouterr()
     with pytest.raises(SystemExit) as exit_info:
-        common.run_cli(tagging.main, argv)
+        harness.run_cli(tagging.main, argv)
     assert exit_info.value.code == 1
     captured = capsys.readouterr()
     assert "not retraining" in captured.out and "Epoch" not in captured.out

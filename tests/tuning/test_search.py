@@ -18,9 +18,10 @@ import time
 import keras
 import pytest
 
-from recipes import common
-from recipes import processes
-from recipes import training
+import harness
+from harness import flags
+from harness import processes
+from harness import rundir
 from tests.recipes.test_tagging import write_corpus
 from tuning import distributed
 from tuning import search
@@ -88,7 +89,7 @@ def test_search_writes_table_plots_and_best_model_then_resumes(tmp_path):
     )
     assert model.count_params() == best["params"]
     # best_config.json is a recipe config: the tagger reads it.
-    config = common.read_config_file(project / "best_config.json")
+    config = flags.read_config_file(project / "best_config.json")
     assert config["num_layers"] == best["values"]["num_layers"]
     started = {
         r["trial"]: json.loads(
@@ -237,11 +238,17 @@ def test_a_chief_that_fails_stops_the_launch(tmp_path, monkeypatch):
         (["--learning-rate", "inf"], "--learning-rate must be a finite"),
         (["--search", "cell,depth"], "unknown name(s) ['depth']"),
         (["--range", "dropout=0:2"], "--range dropout must lie in [0, 1)"),
+        # Once a traceback: the search's keyword arguments shadowed a
+        # module of the same name (`common`) in the function raising it.
+        (
+            ["--tuner", "hyperband", "--epochs", "1"],
+            "--tuner hyperband needs --epochs of 2 or more; received 1",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_one_line(extra, message, tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
-        common.run_cli(search.main, tiny_args(tmp_path, *extra))
+        harness.run_cli(search.main, tiny_args(tmp_path, *extra))
     assert info.value.code == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), lines
@@ -259,7 +266,7 @@ def test_a_directory_holding_another_search_is_refused(tmp_path, capsys):
     )
     other = tiny_args(tmp_path, "--tuner", "bayesian")
     with pytest.raises(SystemExit) as info:
-        common.run_cli(search.main, other)
+        harness.run_cli(search.main, other)
     assert info.value.code == 2
     error = capsys.readouterr().err.strip()
     assert "holds a different search" in error
@@ -268,7 +275,7 @@ def test_a_directory_holding_another_search_is_refused(tmp_path, capsys):
     foreign = tmp_path / "runs" / "foreign"
     foreign.mkdir(parents=True)
     (foreign / "oracle.json").write_text("{}")
-    with pytest.raises(common.RecipeError, match="not started by"):
+    with pytest.raises(harness.UsageError, match="not started by"):
         search.check_project(foreign, {"search": {}, "recipe": {}}, False)
     # --overwrite empties it (keeping the lock of the job that does it).
     (foreign / ".lock").write_text("")
@@ -278,7 +285,7 @@ def test_a_directory_holding_another_search_is_refused(tmp_path, capsys):
 
 def test_a_failed_command_leaves_no_stamp_behind(tmp_path, capsys):
     with pytest.raises(SystemExit):
-        common.run_cli(search.main, tiny_args(tmp_path, "--layers", "4:1"))
+        harness.run_cli(search.main, tiny_args(tmp_path, "--layers", "4:1"))
     capsys.readouterr()
     assert not (tmp_path / "runs" / "pos" / "search.json").exists()
 
@@ -342,10 +349,10 @@ def test_a_second_search_on_a_running_project_exits_2(tmp_path, capsys):
     # The project is locked by the search running in it (here, this
     # process holds it as that search would).
     project = tmp_path / "runs" / "pos"
-    holder = training.FolderLock(project, flag="--project-name").acquire()
+    holder = rundir.FolderLock(project, flag="--project-name").acquire()
     try:
         with pytest.raises(SystemExit) as info:
-            common.run_cli(search.main, tiny_args(tmp_path))
+            harness.run_cli(search.main, tiny_args(tmp_path))
     finally:
         holder.release()
     assert info.value.code == 2

@@ -1,0 +1,219 @@
+"""One job per folder, and the run directory a job and its reruns share.
+
+`FolderLock` keeps two jobs out of one folder (the recipes' `--output`,
+`tuning.search`'s project, the diagnostics tools' `--output`);
+`RunDirectory` is the contract between a training job and its reruns:
+locked while a job holds it, a manifest of the config that started it,
+resumable, finished runs not retrained, another config refused before
+anything is written.
+"""
+
+import contextlib
+import dataclasses
+import fcntl
+import json
+import os
+import pathlib
+import shutil
+import socket
+
+from harness import files
+from harness.errors import UsageError
+
+
+class FolderLock:
+    """One job per folder: an exclusive `fcntl.flock` on `FOLDER/.lock`,
+    which holds the holder's pid and host.
+
+    `acquire` creates the folder (checking that it can write there) and
+    raises `UsageError` naming `flag`, the folder and the job holding it
+    when another job does; the lock goes with the process, so a killed
+    job never leaves a stale one. Used by the recipes' `RunDirectory`,
+    `tuning.search`'s project and the diagnostics tools' `--output`.
+    """
+
+    NAME = ".lock"
+
+    def __init__(self, path, flag="--output"):
+        if not str(path).strip():
+            raise UsageError(
+                f"{flag} must name a folder; received {str(path)!r}"
+            )
+        self.path = pathlib.Path(path)
+        self.flag = flag
+        self.created = False  # whether this job made the lock file
+        self._handle = None
+
+    def acquire(self):
+        path = self.path
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            probe = path / ".write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as error:
+            raise UsageError(
+                f"{self.flag} {path}: cannot write there ({error.strerror})"
+            ) from None
+        lock = path / self.NAME
+        self.created = not lock.exists()
+        handle = lock.open("a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().split()
+            handle.close()
+            who = (
+                f"job {holder[0]} on {holder[1]}"
+                if len(holder) == 2
+                else "another job"
+            )
+            raise UsageError(
+                f"{self.flag} {path}: {who} is running in this folder; "
+                f"wait for it or choose another {self.flag}"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()} {socket.gethostname()}\n")
+        handle.flush()
+        self._handle = handle
+        return self
+
+    def release(self, remove=False):
+        """Unlocks; `remove=True` also deletes the lock file (and the
+        folder, if that leaves it empty)."""
+        if self._handle is None:
+            return
+        if remove:
+            (self.path / self.NAME).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                self.path.rmdir()  # only if empty
+        self._handle.close()
+        self._handle = None
+
+    def __enter__(self):
+        return self.acquire()
+
+    def __exit__(self, *exc_info):
+        self.release()
+
+
+def empty_folder(path, ignore_errors=False):
+    """Deletes what `path` holds but its `FolderLock` file (`--overwrite`,
+    and a failed new run cleaning up after itself)."""
+    for child in pathlib.Path(path).iterdir():
+        if child.name == FolderLock.NAME:
+            continue
+        if child.is_dir():
+            shutil.rmtree(child, ignore_errors=ignore_errors)
+        elif ignore_errors:
+            child.unlink(missing_ok=True)
+        else:
+            child.unlink()
+
+
+class RunDirectory:
+    """`--output` as a contract between a job and its reruns.
+
+    - a lock (`FolderLock`): a second job on the same folder stops with
+      one line naming the job that holds it, instead of mixing its files
+      in;
+    - `config.json`, the manifest, written before training: a rerun with
+      the same config resumes from the last backup, or, once
+      `metrics.json` is there, is finished; a rerun with another config
+      is refused (naming what differs) before anything is written;
+    - `state`, once open: `"new"`, `"interrupted"` (a run of this config
+      that did not finish: resumed) or `"finished"`; another job sees
+      the folder as running (its lock);
+    - a non-empty folder holding no run is refused;
+    - `overwrite=True` empties the folder first (logs and TensorBoard
+      files included);
+    - `abandon()`: a new run that failed before its first epoch was
+      backed up (bad data) removes what it wrote, so that a rerun with
+      corrected settings is not refused as another config.
+    """
+
+    def __init__(self, path, config, overwrite=False):
+        self.path = pathlib.Path(path)
+        self.config = dataclasses.asdict(config)
+        # A setting added since a run was started is missing from its
+        # config.json: the run had the default.
+        self.defaults = {
+            f.name: f.default
+            for f in dataclasses.fields(config)
+            if f.default is not dataclasses.MISSING
+        }
+        self.overwrite = overwrite
+        self.state = None
+        self._lock = FolderLock(path)
+
+    def open(self):
+        path = self.path
+        self._lock.acquire()
+        try:
+            self._check_and_write(path)
+        except BaseException:
+            # Refused: leave the folder as it was (no stray `.lock`).
+            self._lock.release(remove=self._lock.created)
+            raise
+        return path
+
+    def _check_and_write(self, path):
+        saved = path / "config.json"
+        self.state = "new"
+        if self.overwrite:
+            empty_folder(path)
+        elif saved.is_file():
+            old = {**self.defaults, **json.loads(saved.read_text())}
+            changed = sorted(
+                k
+                for k in set(old) | set(self.config)
+                if old.get(k) != self.config.get(k)
+            )
+            if changed:
+                what = ", ".join(
+                    f"{k} {old.get(k)!r} -> {self.config.get(k)!r}"
+                    for k in changed[:4]
+                )
+                raise UsageError(
+                    f"--output {path} holds a run with another config "
+                    f"({what}); rerun it with the same settings to resume, "
+                    "or pass --overwrite, or choose another --output"
+                )
+            self.state = "finished" if self.finished else "interrupted"
+        elif [c for c in path.iterdir() if c.name != FolderLock.NAME]:
+            raise UsageError(
+                f"--output {path} is not empty and holds no run of this "
+                "recipe; choose another --output or pass --overwrite"
+            )
+        files.write_json(saved, self.config)
+
+    @property
+    def finished(self):
+        return (self.path / "metrics.json").is_file()
+
+    def abandon(self):
+        """After a failure: a new run with no epoch backed up empties the
+        folder it filled (removed too if this job created it)."""
+        if self.state != "new" or (self.path / "backup").exists():
+            return
+        empty_folder(self.path, ignore_errors=True)
+        self.close(remove=self._lock.created)
+
+    def close(self, remove=False):
+        self._lock.release(remove=remove)
+
+
+def prepare_output(config):
+    """Creates `config.output` and writes the resolved `config.json` (a
+    dataclass config)."""
+    output = pathlib.Path(config.output)
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(
+            f"--output {output}: cannot create ({error})"
+        ) from None
+    files.write_json(output / "config.json", dataclasses.asdict(config))
+    return output

@@ -1,0 +1,100 @@
+"""A recipe's command line: `python -m recipes.NAME [flags]`.
+
+One flag per config field (`recipes.config`), `--config`, and the run
+options, which are not part of `config.json`: `--distribute`,
+`--mixed-precision`, `--overwrite`, `--data-dir` and `--backend`.
+"""
+
+import argparse
+import os
+
+import keras
+
+import harness
+from harness import flags
+from recipes import distributed
+from recipes import settings
+from recipes import training
+from recipes.data import cache
+
+PRECISIONS = {
+    "off": "float32",
+    "float16": "mixed_float16",
+    "bfloat16": "mixed_bfloat16",
+}
+BACKENDS = ("tensorflow", "jax", "torch")
+
+
+def set_precision(name):
+    """Sets Keras's global dtype policy for `--mixed-precision NAME`."""
+    flags.check_choice("mixed_precision", name, tuple(PRECISIONS))
+    keras.mixed_precision.set_global_policy(PRECISIONS[name])
+    if name != "off":
+        print(f"mixed precision: {PRECISIONS[name]} (variables in float32)")
+
+
+def parser_for(task, prog, doc, help_texts):
+    """The recipe's flags: one per config field, `--config`, and the run
+    options (`--distribute`, `--mixed-precision`, `--overwrite`,
+    `--data-dir`, `--backend`), which are not part of `config.json`."""
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description=doc.splitlines()[0],
+        epilog="Any flag can also be set in a --config file (JSON or YAML, "
+        "the same names with underscores); flags win over the file.",
+    )
+    settings.add_config_arguments(parser, task.Config, help_texts)
+    distributed.add_arguments(parser)
+    parser.add_argument(
+        "--mixed-precision",
+        default="off",
+        choices=sorted(PRECISIONS),
+        help="compute in float16 or bfloat16 with float32 variables "
+        "(keras.mixed_precision; float16 also scales the loss). Worth it "
+        "on GPUs with tensor cores; slower on CPUs (default: off)",
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="empty --output first, even if it holds a run (default: a "
+        "rerun of the same config resumes it, another config is refused)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        help="where fetched corpora are kept (sets "
+        f"{cache.ENV}; default: $KERAS_HOME/stacked-rnn-zoo or "
+        "~/.keras/stacked-rnn-zoo)",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        help="the Keras backend, set before Keras is imported (default: "
+        "KERAS_BACKEND, else tensorflow)",
+    )
+    return parser
+
+
+def main(task, prog, doc, help_texts, argv=None):
+    """A recipe's command line: parse, train and evaluate, print."""
+    args = parser_for(task, prog, doc, help_texts).parse_args(argv)
+    if args.backend and args.backend != keras.backend.backend():
+        raise harness.UsageError(
+            f"--backend {args.backend}: Keras was already imported with the "
+            f"{keras.backend.backend()} backend (pass --backend first on "
+            "the command line of `python -m recipes....`, or set "
+            "KERAS_BACKEND)"
+        )
+    set_precision(args.mixed_precision)
+    if args.data_dir is not None:
+        if not args.data_dir.strip():
+            raise harness.UsageError("--data-dir must name a folder")
+        os.environ[cache.ENV] = args.data_dir
+    config = settings.resolve_config(task.Config, args)
+    metrics = training.train_and_evaluate(
+        task,
+        config,
+        distribute=distributed.options_from(args),
+        overwrite=args.overwrite,
+    )
+    training.print_summary(task, config, metrics)
+    return metrics

@@ -1,0 +1,348 @@
+"""The recipes' settings: the stack and training options every recipe's
+`Config` has, their flags and `--config` keys, and their checks.
+
+The stack settings come from `zoo.options`: every stack option that a
+recipe does not set itself is a config field and a `--flag`, with the
+option's type, help, choices and bounds; the recipes keep only their own
+defaults (`RECIPE_DEFAULTS`, and each recipe's `Config`). How flags and
+files are read is `harness.flags`.
+"""
+
+import argparse
+import dataclasses
+import math
+import re
+import typing
+
+import keras
+
+import harness
+import zoo
+from harness import flags
+
+# The stack options a recipe sets itself (its head needs the sequences or
+# the final state, `--seed` seeds the masks too, the vocabulary comes from
+# the data), or that clash with a training setting's name (`output`); every
+# other option in `zoo.options.STACK_OPTIONS` is a recipe setting.
+SET_BY_RECIPES = (
+    "return_sequences",
+    "return_state",
+    "output",
+    "stateful",
+    "seed",
+    "vocabulary_size",
+    "mask_zero",
+    "mask_value",
+)
+# The config fields that are `zoo.stacked_rnn` options, in zoo's order.
+STACK_FIELDS = tuple(
+    option.name
+    for option in zoo.options.STACK_OPTIONS
+    if option.name not in SET_BY_RECIPES
+)
+# Where the recipes' defaults differ from the library's (each recipe's
+# `Config` may change them again).
+RECIPE_DEFAULTS = {
+    "num_layers": 2,
+    "embedding_dim": 128,
+    "bidirectional": True,
+    "residual": True,
+    "inter_layer_dropout": 0.25,
+    "embedding_dropout": 0.1,
+}
+
+
+@dataclasses.dataclass
+class TrainingOptions:
+    """The training settings of every recipe (and their defaults, which
+    `tuning` searches from)."""
+
+    output: str = "runs/recipe"
+    model: str = ""
+    init_from: str = ""
+    quick: bool = False
+    train_examples: int = 0
+    eval_examples: int = 0
+    seed: int = 0
+    epochs: int = 6
+    batch_size: int = 32
+    learning_rate: float = 0.002
+    lr_schedule: str = "constant"
+    patience: int = 2
+
+
+def _stack_field(name):
+    option = zoo.options.get(name)
+    # A Keras object is a name on the command line (`--activation relu`),
+    # a name or a config dict in a `--config` file.
+    kind = str | dict | None if option.keras_object else option.type
+    return name, kind, RECIPE_DEFAULTS.get(name, option.default)
+
+
+StackOptions = dataclasses.make_dataclass(
+    "StackOptions",
+    [*map(_stack_field, STACK_FIELDS), ("tensorboard", bool, True)],
+    bases=(TrainingOptions,),
+)
+StackOptions.__module__ = __name__
+StackOptions.__doc__ = """The stack and training settings every recipe's
+config has; each recipe subclasses it, adds its data settings and may
+change defaults. The stack fields are `STACK_FIELDS` (from `zoo.options`).
+A per-layer option may hold a list (one value per layer) from a
+`--config` file."""
+
+STACK_HELP = {
+    **{name: zoo.options.get(name).help for name in STACK_FIELDS},
+    # zoo's line is about num_layers=None, which a recipe does not take.
+    "num_layers": "number of recurrent layers",
+    "output": "the run's folder: config.json, model.keras, metrics, logs",
+    "model": "a registered backbone (zoo.list_models()); the stack flags "
+    "given explicitly override its values",
+    "seed": "seed of the data order, the initial weights and the dropout masks",
+    "epochs": "training epochs (early stopping may end sooner)",
+    "batch_size": "sequences per batch",
+    "learning_rate": "Adam's learning rate",
+    "lr_schedule": "constant, or cosine: decays the learning rate to 0 "
+    "over --epochs (keras.optimizers.schedules.CosineDecay; a resumed "
+    "run continues it)",
+    "patience": "epochs without a better validation score before stopping",
+    "quick": "a small subset and at most 2 epochs, for tests and demos",
+    "train_examples": "train on a seeded sample of this many training "
+    "examples (0: all; with --quick, the smaller of the two)",
+    "eval_examples": "validate and test on seeded samples of this many "
+    "examples each (0: all)",
+    "init_from": "a model.keras saved by this recipe: train on from it "
+    "(its vocabulary and labels), or only evaluate it with --epochs 0",
+    "tensorboard": "write TensorBoard logs to OUTPUT/tensorboard",
+    "train_file": "your training file (--dataset conllu, columns or csv)",
+    "dev_file": "your validation file; default: 10%% cut from train",
+    "test_file": "your test file; default: 10%% cut from train",
+    "tfds_data_dir": "a TensorFlow Datasets data_dir (--dataset tfds:NAME)",
+}
+
+
+def _option(name):
+    """The `zoo.options` option behind config field `name`, or None."""
+    return zoo.options.get(name) if name in STACK_FIELDS else None
+
+
+def _as_flag(name, error):
+    """zoo's "`units[1]` must be ...; received units[1]=0." as
+    "--units[1] must be ...; received 0" (one line)."""
+    text = str(error).strip().splitlines()[0].rstrip(".")
+    flag = flags.flag_of(name)
+    text = re.sub(rf"`{name}(\[\d+\])?`", lambda m: flag + (m[1] or ""), text)
+    return re.sub(rf"received {name}(\[\d+\])?=", "received ", text)
+
+
+def _special_choices(option):
+    """The choices of a bool option that are no bools (`residual`'s auto)."""
+    return tuple(
+        c for c in (option.choices or ()) if not isinstance(c, option.type)
+    )
+
+
+def parse_flag(name, text, kind, option=None):
+    """The value of flag `--name TEXT`: converted to `kind` and, for a
+    stack option, checked by `zoo.options` (as the value of every layer).
+    Raises `harness.UsageError` naming the flag."""
+    if kind is bool:  # `--residual` (True) or `--residual auto`
+        special = _special_choices(option)
+        if text is True or text in special:
+            return text
+        raise harness.UsageError(
+            f"{flags.flag_of(name)} takes no value or one of "
+            f"{', '.join(special)}; received {text!r}"
+        )
+    value = flags.convert(name, text, kind)
+    if option is not None:
+        try:
+            value = option.check_entry(name, value)
+        except ValueError as error:
+            raise harness.UsageError(_as_flag(name, error)) from None
+    return value
+
+
+def _parser(kind, option):
+    """`Setting`'s `parse` for a flag of `kind` (and stack `option`)."""
+    return lambda name, text: parse_flag(name, text, kind, option)
+
+
+def add_config_arguments(parser, config_cls, help_texts=None, skip=()):
+    """Adds one `--flag` per field of the dataclass `config_cls`, except
+    the fields named in `skip`.
+
+    A stack option's flag has the option's help (unless `help_texts`
+    gives one), lists its choices (`--cell {simple_rnn,gru,lstm}`) and
+    checks its value by `zoo.options` as it is parsed. A bool is
+    `--flag/--no-flag`; `--residual` also takes `auto`."""
+    hints = typing.get_type_hints(config_cls)
+    skip = set(skip)
+    help_texts = help_texts or {}
+    # The recipe's own settings (data, head) first, then the inherited
+    # stack and training ones, as `--help` lists them.
+    own = set(vars(config_cls).get("__annotations__", {}))
+    fields = [f for f in dataclasses.fields(config_cls) if f.name not in skip]
+    for field in sorted(fields, key=lambda f: f.name not in own):
+        flag = flags.flag_of(field.name)
+        kind = hints[field.name]
+        option = _option(field.name)
+        text = help_texts.get(field.name) or (option.help if option else "")
+        text = f"{text} (default: {field.default})".strip()
+        if kind is bool and option is not None and _special_choices(option):
+            special = _special_choices(option)
+            parser.add_argument(
+                flag,
+                action=flags.Setting,
+                parse=_parser(bool, option),
+                nargs="?",
+                const=True,
+                default=None,
+                metavar="{" + ",".join(special) + "}",
+                help=text,
+            )
+            parser.add_argument(
+                "--no-" + flag[2:],
+                dest=field.name,
+                action="store_const",
+                const=False,
+                default=None,
+                help=f"turn {flag} off",
+            )
+        elif kind is bool:
+            parser.add_argument(
+                flag,
+                action=argparse.BooleanOptionalAction,
+                default=None,
+                help=text,
+            )
+        else:
+            base = typing.get_args(kind)[0] if typing.get_args(kind) else kind
+            choices = option.choices if option is not None else None
+            parser.add_argument(
+                flag,
+                action=flags.Setting,
+                parse=_parser(base, option),
+                default=None,
+                metavar="{" + ",".join(choices) + "}" if choices else None,
+                help=text,
+            )
+    parser.add_argument(
+        "--config", help="a JSON or YAML file with the same settings"
+    )
+
+
+def check_setting(name, value, kind):
+    """Returns a `--config` file's value of setting `name` (of type
+    `kind`) checked: a stack option by `zoo.options.validate` (a per-layer
+    option may be a list), any other by its type. Raises `ValueError`
+    naming the setting and what it must be."""
+    try:
+        if name in STACK_FIELDS:
+            if value is None:
+                return flags.check_value(name, value, kind)
+            return zoo.options.validate(name, value)
+        return flags.check_value(name, value, kind)
+    except ValueError as error:
+        message = str(error).strip().splitlines()[0].rstrip(".")
+        if isinstance(value, str) and kind in (int, float):
+            try:
+                float(value)
+            except ValueError:
+                pass
+            else:
+                message += " (a number in quotes is a string)"
+        raise ValueError(message) from None
+
+
+def resolve_config(config_cls, args):
+    """Defaults, then the config file, then explicit flags."""
+    fields = dataclasses.fields(config_cls)
+    values = flags.resolve(
+        [f.name for f in fields],
+        typing.get_type_hints(config_cls),
+        args,
+        check_setting,
+    )
+    if values.get("quick"):
+        # A recipe's own `--quick` sizes (`Config.QUICK`), unless given.
+        for name, value in getattr(config_cls, "QUICK", {}).items():
+            values.setdefault(name, value)
+    if values.get("model"):
+        # A registered backbone: its own defaults hold for every stack
+        # option not given explicitly (None: "the variant's value").
+        for name in STACK_FIELDS:
+            values.setdefault(name, None)
+    return config_cls(**values)
+
+
+LR_SCHEDULES = ("constant", "cosine")
+
+
+def check_training(config):
+    """Range checks shared by the recipes' training flags; the stack
+    options are checked by `zoo.options.validate` (one left to a `--model`
+    variant is None and not checked here)."""
+    if config.model:
+        if config.model not in zoo.list_models():
+            raise harness.UsageError(
+                f"--model {config.model!r} is not a registered backbone; "
+                f"choose one of {', '.join(zoo.list_models())}"
+            )
+    low_epochs = 0 if config.init_from else 1
+    flags.check_range("epochs", config.epochs, low=low_epochs)
+    flags.check_range("batch_size", config.batch_size, low=1)
+    flags.check_range("patience", config.patience, low=0)
+    flags.check_range("train_examples", config.train_examples, low=0)
+    flags.check_range("eval_examples", config.eval_examples, low=0)
+    for name in STACK_FIELDS:
+        # One value for all layers, or one per layer (as tuning writes them).
+        value = getattr(config, name)
+        if value is not None:
+            try:
+                zoo.options.validate(name, value)
+            except ValueError as error:
+                raise harness.UsageError(_as_flag(name, error)) from None
+    if not math.isfinite(config.learning_rate):
+        raise harness.UsageError(
+            f"--learning-rate must be a finite number > 0; received "
+            f"{config.learning_rate}"
+        )
+    if config.learning_rate <= 0:
+        raise harness.UsageError(
+            f"--learning-rate must be > 0; received {config.learning_rate}"
+        )
+    flags.check_choice("lr_schedule", config.lr_schedule, LR_SCHEDULES)
+
+
+def learning_rate(config, steps):
+    """`--learning-rate` under `--lr-schedule` for a run of `steps`
+    optimizer steps: a float, or a `CosineDecay` to 0 (a function of the
+    optimizer's step count, which the backup saves, so a resumed run
+    picks the curve up where it was)."""
+    if config.lr_schedule == "cosine" and steps:
+        return keras.optimizers.schedules.CosineDecay(
+            config.learning_rate, decay_steps=int(steps)
+        )
+    return config.learning_rate
+
+
+def stack_options(config, skip=()):
+    """The `zoo.stacked_rnn` keyword arguments a recipe config sets (the
+    ones left to a `--model` variant, None, are not passed)."""
+    options = {
+        name: getattr(config, name)
+        for name in STACK_FIELDS
+        if getattr(config, name) is not None and name not in skip
+    }
+    return {**options, "seed": config.seed}
+
+
+def describe_stack(config):
+    """`"2-layer bidirectional lstm"`, or the `--model` name."""
+    if config.model:
+        return config.model
+    return (
+        f"{config.num_layers}-layer "
+        f"{'bidirectional ' if config.bidirectional else ''}{config.cell}"
+    )

@@ -1,0 +1,110 @@
+"""`Task`: what a recipe declares (its data, model, objective and
+evaluation); `recipes.training.train_and_evaluate` does the rest, and
+`tuning` searches over the same tasks.
+
+    metrics = recipes.tagging.TASK.run(config)
+
+A recipe is a `Task`: its data, vocabulary and labels (`prepare`), its
+model from a zoo backbone and a `zoo.heads` head (`build`), its loss and
+metrics (declared once), its batches, its evaluation and examples.
+"""
+
+import keras
+
+from recipes import settings
+from recipes import training
+
+
+class Task:
+    """What a recipe declares; `train_and_evaluate` does the rest.
+
+    Subclasses set `name`, `Config`, `curve_metric` and implement the
+    methods below; `state` is whatever `prepare` returns.
+    """
+
+    name = "task"
+    Config = settings.StackOptions
+    curve_metric = "accuracy"
+
+    def check(self, config):
+        """Raises `harness.UsageError` for a bad config (before any data)."""
+
+    def prepare(self, config):
+        """Data, vocabulary, labels (and a model to train on from)."""
+        raise NotImplementedError
+
+    def write(self, output, state):
+        """Writes what travels beside `model.keras`; returns the names."""
+        return []
+
+    def build(self, config, state):
+        """The model (ids -> outputs), uncompiled."""
+        raise NotImplementedError
+
+    def loss(self, reduction="sum_over_batch_size"):
+        """A new loss object."""
+        raise NotImplementedError
+
+    def metrics(self):
+        """New metric objects (named as the logs show them)."""
+        return [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
+
+    weighted = True  # metrics weighted by the batches' sample weights
+
+    def monitor(self, state):
+        """The validation metric early stopping maximises."""
+        return "val_accuracy"
+
+    def datasets(self, config, state, batch_size, pad_to=1):
+        """`(train, dev, test)` `pipeline.Batches`; test may be None."""
+        raise NotImplementedError
+
+    def callbacks(self, config, state, predictor):
+        """Callbacks that add validation metrics to the epoch logs."""
+        return []
+
+    def evaluate(self, config, state, reloaded, scores):
+        """The task's metrics from the reloaded model and `scores` (the
+        test split's `evaluate` logs, or `{}`)."""
+        return {f"test_{k}": float(v) for k, v in scores.items()}
+
+    def describe(self, config, state, model):
+        """Facts about the data and model for `metrics.json`."""
+        return {}
+
+    def title(self, config, state):
+        """The plots' title (`run_title` adds what a reader must know)."""
+        return self.name
+
+    def run_title(self, config, state):
+        """`title`, saying so when the run was a `--quick` smoke run."""
+        title = self.title(config, state)
+        if config.quick:
+            title += " (--quick: a smoke run on a subset)"
+        return title
+
+    def summary(self, metrics):
+        """Lines printed at the end of a run."""
+        return []
+
+    def run(self, config, callbacks=(), distribute="none", overwrite=False):
+        """Trains, evaluates and saves this task's model; returns the
+        metrics (`train_and_evaluate` on this task)."""
+        return training.train_and_evaluate(
+            self, config, callbacks, distribute, overwrite
+        )
+
+    def optimizer(self, config, steps=0):
+        """Adam at `--learning-rate` under `--lr-schedule`, for a run of
+        `steps` optimizer steps."""
+        return keras.optimizers.Adam(settings.learning_rate(config, steps))
+
+    def compile(self, model, config, steps=0):
+        """`optimizer`, the task's loss and metrics."""
+        kind = "weighted_metrics" if self.weighted else "metrics"
+        model.compile(
+            optimizer=self.optimizer(config, steps),
+            loss=self.loss(),
+            **{kind: self.metrics()},
+        )
+        return model

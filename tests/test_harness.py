@@ -1,0 +1,69 @@
+"""`harness`: what running a job needs that is not a recipe, importing
+no Keras (so a supervisor or a lock starts in a moment, and the imports
+run one way: zoo <- harness <- recipes <- tuning <- diagnostics)."""
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from harness import files
+from harness import flags
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+MODULES = sorted(
+    f"harness.{p.stem}"
+    for p in (ROOT / "harness").glob("*.py")
+    if p.stem != "__init__"
+)
+
+pytestmark = pytest.mark.backend_free
+
+
+def test_importing_the_harness_imports_no_keras_zoo_or_recipes():
+    code = (
+        "import importlib, json, sys\n"
+        f"for name in {['harness', *MODULES]!r}:\n"
+        "    importlib.import_module(name)\n"
+        "heavy = ('keras', 'tensorflow', 'jax', 'torch', 'zoo', 'recipes',"
+        " 'matplotlib', 'yaml')\n"
+        "print(json.dumps(sorted(m for m in sys.modules"
+        " if m.split('.')[0] in heavy)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(result.stdout) == []
+    assert len(MODULES) >= 7  # errors, files, flags, plots, ...
+
+
+def test_written_files_are_whole_and_leave_no_partial(tmp_path):
+    files.write_rows([{"a": 1}, {"b": 2}], tmp_path, "rows", columns=["b"])
+    assert (tmp_path / "rows.csv").read_text().splitlines() == [
+        "b,a",
+        ",1",
+        "2,",
+    ]
+    assert json.loads((tmp_path / "rows.json").read_text()) == [
+        {"a": 1},
+        {"b": 2},
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "rows.csv",
+        "rows.json",
+    ]
+
+
+def test_yaml_reads_floats_as_yaml_1_2_does(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("learning_rate: 1e-3\nname: '1e-3'\n")
+    assert flags.read_config_file(path) == {
+        "learning_rate": 0.001,
+        "name": "1e-3",
+    }
