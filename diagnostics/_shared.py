@@ -14,7 +14,7 @@ from harness import rundir
 from recipes import models
 from recipes import pipeline
 from recipes import seq2seq
-from zoo._walk import iter_layers
+from zoo.walk import iter_layers
 
 
 def find_stack(model):
