@@ -11,7 +11,7 @@ import zoo
 from recipes import common
 from recipes import pipeline
 from recipes import seq2seq
-from zoo._walk import iter_layers
+from zoo.walk import iter_layers
 
 
 def find_stack(model):

@@ -6,6 +6,7 @@ import keras
 import numpy as np
 
 import zoo
+from zoo.walk import iter_layers
 
 
 def padded_batch(rng, lengths, features, steps=None):
@@ -28,8 +29,6 @@ def flat_numpy(outputs):
 
 
 def find_lambda_layers(model):
-    from zoo._walk import iter_layers
-
     return [
         layer.name
         for layer in iter_layers(model)

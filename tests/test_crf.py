@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from tests import helpers
-from zoo._validation import ArgumentTypeError
 from zoo.layers.crf import CRF
 from zoo.layers.crf import CRFLoss
+from zoo.validation import ArgumentTypeError
 
 NUM_TAGS = 3
 

@@ -14,7 +14,7 @@ import pytest
 
 import zoo
 from zoo import fused
-from zoo._walk import iter_layers
+from zoo.walk import iter_layers
 
 BACKEND = keras.backend.backend()
 

@@ -11,7 +11,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 import zoo
-from zoo._walk import iter_layers
+from zoo.walk import iter_layers
 
 cells = st.sampled_from(["simple_rnn", "gru", "lstm"])
 

@@ -2,6 +2,12 @@
 
 Importing `zoo` registers every custom layer (for `.keras` loading with
 `safe_mode=True`) and every named model variant.
+
+Besides the names below, its public modules: `zoo.options` (every option,
+declared once), `zoo.layers`, `zoo.heads`, `zoo.seq2seq`, `zoo.text`,
+`zoo.reference` (the NumPy equations), `zoo.validation` (the argument
+checks: each error names the argument, the value and what is allowed) and
+`zoo.walk` (every layer nested in a model).
 """
 
 from zoo import heads
@@ -11,8 +17,9 @@ from zoo import options
 from zoo import reference
 from zoo import seq2seq
 from zoo import text
+from zoo import validation
+from zoo import walk
 from zoo._package import PACKAGE
-from zoo._walk import reset_states
 from zoo.builders import stacked_gru
 from zoo.builders import stacked_lstm
 from zoo.builders import stacked_rnn
@@ -42,6 +49,7 @@ from zoo.seq2seq import beam_search
 from zoo.seq2seq import build_seq2seq
 from zoo.seq2seq import greedy_decode
 from zoo.summary import summary
+from zoo.walk import reset_states
 
 __version__ = "0.1.0"
 
@@ -82,5 +90,7 @@ __all__ = [
     "stacked_simple_rnn",
     "summary",
     "text",
+    "validation",
+    "walk",
     "width_for_budget",
 ]

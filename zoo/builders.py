@@ -4,8 +4,8 @@ import functools
 
 import keras
 
-from zoo import _validation as v
 from zoo import options
+from zoo import validation as v
 from zoo.layers.characters import CharacterEncoder
 from zoo.layers.embedding_dropout import EmbeddingDropout
 from zoo.layers.stacked_rnn import StackedRNN

@@ -29,8 +29,8 @@ implementation. Use `inter_layer_dropout` (time-locked, between layers) or
 
 import keras
 
-from zoo._walk import directions
-from zoo._walk import iter_layers
+from zoo.walk import directions
+from zoo.walk import iter_layers
 
 BACKENDS = ("tensorflow", "jax", "torch")
 

@@ -54,8 +54,8 @@ import warnings
 import keras
 from keras import ops
 
-from zoo._walk import directions
 from zoo.fast_path import kernel_reasons
+from zoo.walk import directions
 
 _STATE = threading.local()
 _TORCH_MODULES = {}

@@ -23,7 +23,7 @@ its inputs.
 
 import keras
 
-from zoo import _validation as v
+from zoo import validation as v
 from zoo.layers.crf import CRF
 from zoo.layers.pooling import MODES as POOLINGS
 from zoo.layers.pooling import SequencePooling

@@ -27,7 +27,7 @@ import importlib
 
 import keras
 
-from zoo import _validation as v
+from zoo import validation as v
 
 
 def compile_function(model, function, *, jit_compile=False):

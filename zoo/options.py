@@ -25,7 +25,7 @@ import dataclasses
 
 import keras
 
-from zoo import _validation as v
+from zoo import validation as v
 
 CELLS = ("simple_rnn", "gru", "lstm")
 MERGE_MODES = ("concat", "sum", "ave", "mul")
@@ -78,7 +78,7 @@ class Option:
         """Returns `value` checked as one value for the whole stack.
 
         A rate comes back as a float. Raises `ValueError` (or
-        `zoo._validation.ArgumentTypeError`, a `ValueError` too) naming
+        `zoo.validation.ArgumentTypeError`, a `ValueError` too) naming
         `name`, the value and what is allowed.
         """
         return self._check(name, value, whole_stack=True)
@@ -86,6 +86,14 @@ class Option:
     def check_entry(self, name, value):
         """Returns `value` checked as one entry of a per-layer list."""
         return self._check(name, value, whole_stack=False)
+
+    def interval(self):
+        """The bounds of a number option as an interval: `"[0, 1)"` for a
+        rate, `"[1, inf)"` for `units` (`"(-inf, inf)"` for an option
+        without bounds), for messages and help texts."""
+        return v.interval(
+            self.low, self.high, self.low_inclusive, self.high_inclusive
+        )
 
     def _special(self, whole_stack):
         """The choices that are not of `type` (`"auto"`), where allowed."""

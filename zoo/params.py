@@ -16,9 +16,9 @@ times 2 for a bidirectional layer, where `i` is the layer's input width and
 `i o` for its projection), `2 o` per layer norm, and `V d` for an embedding.
 """
 
-from zoo import _validation as v
 from zoo import options
 from zoo import spec as spec_lib
+from zoo import validation as v
 
 # Gates per cell: each has an input kernel, a recurrent kernel and a bias.
 _GATES = {"simple_rnn": 1, "gru": 3, "lstm": 4}

@@ -33,9 +33,9 @@ b_g)`) connection and layer norm; dropout is the identity at inference.
 import keras
 import numpy as np
 
-from zoo._walk import iter_layers
 from zoo.layers.stacked_rnn import StackedRNN
 from zoo.layers.stacked_rnn import num_states
+from zoo.walk import iter_layers
 
 
 def _sigmoid(x):

@@ -8,8 +8,8 @@ The plan's fields are the per-layer options of `zoo.options`.
 
 import dataclasses
 
-from zoo import _validation as v
 from zoo import options
+from zoo import validation as v
 from zoo.options import AUTO_RESIDUAL_MIN_LAYERS
 from zoo.options import CELLS  # noqa: F401  (read as zoo.spec.CELLS)
 

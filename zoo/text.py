@@ -26,7 +26,7 @@ needs nothing but Python.
 import collections
 import unicodedata
 
-from zoo import _validation as v
+from zoo import validation as v
 
 PAD = ""
 OOV = "[UNK]"

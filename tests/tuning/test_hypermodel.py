@@ -8,8 +8,8 @@ import pytest
 
 import tuning
 import zoo
-from zoo._walk import iter_layers
-from zoo._walk import recurrent_layers
+from zoo.walk import iter_layers
+from zoo.walk import recurrent_layers
 
 
 def tagger(**kwargs):

@@ -10,8 +10,8 @@ character ids) is left to the caller.
 import keras
 from keras import ops
 
-from zoo import _validation as v
 from zoo import options
+from zoo import validation as v
 from zoo._package import PACKAGE
 from zoo.layers.stacked_rnn import StackedRNN
 

@@ -80,7 +80,7 @@ predicted = tagger.predict(test_tokens)  # int32 tags, 0 where padded
 import keras
 from keras import ops
 
-from zoo import _validation as v
+from zoo import validation as v
 from zoo._package import PACKAGE
 
 __all__ = ["CRF", "CRFLoss"]

@@ -3,7 +3,7 @@ import copy
 import keras
 from keras import ops
 
-from zoo import _validation as v
+from zoo import validation as v
 from zoo._package import PACKAGE
 
 

@@ -1,7 +1,7 @@
 import keras
 from keras import ops
 
-from zoo import _validation as v
+from zoo import validation as v
 from zoo._package import PACKAGE
 
 

@@ -13,7 +13,7 @@ import inspect
 import keras
 from keras import ops
 
-from zoo import _validation as v
+from zoo import validation as v
 
 PROJECTIONS = ("auto", "always", None)
 

@@ -4,7 +4,6 @@ from zoo import fused
 from zoo import options
 from zoo import spec as spec_lib
 from zoo._package import PACKAGE
-from zoo._walk import directions
 from zoo.layers.highway_wrapper import HighwayWrapper
 from zoo.layers.residual_wrapper import ResidualWrapper
 from zoo.layers.variational_dropout import VariationalDropout
@@ -12,6 +11,7 @@ from zoo.layers.weight_drop import WeightDropGRU
 from zoo.layers.weight_drop import WeightDropLSTM
 from zoo.layers.weight_drop import WeightDropSimpleRNN
 from zoo.layers.weight_drop import weight_dropped
+from zoo.walk import directions
 
 RNN_CLASSES = {
     "simple_rnn": keras.layers.SimpleRNN,

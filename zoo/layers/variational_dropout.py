@@ -1,6 +1,6 @@
 import keras
 
-from zoo import _validation as v
+from zoo import validation as v
 from zoo._package import PACKAGE
 
 

@@ -25,7 +25,7 @@ import contextlib
 import keras
 from keras import ops
 
-from zoo import _validation as v
+from zoo import validation as v
 from zoo._package import PACKAGE
 
 

@@ -29,8 +29,8 @@ import numbers
 
 from keras import ops
 
-from zoo import _validation as v
 from zoo import inference
+from zoo import validation as v
 from zoo.seq2seq.model import _check_id
 
 # Scores of impossible continuations: finite, so that sums and products

@@ -12,7 +12,7 @@ import math
 import keras
 from keras import ops
 
-from zoo import _validation as v
+from zoo import validation as v
 from zoo._package import PACKAGE
 from zoo.layers.stacked_rnn import STATES_PER_DIRECTION
 from zoo.options import CELLS

@@ -5,8 +5,8 @@ import copy
 import keras
 import numpy as np
 
-from zoo import _validation as v
 from zoo import spec as spec_lib
+from zoo import validation as v
 from zoo._package import PACKAGE
 from zoo.layers.stacked_rnn import STATES_PER_DIRECTION
 from zoo.layers.stacked_rnn import StackedRNN

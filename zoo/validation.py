@@ -4,6 +4,25 @@ Every check raises a `ValueError` (or, for the wrong kind of value, an
 `ArgumentTypeError`: a `TypeError` that is a `ValueError` too) whose
 message names the argument, the value received and what is allowed, so
 that a user never has to read a traceback to fix a call.
+
+The checks return the value they accept, so that a caller can write
+`self.mode = zoo.validation.check_choice("mode", mode, MODES)`:
+
+- `check_choice(name, value, allowed)`: one of a few values;
+- `check_number(name, value, kind, low, high, ...)`, `check_positive_int`,
+  `check_rate`, `check_bool`: numbers in a range, and bools;
+- `per_layer` and `infer_num_layers`: a scalar or a per-layer list;
+- `fail(name, value, allowed)`: raises the error for any other check;
+- `describe_number` and `interval`: a range in words (`"a float in
+  [0, 1)"`) or as an interval (`"[0, 1)"`, `"[1, inf)"`), as
+  `zoo.options.Option.interval` gives an option's.
+
+Example:
+```python
+zoo.validation.check_choice("pooling", "mean", ("last", "mean"))  # "mean"
+zoo.validation.check_rate("dropout", 1.5)
+# ValueError: `dropout` must be a float in [0, 1); received dropout=1.5.
+```
 """
 
 import math
@@ -33,12 +52,34 @@ def fail(name, value, allowed, wrong_type=False):
     raise ValueError(f"`{name}` must be {allowed}; received {name}={value!r}.")
 
 
-def check_choice(name, value, choices):
-    """Returns `value` if it is one of `choices`, else raises `ValueError`."""
-    if value not in choices:
-        allowed = ", ".join(repr(c) for c in choices)
-        fail(name, value, f"one of {allowed}")
+def check_choice(name, value, allowed):
+    """Returns `value` if it is one of `allowed`, else raises `ValueError`.
+
+    The message names the argument, lists the choices and shows the value:
+    "`mode` must be one of 'last', 'mean'; received mode='max'.".
+    """
+    if value not in allowed:
+        choices = ", ".join(repr(c) for c in allowed)
+        fail(name, value, f"one of {choices}")
     return value
+
+
+def interval(low=None, high=None, low_inclusive=True, high_inclusive=True):
+    """A range as an interval: `"[0, 1)"`, `"[1, inf)"`, `"(-inf, 5]"`.
+
+    Args:
+        low, high: the bounds, or None where there is none (an infinity).
+        low_inclusive, high_inclusive: whether the bounds are allowed.
+    """
+    if low is None:
+        start = "(-inf"
+    else:
+        start = ("[" if low_inclusive else "(") + f"{low:g}"
+    if high is None:
+        end = "inf)"
+    else:
+        end = f"{high:g}" + ("]" if high_inclusive else ")")
+    return f"{start}, {end}"
 
 
 def describe_number(
@@ -53,9 +94,8 @@ def describe_number(
     """
     noun = "an integer" if kind is int else "a float"
     if low is not None and high is not None:
-        opening = "[" if low_inclusive else "("
-        closing = "]" if high_inclusive else ")"
-        return f"{noun} in {opening}{low:g}, {high:g}{closing}"
+        bounds = interval(low, high, low_inclusive, high_inclusive)
+        return f"{noun} in {bounds}"
     if low is not None:
         return f"{noun} {'>=' if low_inclusive else '>'} {low:g}"
     if high is not None:

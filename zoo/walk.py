@@ -3,8 +3,15 @@
 Keras has no public recursive layer iterator, so this follows the public
 attributes each container exposes: `Model.layers`, `Wrapper.layer`,
 `Bidirectional.forward_layer` / `backward_layer`, and `sublayers`, the
-layers of a zoo container (`zoo.layers.StackedRNN`), which this module
-reads without knowing its class.
+layers of a zoo container (`zoo.layers.StackedRNN`,
+`zoo.layers.CharacterEncoder`), which this module reads without knowing
+its class.
+
+Example:
+```python
+model = zoo.stacked_lstm(2, 8, input_dim=4, bidirectional=True)
+len(zoo.walk.recurrent_layers(model))  # 4: two layers, two directions each
+```
 """
 
 import keras
