@@ -25,9 +25,11 @@ import dataclasses
 
 import keras
 
+from zoo import cells
 from zoo import validation as v
 
-CELLS = ("simple_rnn", "gru", "lstm")
+# The `cell` choices: the names of `zoo.cells`, the one table of cells.
+CELLS = cells.NAMES
 MERGE_MODES = ("concat", "sum", "ave", "mul")
 OUTPUTS = ("top", "all")
 # `residual="auto"` turns residual connections on from this depth up: two

@@ -1,5 +1,6 @@
 import keras
 
+from zoo import cells
 from zoo import fused
 from zoo import options
 from zoo import spec as spec_lib
@@ -7,23 +8,9 @@ from zoo._package import PACKAGE
 from zoo.layers.highway_wrapper import HighwayWrapper
 from zoo.layers.residual_wrapper import ResidualWrapper
 from zoo.layers.variational_dropout import VariationalDropout
-from zoo.layers.weight_drop import WeightDropGRU
-from zoo.layers.weight_drop import WeightDropLSTM
-from zoo.layers.weight_drop import WeightDropSimpleRNN
 from zoo.layers.weight_drop import weight_dropped
 from zoo.walk import directions
 
-RNN_CLASSES = {
-    "simple_rnn": keras.layers.SimpleRNN,
-    "gru": keras.layers.GRU,
-    "lstm": keras.layers.LSTM,
-}
-WEIGHT_DROP_CLASSES = {
-    "simple_rnn": WeightDropSimpleRNN,
-    "gru": WeightDropGRU,
-    "lstm": WeightDropLSTM,
-}
-STATES_PER_DIRECTION = {"simple_rnn": 1, "gru": 1, "lstm": 2}
 # Where an option is kept under another attribute name: `Layer.output` and
 # `Layer.activity_regularizer` are Keras's own (the stack's option acts on
 # each recurrent layer's output, not on the stack's).
@@ -33,11 +20,6 @@ _ATTRIBUTES = {
 }
 # Keras's recurrent-layer arguments, taken by name from `**kwargs`.
 _KERAS_RNN_NAMES = tuple(o.name for o in options.KERAS_RNN_OPTIONS)
-
-
-def num_states(spec):
-    """How many state tensors layer `spec` returns with `return_state`."""
-    return STATES_PER_DIRECTION[spec.cell] * (2 if spec.bidirectional else 1)
 
 
 _NO_GO_BACKWARDS = (
@@ -275,15 +257,16 @@ class StackedRNN(keras.layers.Layer):
                 if spec.cell in option.cells
             },
         )
+        cell = cells.get(spec.cell)
         if spec.weight_drop:
-            rnn = WEIGHT_DROP_CLASSES[spec.cell](
+            rnn = cell.weight_drop_class(
                 spec.units,
                 weight_drop=spec.weight_drop,
                 weight_drop_seed=self._seed(spec.index, 1),
                 **kwargs,
             )
         else:
-            rnn = RNN_CLASSES[spec.cell](spec.units, **kwargs)
+            rnn = cell.keras_class(spec.units, **kwargs)
         if spec.bidirectional:
             self._bidirectional_sources.append(rnn)
             rnn = keras.layers.Bidirectional(
@@ -357,7 +340,7 @@ class StackedRNN(keras.layers.Layer):
     def _split_initial_state(self, initial_state):
         if initial_state is None:
             return None
-        counts = [num_states(spec) for spec in self.layer_specs]
+        counts = [spec.num_states for spec in self.layer_specs]
         initial_state = list(initial_state)
         if len(initial_state) != sum(counts):
             raise ValueError(
@@ -447,7 +430,7 @@ class StackedRNN(keras.layers.Layer):
                 outputs.append((batch, spec.output_width))
             else:
                 outputs.append((batch, steps, spec.output_width))
-            states.extend([(batch, spec.units)] * num_states(spec))
+            states.extend([(batch, spec.units)] * spec.num_states)
         result = outputs if self.output_mode == "all" else outputs[-1]
         if self.return_state:
             return [result, *states]
@@ -459,7 +442,7 @@ class StackedRNN(keras.layers.Layer):
         else:
             output_mask = mask if self.return_sequences else None
         if self.return_state:
-            count = sum(num_states(spec) for spec in self.layer_specs)
+            count = sum(spec.num_states for spec in self.layer_specs)
             return [output_mask] + [None] * count
         return output_mask
 
