@@ -30,7 +30,6 @@ implementation. Use `inter_layer_dropout` (time-locked, between layers) or
 import keras
 
 from zoo import cells
-from zoo.walk import directions
 from zoo.walk import iter_layers
 
 BACKENDS = ("tensorflow", "jax", "torch")
@@ -127,7 +126,7 @@ def _runs_by_layer(model_or_layer):
     """Maps id(recurrent layer) -> its fused run in a stack: `(start, stop,
     has_states)`, `has_states` when the stack returns its states.
 
-    A stack is any layer with `fused_runs()` and `recurrent_layers`
+    A stack is any layer with `fused_runs()` and `stack_layers`
     (`zoo.layers.StackedRNN`).
     """
     runs = {}
@@ -136,8 +135,8 @@ def _runs_by_layer(model_or_layer):
             continue
         has_states = bool(getattr(layer, "return_state", False))
         for start, stop in layer.fused_runs():
-            for rnn in layer.recurrent_layers[start:stop]:
-                for direction in directions(rnn):
+            for stacked in layer.stack_layers[start:stop]:
+                for direction in stacked.directions:
                     runs[id(direction)] = (start, stop, has_states)
     return runs
 

@@ -108,18 +108,15 @@ def static_reasons(layer, backward=False):
     return reasons
 
 
-def wrapped(stack, index):
-    """Whether stack layer `index` sits in a residual / highway wrapper."""
-    return stack.blocks[index] is not stack.recurrent_layers[index]
-
-
-def _entry_ok(stack, index):
-    rnn = stack.recurrent_layers[index]
-    block = stack.blocks[index]
-    if block is not rnn and getattr(block, "layer", None) is not rnn:
+def _entry_ok(layer):
+    """Whether stack layer `layer` (a `zoo.layers.StackLayer`) could join
+    a fused run: plain LSTM / GRU layers, a bidirectional one concatenated
+    (a residual / highway wrapper is added after the call)."""
+    rnn = layer.recurrent
+    if layer.wrapped and getattr(layer.block, "layer", None) is not rnn:
         return False
     if isinstance(rnn, keras.layers.Bidirectional):
-        forward, backward = directions(rnn)
+        forward, backward = layer.directions
         return (
             rnn.merge_mode == "concat"
             and not static_reasons(forward)
@@ -130,45 +127,45 @@ def _entry_ok(stack, index):
     return not static_reasons(rnn)
 
 
-def _signature(rnn):
-    first = directions(rnn)[0]
-    return (cells.of_layer(first), first.cell.units, len(directions(rnn)))
+def _signature(layer):
+    return (layer.cell, layer.spec.units, len(layer.directions))
+
+
+def _joins(stack, run, layer):
+    """Whether `layer` can extend `run`, the fused run right below it.
+
+    A residual / highway layer adds its input to its output: it is a run
+    of its own (the wrapper's merge follows the call)."""
+    first, below = run[0], run[-1]
+    return (
+        not layer.wrapped
+        and not first.wrapped
+        and _signature(layer) == _signature(first)
+        and not below.after
+        and below.directions[0].return_sequences
+        and stack.output_mode != "all"
+    )
 
 
 def candidate_runs(stack):
     """Maximal runs of layers that could be fused, ignoring the backend.
 
     Returns a list of `(start, stop)` index pairs (stop exclusive) over
-    `stack.recurrent_layers`. A run holds layers of one cell, width and
+    `stack.stack_layers`. A run holds layers of one cell, width and
     directionality (bidirectional ones with `merge_mode="concat"`), with no
     layer between one and the next; a residual or highway layer, and with
     `output="all"` every layer, is a run of one.
     """
-    runs, start = [], None
-    layers = stack.recurrent_layers
-    for index, rnn in enumerate(layers):
-        ok = _entry_ok(stack, index)
-        if ok and start is not None:
-            # A residual / highway layer adds its input to its output: it
-            # is a run of its own (the wrapper's merge follows the call).
-            joins = (
-                not wrapped(stack, index)
-                and not wrapped(stack, start)
-                and _signature(rnn) == _signature(layers[start])
-                and not stack.between_layers[index - 1]
-                and directions(layers[index - 1])[0].return_sequences
-                and stack.output_mode != "all"
-            )
-            if not joins:
-                runs.append((start, index))
-                start = None
-        if ok and start is None:
-            start = index
-        if not ok and start is not None:
-            runs.append((start, index))
-            start = None
-    if start is not None:
-        runs.append((start, len(layers)))
+    runs, run = [], []
+    for layer in stack.stack_layers:
+        ok = _entry_ok(layer)
+        if run and not (ok and _joins(stack, run, layer)):
+            runs.append((run[0].index, run[-1].index + 1))
+            run = []
+        if ok:
+            run.append(layer)
+    if run:
+        runs.append((run[0].index, run[-1].index + 1))
     return runs
 
 
@@ -226,10 +223,11 @@ def plan(stack, mask, initial_states, training, dtype):
         return {}, None
     selected = {}
     for start, stop in _dropout_pieces(stack, training):
-        entries = stack.recurrent_layers[start:stop]
-        cell = cells.of_layer(entries[0]).name
-        bidirectional = len(directions(entries[0])) == 2
-        if backend_supports(cell, stop - start, bidirectional, backend):
+        first = stack.stack_layers[start]
+        bidirectional = len(first.directions) == 2
+        if backend_supports(
+            first.cell.name, stop - start, bidirectional, backend
+        ):
             selected[start] = stop
     if not selected or mask is None:
         return selected, None
@@ -255,10 +253,10 @@ def _dropout_pieces(stack, training):
             pieces.append((start, stop))
             continue
         piece_start = start
-        for index in range(start, stop):
-            rnn = stack.recurrent_layers[index]
-            dropout = directions(rnn)[0].cell.dropout > 0
-            if dropout and len(directions(rnn)) == 2:
+        for layer in stack.stack_layers[start:stop]:
+            index = layer.index
+            dropout = layer.directions[0].cell.dropout > 0
+            if dropout and len(layer.directions) == 2:
                 if piece_start < index:
                     pieces.append((piece_start, index))
                 piece_start = index + 1
@@ -289,8 +287,9 @@ def call_run(
     (and, with `return_state`, the run's final states).
 
     Args:
-        entries: the run's `stack.recurrent_layers` (LSTM / GRU layers or
-            `Bidirectional` wrappers of them), as planned by `plan`.
+        entries: the run's recurrent layers (each `StackLayer.recurrent`:
+            LSTM / GRU layers or `Bidirectional` wrappers of them), as
+            planned by `plan`.
         x: `(batch, timesteps, features)` input.
         lengths: per-row lengths of a right-padded mask, or None.
         training: the call's training flag (input dropout of the first

@@ -285,27 +285,24 @@ def forward(layer_or_model, inputs, mask=None, initial_state=None):
     mask = np.asarray(mask, dtype=bool)
     given = list(initial_state) if initial_state is not None else None
     layer_outputs, states = [], []
-    for spec, block, rnn, between in zip(
-        stack.layer_specs,
-        stack.blocks,
-        stack.recurrent_layers,
-        stack.between_layers,
-    ):
+    for layer in stack.stack_layers:
+        spec = layer.spec
         layer_state = None
         if given is not None:
             layer_state = given[: spec.num_states]
             given = given[spec.num_states :]
-        if isinstance(rnn, keras.layers.Bidirectional):
+        if len(layer.directions) == 2:
+            forward, backward = layer.directions
             half = None if layer_state is None else len(layer_state) // 2
             fw, fw_states = run_direction(
-                rnn.forward_layer,
+                forward,
                 x,
                 mask,
                 None if half is None else layer_state[:half],
                 zero_masked=True,
             )
             bw, bw_states = run_direction(
-                rnn.backward_layer,
+                backward,
                 x,
                 mask,
                 None if half is None else layer_state[half:],
@@ -319,15 +316,17 @@ def forward(layer_or_model, inputs, mask=None, initial_state=None):
             last = _merge(_last(fw, mask), bw_last, spec.merge_mode)
             states.extend(fw_states + bw_states)
         else:
-            y, layer_states = run_direction(rnn, x, mask, layer_state)
+            y, layer_states = run_direction(
+                layer.recurrent, x, mask, layer_state
+            )
             last = _last(y, mask)
             states.extend(layer_states)
-        y = _skip(block, spec, y, x)
-        last = _skip(block, spec, last, _last(x, mask))
+        y = _skip(layer.block, spec, y, x)
+        last = _skip(layer.block, spec, last, _last(x, mask))
         layer_outputs.append(y)
-        for layer in between:
-            if isinstance(layer, keras.layers.LayerNormalization):
-                y = _layer_norm(layer, y)
+        for after in layer.after:
+            if isinstance(after, keras.layers.LayerNormalization):
+                y = _layer_norm(after, y)
         x = y
     if stack.output_mode == "all":
         output = layer_outputs
