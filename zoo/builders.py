@@ -106,6 +106,7 @@ def stacked_rnn(
         options.validate("embedding_dim", embedding_dim)
         options.validate("embedding_dropout", embedding_dropout)
         options.validate("mask_zero", mask_zero)
+        options.validate("char_vocabulary_size", char_vocabulary_size)
         inputs = keras.Input(
             (sequence_length,),
             batch_size=batch_size,
@@ -127,6 +128,9 @@ def stacked_rnn(
             )
         x = embedding(inputs)
         if char_vocabulary_size is not None:
+            options.validate("char_embedding_dim", char_embedding_dim)
+            options.validate("char_units", char_units)
+            options.validate("char_kind", char_kind)
             chars = keras.Input(
                 (sequence_length, None),
                 batch_size=batch_size,

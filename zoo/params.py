@@ -83,6 +83,12 @@ def count_params(
     plan = {}
     for name, value in stack_options.items():
         option = options.get(name)
+        if option in options.CHARACTER_OPTIONS:
+            raise ValueError(
+                "count_params counts a stack and its token embedding, not a "
+                f"character encoder; received {name}={value!r} (a "
+                "zoo.layers.CharacterEncoder's own count_params() has it)."
+            )
         if option.per_layer:
             plan[name] = value  # a list fixes the depth, as in the layer
         elif option.adds_params:
