@@ -195,6 +195,13 @@ def test_the_character_options_are_checked_by_their_names():
         zoo.count_params("lstm", 4, 4, char_units=8)
 
 
+def test_the_builder_documents_every_option_it_takes():
+    documented = zoo.stacked_rnn.__doc__
+    names = {o.name for o in options.ALL_OPTIONS} - {"max_chars"}
+    for name in sorted(names):
+        assert f"`{name}`" in documented or f"    {name}:" in documented, name
+
+
 def test_the_test_table_changes_every_option():
     assert set(CHANGED) == {o.name for o in options.STACK_OPTIONS}
     assert set(CHARACTER_CHANGED) == {o.name for o in options.CHARACTER_OPTIONS}

@@ -68,7 +68,8 @@ def stacked_rnn(
         char_embedding_dim: width of the character embedding.
         char_units: width of the character encoder (per direction).
         char_kind: `"rnn"` (a bidirectional LSTM over the characters) or
-            `"cnn"` (convolutions and a masked max-pool).
+            `"cnn"` (convolutions and a masked max-pool). The `char_*`
+            arguments are declared in `zoo.options.CHARACTER_OPTIONS`.
         mask_value: for float inputs, mask timesteps whose features all
             equal this value (`keras.layers.Masking`); `None` for no mask.
         sequence_length: fixed number of timesteps, or `None` for any.
@@ -82,7 +83,21 @@ def stacked_rnn(
             `bidirectional`, `merge_mode`, `dropout`, `recurrent_dropout`
             (leaves the fused cuDNN path), `inter_layer_dropout`,
             `weight_drop`, `residual`, `highway`, `layer_norm`,
-            `return_state`, `output`, `stateful`, `seed`.
+            `return_state`, `output`, `stateful`, `seed`; and Keras's own
+            recurrent-layer arguments, passed to every recurrent layer
+            (a scalar) or one per layer (a list), as
+            `keras.layers.LSTM` / `GRU` / `SimpleRNN` name them
+            (`zoo.options.KERAS_RNN_OPTIONS`): `activation`,
+            `recurrent_activation` (GRU, LSTM), `use_bias`,
+            `kernel_initializer`, `recurrent_initializer`,
+            `bias_initializer`, `unit_forget_bias` (LSTM),
+            `kernel_regularizer`, `recurrent_regularizer`,
+            `bias_regularizer`, `activity_regularizer` (on each recurrent
+            layer's output), `kernel_constraint`, `recurrent_constraint`,
+            `bias_constraint`, `reset_after` (GRU) and `unroll`. A
+            non-tanh `activation`, a non-sigmoid `recurrent_activation`,
+            `use_bias=False`, `unroll=True` or `reset_after=False` leaves
+            the fused kernel (`zoo.fast_path_report` says so).
 
     Returns:
         A `keras.Model`.
