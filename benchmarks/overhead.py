@@ -28,18 +28,14 @@ import numpy as np  # noqa: E402
 
 import zoo  # noqa: E402
 
-RNN = {
-    "lstm": keras.layers.LSTM,
-    "gru": keras.layers.GRU,
-    "simple_rnn": keras.layers.SimpleRNN,
-}
-
 
 def plain_model(args):
     inputs = keras.Input((args.steps, args.features))
     x = inputs
     for _ in range(args.layers):
-        x = RNN[args.cell](args.units, return_sequences=True)(x)
+        x = zoo.cells.get(args.cell).keras_class(
+            args.units, return_sequences=True
+        )(x)
     return keras.Model(inputs, keras.layers.Dense(args.features)(x))
 
 
@@ -53,7 +49,9 @@ def zoo_model(args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cell", default="lstm", choices=sorted(RNN))
+    parser.add_argument(
+        "--cell", default="lstm", choices=sorted(zoo.cells.NAMES)
+    )
     parser.add_argument("--layers", type=int, default=3)
     parser.add_argument("--units", type=int, default=256)
     parser.add_argument("--batch", type=int, default=64)

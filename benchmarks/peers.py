@@ -70,12 +70,6 @@ try:
 except ImportError:  # optional benchmark dependency
     torch = None
 
-RNN = {
-    "lstm": keras.layers.LSTM,
-    "gru": keras.layers.GRU,
-    "simple_rnn": keras.layers.SimpleRNN,
-}
-GATES = {"lstm": 4, "gru": 3, "simple_rnn": 1}
 SHAPES = {
     # batch, steps, features, units
     "small": {"batch": 64, "steps": 100, "features": 128, "units": 256},
@@ -90,7 +84,7 @@ def flops_per_token(cell, layers, features, units):
     """Forward FLOPs of the recurrent stack per token (matmuls only)."""
     total, width = 0, features
     for _ in range(layers):
-        total += 2 * GATES[cell] * units * (width + units)
+        total += 2 * zoo.cells.get(cell).gates * units * (width + units)
         width = units
     return total
 
@@ -117,7 +111,9 @@ def build_keras(cell, layers, shape):
     inputs = keras.Input((None, shape["features"]))
     x = inputs
     for _ in range(layers):
-        x = RNN[cell](shape["units"], return_sequences=True)(x)
+        x = zoo.cells.get(cell).keras_class(
+            shape["units"], return_sequences=True
+        )(x)
     return keras_head(inputs, x, shape["features"])
 
 
@@ -142,10 +138,11 @@ class KerasContender:
 
 class TorchContender:
     def __init__(self, cell, layers, shape, data, device):
-        rnn = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU}.get(cell)
+        module = zoo.cells.get(cell).torch_module
+        rnn = getattr(torch.nn, module)
         kwargs = dict(num_layers=layers, batch_first=True)
-        if rnn is None:
-            rnn, kwargs["nonlinearity"] = torch.nn.RNN, "tanh"
+        if module == "RNN":
+            kwargs["nonlinearity"] = "tanh"
         self.rnn = rnn(shape["features"], shape["units"], **kwargs).to(device)
         self.head = torch.nn.Linear(shape["units"], shape["features"]).to(
             device
@@ -258,8 +255,10 @@ def parse_args(argv):
     args.layers = [int(n) for n in args.layers.split(",")]
     args.contenders = [c.strip() for c in args.contenders.split(",")]
     for cell in args.cells:
-        if cell not in RNN:
-            parser.error(f"unknown cell {cell!r}; choose from {sorted(RNN)}")
+        if cell not in zoo.cells.NAMES:
+            parser.error(
+                f"unknown cell {cell!r}; choose from {sorted(zoo.cells.NAMES)}"
+            )
     for name in args.contenders:
         if name not in CONTENDERS:
             parser.error(f"unknown contender {name!r}")

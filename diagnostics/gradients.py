@@ -204,13 +204,13 @@ def layer_outputs(stack, x, probes=None):
     block (each layer as the stack calls it, skip wrapper included, then
     its layer norm or dropout), `probes[l]` added to layer `l`'s output."""
     outputs, h = [], x
-    for index, block in enumerate(stack.blocks):
-        h = block(h, training=False)
+    for layer in stack.stack_layers:
+        h = layer.block(h, training=False)
         if probes is not None:
-            h = h + probes[index]
+            h = h + probes[layer.index]
         outputs.append(h)
-        for layer in stack.between_layers[index]:
-            h = layer(h, training=False)
+        for after in layer.after:
+            h = after(h, training=False)
     return outputs
 
 
@@ -223,7 +223,7 @@ def gradient_norms(stack, head, x, y, loss_fn):
     ops = keras.ops
     x = ops.convert_to_tensor(x)
     probes = [ops.zeros(ops.shape(h)) for h in layer_outputs(stack, x)]
-    weights = [block.trainable_weights for block in stack.blocks]
+    weights = [layer.block.trainable_weights for layer in stack.stack_layers]
     flat = [w for layer in weights for w in layer]
 
     def loss_of(probes):

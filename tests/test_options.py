@@ -55,6 +55,16 @@ CHANGED = {
 }
 
 
+# The same for the character encoder's options.
+CHARACTER_CHANGED = {
+    "char_vocabulary_size": 30,
+    "char_embedding_dim": 8,
+    "char_units": 6,
+    "char_kind": "cnn",
+    "max_chars": 12,
+}
+
+
 def _keyword_defaults(function, skip=()):
     return {
         name: parameter.default
@@ -86,9 +96,13 @@ def test_the_interface():
         "cells",
     ]
     names = [o.name for o in options.STACK_OPTIONS]
-    assert len(set(names)) == len(names)
     assert list(options.defaults()) == names
-    for option in options.STACK_OPTIONS:
+    assert options.ALL_OPTIONS == (
+        options.STACK_OPTIONS + options.CHARACTER_OPTIONS
+    )
+    everything = [o.name for o in options.ALL_OPTIONS]
+    assert len(set(everything)) == len(everything)
+    for option in options.ALL_OPTIONS:
         assert options.get(option.name) is option
         assert option.help and "\n" not in option.help
         assert options.validate(option.name, option.default) == option.default
@@ -144,9 +158,54 @@ def test_the_builder_declares_its_input_options():
     }
 
 
+def test_the_character_options_are_the_encoders_defaults():
+    declared = {o.name: o.default for o in options.CHARACTER_OPTIONS}
+    builder = _keyword_defaults(zoo.stacked_rnn)
+    for name in ("char_vocabulary_size", "char_embedding_dim", "char_units"):
+        assert builder[name] == declared[name], name
+    assert builder["char_kind"] == declared["char_kind"]
+    encoder = _keyword_defaults(zoo.layers.CharacterEncoder)
+    assert encoder["char_embedding_dim"] == declared["char_embedding_dim"]
+    assert encoder["char_units"] == declared["char_units"]
+    assert encoder["kind"] == declared["char_kind"]
+    # Required there: no default.
+    assert encoder["char_vocabulary_size"] is inspect.Parameter.empty
+    spelling = _keyword_defaults(zoo.layers.CharacterVocabulary)
+    assert spelling["max_chars"] == declared["max_chars"]
+    assert options.get("char_kind").choices == zoo.layers.characters.KINDS
+    # Not stack options: the recipes' flags come from STACK_OPTIONS.
+    stack = {o.name for o in options.STACK_OPTIONS}
+    assert not stack & set(declared)
+
+
+def test_the_character_options_are_checked_by_their_names():
+    with pytest.raises(ValueError, match=r"`char_kind` must be one of"):
+        zoo.stacked_rnn(
+            vocabulary_size=9, char_vocabulary_size=5, char_kind="x"
+        )
+    with pytest.raises(ValueError, match=r"`kind` must be one of 'rnn', 'cnn'"):
+        zoo.layers.CharacterEncoder(5, kind="x")
+    with pytest.raises(TypeError, match=r"received char_vocabulary_size=None"):
+        zoo.layers.CharacterEncoder(None)
+    with pytest.raises(
+        ValueError, match=r"`max_chars` must be an integer >= 2"
+    ):
+        zoo.layers.CharacterVocabulary(["a"], max_chars=1)
+    with pytest.raises(ValueError, match=r"not a character encoder"):
+        zoo.count_params("lstm", 4, 4, char_units=8)
+
+
+def test_the_builder_documents_every_option_it_takes():
+    documented = zoo.stacked_rnn.__doc__
+    names = {o.name for o in options.ALL_OPTIONS} - {"max_chars"}
+    for name in sorted(names):
+        assert f"`{name}`" in documented or f"    {name}:" in documented, name
+
+
 def test_the_test_table_changes_every_option():
     assert set(CHANGED) == {o.name for o in options.STACK_OPTIONS}
-    for name, value in CHANGED.items():
+    assert set(CHARACTER_CHANGED) == {o.name for o in options.CHARACTER_OPTIONS}
+    for name, value in {**CHANGED, **CHARACTER_CHANGED}.items():
         assert value != options.get(name).default, name
         options.validate(name, value)
 
@@ -208,7 +267,7 @@ def _bad_values(option):
 
 
 @pytest.mark.grid(stride=3, core_only=True)
-@pytest.mark.parametrize("option", options.STACK_OPTIONS, ids=lambda o: o.name)
+@pytest.mark.parametrize("option", options.ALL_OPTIONS, ids=lambda o: o.name)
 def test_validate_errors_name_the_argument_and_the_value(option):
     for value in _bad_values(option):
         with pytest.raises(ValueError) as error:

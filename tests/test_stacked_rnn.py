@@ -1,7 +1,10 @@
 """`zoo.layers.StackedRNN`: every combination builds, trains, saves."""
 
+import dataclasses
 import itertools
+import zipfile
 
+import h5py
 import keras
 import numpy as np
 import pytest
@@ -61,6 +64,102 @@ def test_weights_are_independent_per_layer():
     for kernel, old in zip(kernels[1:], before[1:]):
         np.testing.assert_array_equal(helpers.to_numpy(kernel), old)
     assert len({w.path for w in layer.weights}) == len(layer.weights)
+
+
+# A stack with every kind of part: a highway GRU, a bidirectional
+# weight-dropped LSTM, a bidirectional LSTM in a highway wrapper, layer
+# norm and dropout between layers.
+MIXED = dict(
+    cell=["gru", "lstm", "lstm"],
+    units=4,
+    bidirectional=[False, True, True],
+    highway=[True, False, True],
+    layer_norm=True,
+    inter_layer_dropout=0.1,
+    weight_drop=[0.0, 0.2, 0.0],
+    merge_mode=["concat", "sum", "sum"],
+    return_sequences=True,
+)
+
+
+def test_stack_layers_are_one_record_per_layer():
+    _, stack = helpers.stacked_model(4, **MIXED)
+    records = stack.stack_layers
+    assert isinstance(records, tuple) and len(records) == 3
+    for index, layer in enumerate(records):
+        assert isinstance(layer, zoo.layers.StackLayer)
+        assert layer.index == index
+        assert layer.spec == stack.layer_specs[index]
+        assert layer.cell is zoo.cells.get(layer.spec.cell)
+        assert layer.recurrent is stack.recurrent_layers[index]
+        assert layer.block is stack.blocks[index]
+        assert list(layer.after) == stack.between_layers[index]
+    assert [layer.wrapped for layer in records] == [True, False, True]
+    assert [len(layer.directions) for layer in records] == [1, 2, 2]
+    forward, backward = records[1].directions
+    assert isinstance(forward, zoo.layers.WeightDropLSTM)
+    assert backward.go_backwards and not forward.go_backwards
+    assert records[0].block.layer is records[0].recurrent
+    assert [type(a).__name__ for a in records[0].after] == [
+        "LayerNormalization",
+        "VariationalDropout",
+    ]
+    assert records[2].after == ()
+    assert stack.sublayers == [
+        part for layer in records for part in (layer.block, *layer.after)
+    ]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        records[0].block = records[1].block
+
+
+def test_weights_are_tracked_layer_by_layer():
+    model, stack = helpers.stacked_model(4, **MIXED)
+    expected = []
+    for layer in stack.stack_layers:
+        for part in (layer.recurrent, layer.block, *layer.after):
+            expected += [w.path for w in part.weights if w.path not in expected]
+    assert [w.path for w in stack.weights] == expected
+    assert [w.path for w in model.weights] == expected
+
+
+def test_the_saved_weights_keep_their_places(tmp_path):
+    """Keras files each weight under the attribute that reaches it first
+    (`blocks`, `between_layers`, ...): these places are the file format."""
+    model, _ = helpers.stacked_model(4, name="stack", **MIXED)
+    model.save(tmp_path / "model.keras")
+    with zipfile.ZipFile(tmp_path / "model.keras") as archive:
+        archive.extract("model.weights.h5", tmp_path)
+    places = []
+    with h5py.File(tmp_path / "model.weights.h5") as weights:
+        weights.visititems(
+            lambda name, item: (
+                places.append(name) if isinstance(item, h5py.Dataset) else None
+            )
+        )
+    stack = "layers/stacked_rnn/"
+    norm = "layer_normalization/vars/"
+    bidirectional = [
+        f"{direction}/cell/vars/{i}"
+        for direction in ("backward_layer", "forward_layer")
+        for i in range(3)
+    ]
+    assert sorted(places) == sorted(
+        [
+            *(f"{stack}between_layers/container/{norm}{i}" for i in (0, 1)),
+            *(f"{stack}between_layers/container_1/{norm}{i}" for i in (0, 1)),
+            *(f"{stack}blocks/bidirectional/{p}" for p in bidirectional),
+            *(f"{stack}blocks/highway_wrapper/gate/vars/{i}" for i in (0, 1)),
+            *(
+                f"{stack}blocks/highway_wrapper/layer/cell/vars/{i}"
+                for i in (0, 1, 2)
+            ),
+            *(f"{stack}blocks/highway_wrapper_1/gate/vars/{i}" for i in (0, 1)),
+            *(
+                f"{stack}blocks/highway_wrapper_1/layer/{p}"
+                for p in bidirectional
+            ),
+        ]
+    )
 
 
 def test_between_layer_options_take_per_layer_lists():

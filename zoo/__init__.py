@@ -4,12 +4,14 @@ Importing `zoo` registers every custom layer (for `.keras` loading with
 `safe_mode=True`) and every named model variant.
 
 Besides the names below, its public modules: `zoo.options` (every option,
-declared once), `zoo.layers`, `zoo.heads`, `zoo.seq2seq`, `zoo.text`,
+declared once), `zoo.cells` (every cell's facts, in one table),
+`zoo.layers`, `zoo.heads`, `zoo.seq2seq`, `zoo.text`,
 `zoo.reference` (the NumPy equations), `zoo.validation` (the argument
 checks: each error names the argument, the value and what is allowed) and
 `zoo.walk` (every layer nested in a model).
 """
 
+from zoo import cells
 from zoo import heads
 from zoo import layers
 from zoo import models  # noqa: F401  (registers the variants)
@@ -71,6 +73,7 @@ __all__ = [
     "WeightDropSimpleRNN",
     "beam_search",
     "build_seq2seq",
+    "cells",
     "count_params",
     "create_model",
     "fast_path_report",

@@ -68,7 +68,8 @@ def stacked_rnn(
         char_embedding_dim: width of the character embedding.
         char_units: width of the character encoder (per direction).
         char_kind: `"rnn"` (a bidirectional LSTM over the characters) or
-            `"cnn"` (convolutions and a masked max-pool).
+            `"cnn"` (convolutions and a masked max-pool). The `char_*`
+            arguments are declared in `zoo.options.CHARACTER_OPTIONS`.
         mask_value: for float inputs, mask timesteps whose features all
             equal this value (`keras.layers.Masking`); `None` for no mask.
         sequence_length: fixed number of timesteps, or `None` for any.
@@ -82,7 +83,21 @@ def stacked_rnn(
             `bidirectional`, `merge_mode`, `dropout`, `recurrent_dropout`
             (leaves the fused cuDNN path), `inter_layer_dropout`,
             `weight_drop`, `residual`, `highway`, `layer_norm`,
-            `return_state`, `output`, `stateful`, `seed`.
+            `return_state`, `output`, `stateful`, `seed`; and Keras's own
+            recurrent-layer arguments, passed to every recurrent layer
+            (a scalar) or one per layer (a list), as
+            `keras.layers.LSTM` / `GRU` / `SimpleRNN` name them
+            (`zoo.options.KERAS_RNN_OPTIONS`): `activation`,
+            `recurrent_activation` (GRU, LSTM), `use_bias`,
+            `kernel_initializer`, `recurrent_initializer`,
+            `bias_initializer`, `unit_forget_bias` (LSTM),
+            `kernel_regularizer`, `recurrent_regularizer`,
+            `bias_regularizer`, `activity_regularizer` (on each recurrent
+            layer's output), `kernel_constraint`, `recurrent_constraint`,
+            `bias_constraint`, `reset_after` (GRU) and `unroll`. A
+            non-tanh `activation`, a non-sigmoid `recurrent_activation`,
+            `use_bias=False`, `unroll=True` or `reset_after=False` leaves
+            the fused kernel (`zoo.fast_path_report` says so).
 
     Returns:
         A `keras.Model`.
@@ -106,6 +121,7 @@ def stacked_rnn(
         options.validate("embedding_dim", embedding_dim)
         options.validate("embedding_dropout", embedding_dropout)
         options.validate("mask_zero", mask_zero)
+        options.validate("char_vocabulary_size", char_vocabulary_size)
         inputs = keras.Input(
             (sequence_length,),
             batch_size=batch_size,
@@ -127,6 +143,9 @@ def stacked_rnn(
             )
         x = embedding(inputs)
         if char_vocabulary_size is not None:
+            options.validate("char_embedding_dim", char_embedding_dim)
+            options.validate("char_units", char_units)
+            options.validate("char_kind", char_kind)
             chars = keras.Input(
                 (sequence_length, None),
                 batch_size=batch_size,

@@ -29,7 +29,7 @@ implementation. Use `inter_layer_dropout` (time-locked, between layers) or
 
 import keras
 
-from zoo.walk import directions
+from zoo import cells
 from zoo.walk import iter_layers
 
 BACKENDS = ("tensorflow", "jax", "torch")
@@ -37,10 +37,12 @@ BACKENDS = ("tensorflow", "jax", "torch")
 
 def kernel_reasons(layer):
     """Reasons that rule out a fused kernel on every backend."""
-    if isinstance(layer, keras.layers.SimpleRNN):
-        return ["SimpleRNN has no fused kernel on any backend"]
-    if not isinstance(layer, (keras.layers.LSTM, keras.layers.GRU)):
+    record = cells.of_layer(layer)
+    if record is None:
         return [f"{type(layer).__name__} is not a Keras LSTM or GRU"]
+    if not record.cudnn_backends:
+        name = record.keras_class.__name__
+        return [f"{name} has no fused kernel on any backend"]
     cell = layer.cell
     reasons = []
     if cell.recurrent_dropout > 0:
@@ -63,7 +65,7 @@ def kernel_reasons(layer):
         reasons.append("unroll=True")
     if layer.use_cudnn is False:
         reasons.append("use_cudnn=False")
-    if isinstance(layer, keras.layers.GRU) and not cell.reset_after:
+    if record is cells.GRU and not cell.reset_after:
         reasons.append("GRU reset_after=False")
     return reasons
 
@@ -72,7 +74,7 @@ def _backend_entry(layer, backend, reasons, run=None):
     """What runs `layer` on `backend`: `fused` (a fused kernel on some
     device), `reason` (why not, or the conditions that still apply), and
     `cpu` / `gpu`, a few words each for what runs on that device."""
-    cell = "LSTM" if isinstance(layer, keras.layers.LSTM) else "GRU"
+    cell = cells.of_layer(layer)
     if reasons:
         return {
             "fused": False,
@@ -84,17 +86,19 @@ def _backend_entry(layer, backend, reasons, run=None):
         count = run[1] - run[0]
         return {
             "fused": True,
-            "reason": f"CPU and GPU: one nn.{cell}(num_layers={count})"
-            f" call for stack layers {run[0]}-{run[1] - 1} (zoo.fused); "
+            "reason": f"CPU and GPU: one nn.{cell.torch_module}(num_layers="
+            f"{count}) call for stack layers {run[0]}-{run[1] - 1} "
+            "(zoo.fused); "
             "masks only if right-padded; "
             "input dropout in training cuts the run before its layer",
-            "cpu": f"zoo nn.{cell}",
-            "gpu": f"zoo nn.{cell}",
+            "cpu": f"zoo nn.{cell.torch_module}",
+            "gpu": f"zoo nn.{cell.torch_module}",
         }
-    if backend == "jax" and isinstance(layer, keras.layers.GRU):
+    if backend == "jax" and backend not in cell.cudnn_backends:
         return {
             "fused": False,
-            "reason": "JAX has no cuDNN GRU (Keras uses a lax.scan with "
+            "reason": f"JAX has no cuDNN {cell.keras_class.__name__} (Keras "
+            "uses a lax.scan with "
             "the input projection hoisted, if there is no mask)",
             "cpu": "scan",
             "gpu": "scan",
@@ -122,7 +126,7 @@ def _runs_by_layer(model_or_layer):
     """Maps id(recurrent layer) -> its fused run in a stack: `(start, stop,
     has_states)`, `has_states` when the stack returns its states.
 
-    A stack is any layer with `fused_runs()` and `recurrent_layers`
+    A stack is any layer with `fused_runs()` and `stack_layers`
     (`zoo.layers.StackedRNN`).
     """
     runs = {}
@@ -131,8 +135,8 @@ def _runs_by_layer(model_or_layer):
             continue
         has_states = bool(getattr(layer, "return_state", False))
         for start, stop in layer.fused_runs():
-            for rnn in layer.recurrent_layers[start:stop]:
-                for direction in directions(rnn):
+            for stacked in layer.stack_layers[start:stop]:
+                for direction in stacked.directions:
                     runs[id(direction)] = (start, stop, has_states)
     return runs
 
@@ -204,20 +208,13 @@ def fast_path_report(model_or_layer):
     print(zoo.fast_path_report(zoo.stacked_lstm(2, 64, input_dim=8)))
     ```
     """
-    cells = {
-        keras.layers.LSTM: "lstm",
-        keras.layers.GRU: "gru",
-        keras.layers.SimpleRNN: "simple_rnn",
-    }
     report = FastPathReport()
     runs = _runs_by_layer(model_or_layer)
     for layer in iter_layers(model_or_layer):
         if not isinstance(layer, keras.layers.RNN):
             continue
-        cell = next(
-            (n for c, n in cells.items() if isinstance(layer, c)),
-            type(layer).__name__,
-        )
+        record = cells.of_layer(layer)
+        cell = record.name if record is not None else type(layer).__name__
         reasons = kernel_reasons(layer)
         run = runs.get(id(layer))
         report.append(

@@ -54,6 +54,7 @@ import warnings
 import keras
 from keras import ops
 
+from zoo import cells
 from zoo.fast_path import kernel_reasons
 from zoo.walk import directions
 
@@ -84,14 +85,6 @@ def enabled():
     )
 
 
-def _cell_name(layer):
-    if isinstance(layer, keras.layers.LSTM):
-        return "lstm"
-    if isinstance(layer, keras.layers.GRU):
-        return "gru"
-    return None
-
-
 def static_reasons(layer, backward=False):
     """Why `layer` can never join a fused run (empty if it can).
 
@@ -99,7 +92,8 @@ def static_reasons(layer, backward=False):
     `go_backwards=True` the multi-layer kernels do themselves.
     """
     reasons = list(kernel_reasons(layer))
-    if _cell_name(layer) is None:
+    cell = cells.of_layer(layer)
+    if cell is None or not cell.multi_layer_backends:
         return reasons or [f"{type(layer).__name__} is not an LSTM or GRU"]
     # `return_state` is not among them: the stack asks its layers for
     # their states, and a fused call returns them (PyTorch backend).
@@ -114,67 +108,64 @@ def static_reasons(layer, backward=False):
     return reasons
 
 
-def wrapped(stack, index):
-    """Whether stack layer `index` sits in a residual / highway wrapper."""
-    return stack.blocks[index] is not stack.recurrent_layers[index]
-
-
-def _entry_ok(stack, index):
-    rnn = stack.recurrent_layers[index]
-    block = stack.blocks[index]
-    if block is not rnn and getattr(block, "layer", None) is not rnn:
+def _entry_ok(layer):
+    """Whether stack layer `layer` (a `zoo.layers.StackLayer`) could join
+    a fused run: plain LSTM / GRU layers, a bidirectional one concatenated
+    (a residual / highway wrapper is added after the call)."""
+    rnn = layer.recurrent
+    if layer.wrapped and getattr(layer.block, "layer", None) is not rnn:
         return False
     if isinstance(rnn, keras.layers.Bidirectional):
-        forward, backward = directions(rnn)
+        forward, backward = layer.directions
         return (
             rnn.merge_mode == "concat"
             and not static_reasons(forward)
             and not static_reasons(backward, backward=True)
-            and _cell_name(forward) == _cell_name(backward)
+            and cells.of_layer(forward) == cells.of_layer(backward)
             and forward.cell.units == backward.cell.units
         )
     return not static_reasons(rnn)
 
 
-def _signature(rnn):
-    first = directions(rnn)[0]
-    return (_cell_name(first), first.cell.units, len(directions(rnn)))
+def _signature(layer):
+    return (layer.cell, layer.spec.units, len(layer.directions))
+
+
+def _joins(stack, run, layer):
+    """Whether `layer` can extend `run`, the fused run right below it.
+
+    A residual / highway layer adds its input to its output: it is a run
+    of its own (the wrapper's merge follows the call)."""
+    first, below = run[0], run[-1]
+    return (
+        not layer.wrapped
+        and not first.wrapped
+        and _signature(layer) == _signature(first)
+        and not below.after
+        and below.directions[0].return_sequences
+        and stack.output_mode != "all"
+    )
 
 
 def candidate_runs(stack):
     """Maximal runs of layers that could be fused, ignoring the backend.
 
     Returns a list of `(start, stop)` index pairs (stop exclusive) over
-    `stack.recurrent_layers`. A run holds layers of one cell, width and
+    `stack.stack_layers`. A run holds layers of one cell, width and
     directionality (bidirectional ones with `merge_mode="concat"`), with no
     layer between one and the next; a residual or highway layer, and with
     `output="all"` every layer, is a run of one.
     """
-    runs, start = [], None
-    layers = stack.recurrent_layers
-    for index, rnn in enumerate(layers):
-        ok = _entry_ok(stack, index)
-        if ok and start is not None:
-            # A residual / highway layer adds its input to its output: it
-            # is a run of its own (the wrapper's merge follows the call).
-            joins = (
-                not wrapped(stack, index)
-                and not wrapped(stack, start)
-                and _signature(rnn) == _signature(layers[start])
-                and not stack.between_layers[index - 1]
-                and directions(layers[index - 1])[0].return_sequences
-                and stack.output_mode != "all"
-            )
-            if not joins:
-                runs.append((start, index))
-                start = None
-        if ok and start is None:
-            start = index
-        if not ok and start is not None:
-            runs.append((start, index))
-            start = None
-    if start is not None:
-        runs.append((start, len(layers)))
+    runs, run = [], []
+    for layer in stack.stack_layers:
+        ok = _entry_ok(layer)
+        if run and not (ok and _joins(stack, run, layer)):
+            runs.append((run[0].index, run[-1].index + 1))
+            run = []
+        if ok:
+            run.append(layer)
+    if run:
+        runs.append((run[0].index, run[-1].index + 1))
     return runs
 
 
@@ -185,14 +176,18 @@ def _jax_on_gpu():
 
 
 def backend_supports(cell, length, bidirectional, backend=None):
-    """Whether this backend (on this machine) has a kernel for the run."""
+    """Whether this backend (on this machine) has a kernel for the run.
+
+    `cell` is a name of `zoo.cells`; its `multi_layer_backends` say where
+    a kernel exists.
+    """
     backend = backend or keras.backend.backend()
-    if backend == "torch":
-        return True
+    if backend not in cells.get(cell).multi_layer_backends:
+        return False
     if backend == "jax":
         # Keras itself already makes one cuDNN call per (bi)layer.
-        return cell == "lstm" and length >= 2 and _jax_on_gpu()
-    return False
+        return length >= 2 and _jax_on_gpu()
+    return True
 
 
 def right_padded_lengths(mask):
@@ -228,10 +223,11 @@ def plan(stack, mask, initial_states, training, dtype):
         return {}, None
     selected = {}
     for start, stop in _dropout_pieces(stack, training):
-        entries = stack.recurrent_layers[start:stop]
-        cell = _cell_name(directions(entries[0])[0])
-        bidirectional = len(directions(entries[0])) == 2
-        if backend_supports(cell, stop - start, bidirectional, backend):
+        first = stack.stack_layers[start]
+        bidirectional = len(first.directions) == 2
+        if backend_supports(
+            first.cell.name, stop - start, bidirectional, backend
+        ):
             selected[start] = stop
     if not selected or mask is None:
         return selected, None
@@ -257,10 +253,10 @@ def _dropout_pieces(stack, training):
             pieces.append((start, stop))
             continue
         piece_start = start
-        for index in range(start, stop):
-            rnn = stack.recurrent_layers[index]
-            dropout = directions(rnn)[0].cell.dropout > 0
-            if dropout and len(directions(rnn)) == 2:
+        for layer in stack.stack_layers[start:stop]:
+            index = layer.index
+            dropout = layer.directions[0].cell.dropout > 0
+            if dropout and len(layer.directions) == 2:
                 if piece_start < index:
                     pieces.append((piece_start, index))
                 piece_start = index + 1
@@ -291,8 +287,9 @@ def call_run(
     (and, with `return_state`, the run's final states).
 
     Args:
-        entries: the run's `stack.recurrent_layers` (LSTM / GRU layers or
-            `Bidirectional` wrappers of them), as planned by `plan`.
+        entries: the run's recurrent layers (each `StackLayer.recurrent`:
+            LSTM / GRU layers or `Bidirectional` wrappers of them), as
+            planned by `plan`.
         x: `(batch, timesteps, features)` input.
         lengths: per-row lengths of a right-padded mask, or None.
         training: the call's training flag (input dropout of the first
@@ -357,13 +354,18 @@ def keras_to_torch_gru(kernel, recurrent_kernel, bias):
     )
 
 
+# The weight conversion of each cell with a PyTorch kernel here.
+_TO_TORCH = {"lstm": keras_to_torch_lstm, "gru": keras_to_torch_gru}
+
+
 def _torch_module(cell, input_size, units, num_layers, bidirectional):
-    """A parameterless (meta-device) nn.LSTM / nn.GRU to call functionally."""
+    """A parameterless (meta-device) nn.LSTM / nn.GRU to call functionally
+    (`cell`: a `zoo.cells.Cell`)."""
     import torch
 
-    key = (cell, input_size, units, num_layers, bidirectional)
+    key = (cell.name, input_size, units, num_layers, bidirectional)
     if key not in _TORCH_MODULES:
-        kind = torch.nn.LSTM if cell == "lstm" else torch.nn.GRU
+        kind = getattr(torch.nn, cell.torch_module)
         _TORCH_MODULES[key] = kind(
             input_size,
             units,
@@ -377,11 +379,7 @@ def _torch_module(cell, input_size, units, num_layers, bidirectional):
 
 def _converted(layer, dtype):
     cell = layer.cell
-    convert = (
-        keras_to_torch_lstm
-        if _cell_name(layer) == "lstm"
-        else keras_to_torch_gru
-    )
+    convert = _TO_TORCH[cells.of_layer(layer).name]
     return convert(
         *(
             _tensor(w, dtype)
@@ -437,7 +435,7 @@ def _torch_run(entries, x, lengths, initial_state=None, return_state=False):
     import torch
 
     first = directions(entries[0])[0]
-    cell, units = _cell_name(first), first.cell.units
+    cell, units = cells.of_layer(first), first.cell.units
     bidirectional = len(directions(entries[0])) == 2
     top = directions(entries[-1])
     has_states = initial_state is not None or return_state
@@ -460,7 +458,7 @@ def _torch_run(entries, x, lengths, initial_state=None, return_state=False):
     if not top[0].return_sequences:
         # The final states: the forward direction's at each row's last
         # real step, the backward direction's after the first step.
-        h = final[0] if cell == "lstm" else final
+        h = final if cell.states_per_direction == 1 else final[0]
         y = torch.cat([h[-2], h[-1]], -1) if bidirectional else h[-1]
     elif lengths is not None:
         y, _ = torch.nn.utils.rnn.pad_packed_sequence(
@@ -479,14 +477,14 @@ def _torch_states(states, cell, dtype):
     import torch
 
     states = [_tensor(state, dtype) for state in states]
-    if cell == "gru":
+    if cell.states_per_direction == 1:
         return torch.stack(states)
     return torch.stack(states[0::2]), torch.stack(states[1::2])
 
 
 def _keras_states(final, cell):
     """nn.LSTM's `(h_n, c_n)` / nn.GRU's `h_n` -> Keras's flat list."""
-    if cell == "gru":
+    if cell.states_per_direction == 1:
         return list(final)
     h, c = final
     return [state for pair in zip(h, c) for state in pair]
@@ -531,7 +529,7 @@ def _torch_run_padded(entries, x, lengths):
     import torch
 
     first = directions(entries[0])[0]
-    cell, units = _cell_name(first), first.cell.units
+    cell, units = cells.of_layer(first), first.cell.units
     top = directions(entries[-1])[0]
     bidirectional = len(directions(entries[0])) == 2
     if bidirectional:

@@ -2,7 +2,11 @@
 
 `STACK_OPTIONS` is the one list of the options a stack takes: the
 arguments of `zoo.layers.StackedRNN` (`LAYER_OPTIONS`), then what
-`zoo.stacked_rnn` builds below the stack (`INPUT_OPTIONS`). Each `Option`
+`zoo.stacked_rnn` builds below the stack (`INPUT_OPTIONS`).
+`CHARACTER_OPTIONS` are the character encoder's (`zoo.stacked_rnn`'s
+`char_*` arguments, `zoo.layers.CharacterEncoder`,
+`zoo.layers.CharacterVocabulary`'s `max_chars`); `get` and `validate` know
+both (`ALL_OPTIONS`). Each `Option`
 says its default, its type, whether it may be given per layer (a list, one
 entry per layer), whether it can change the number of parameters, which
 values it allows, and a line of help.
@@ -25,11 +29,15 @@ import dataclasses
 
 import keras
 
+from zoo import cells
 from zoo import validation as v
 
-CELLS = ("simple_rnn", "gru", "lstm")
+# The `cell` choices: the names of `zoo.cells`, the one table of cells.
+CELLS = cells.NAMES
 MERGE_MODES = ("concat", "sum", "ave", "mul")
 OUTPUTS = ("top", "all")
+# The character encoders of `zoo.layers.CharacterEncoder`.
+CHARACTER_KINDS = ("rnn", "cnn")
 # `residual="auto"` turns residual connections on from this depth up: two
 # layers train fine without them, deeper plain stacks start to stall.
 AUTO_RESIDUAL_MIN_LAYERS = 3
@@ -75,7 +83,9 @@ class Option:
     cells: tuple = CELLS
 
     def check(self, name, value):
-        """Returns `value` checked as one value for the whole stack.
+        """Returns `value` checked as one value for the whole stack (or
+        for the argument `name`, which may differ from the option's:
+        `CharacterEncoder`'s `kind` is `char_kind`).
 
         A rate comes back as a float. Raises `ValueError` (or
         `zoo.validation.ArgumentTypeError`, a `ValueError` too) naming
@@ -486,15 +496,64 @@ INPUT_OPTIONS = (
     ),
 )
 STACK_OPTIONS = LAYER_OPTIONS + INPUT_OPTIONS
-_BY_NAME = {option.name: option for option in STACK_OPTIONS}
+# The character encoder's options: of `zoo.stacked_rnn` (token inputs
+# only) and `zoo.layers.CharacterEncoder` (`char_kind` is its `kind`), and
+# `zoo.layers.CharacterVocabulary`'s `max_chars`. They are not stack
+# options: the recipes take their flags from `STACK_OPTIONS`, and only a
+# tagger reads characters.
+CHARACTER_OPTIONS = (
+    Option(
+        "char_vocabulary_size",
+        None,
+        int,
+        adds_params=True,
+        low=2,
+        help="character ids below this (0 is padding); None: tokens only",
+    ),
+    Option(
+        "char_embedding_dim",
+        32,
+        int,
+        adds_params=True,
+        low=1,
+        help="width of the character embedding",
+    ),
+    Option(
+        "char_units",
+        32,
+        int,
+        adds_params=True,
+        low=1,
+        help="width of the character encoder, per direction",
+    ),
+    Option(
+        "char_kind",
+        "rnn",
+        str,
+        adds_params=True,
+        choices=CHARACTER_KINDS,
+        help="character encoder: 'rnn' (a BiLSTM) or 'cnn' (convolutions)",
+    ),
+    Option(
+        "max_chars",
+        24,
+        int,
+        low=2,
+        help="the most characters read per word (its first and last half)",
+    ),
+)
+# Every option `get` and `validate` know.
+ALL_OPTIONS = STACK_OPTIONS + CHARACTER_OPTIONS
+_BY_NAME = {option.name: option for option in ALL_OPTIONS}
 
 
 def get(name):
-    """The `Option` called `name`; raises `ValueError` for an unknown one."""
+    """The `Option` called `name` (a stack option or a character-encoder
+    option); raises `ValueError` for an unknown one."""
     if name not in _BY_NAME:
         raise ValueError(
-            f"{name!r} is not a stack option; the options are "
-            f"{', '.join(_BY_NAME)}."
+            f"{name!r} is not a stack option (nor a character-encoder "
+            f"option); the options are {', '.join(_BY_NAME)}."
         )
     return _BY_NAME[name]
 

@@ -16,21 +16,20 @@ times 2 for a bidirectional layer, where `i` is the layer's input width and
 `i o` for its projection), `2 o` per layer norm, and `V d` for an embedding.
 """
 
+from zoo import cells
 from zoo import options
 from zoo import spec as spec_lib
 from zoo import validation as v
 
-# Gates per cell: each has an input kernel, a recurrent kernel and a bias.
-_GATES = {"simple_rnn": 1, "gru": 3, "lstm": 4}
-
 
 def _rnn_params(spec, i, u):
-    """One direction's kernels and biases (GRU's `reset_after=True` has a
-    second bias vector, for the recurrent side)."""
+    """One direction's kernels and biases, for each of the cell's gates
+    (`zoo.cells`; GRU's `reset_after=True` has a second bias vector, for
+    the recurrent side)."""
     biases = 0
     if spec.use_bias:
         biases = 2 if spec.cell == "gru" and spec.reset_after else 1
-    return _GATES[spec.cell] * u * (i + u + biases)
+    return cells.get(spec.cell).gates * u * (i + u + biases)
 
 
 def layer_params(spec):
@@ -84,6 +83,12 @@ def count_params(
     plan = {}
     for name, value in stack_options.items():
         option = options.get(name)
+        if option in options.CHARACTER_OPTIONS:
+            raise ValueError(
+                "count_params counts a stack and its token embedding, not a "
+                f"character encoder; received {name}={value!r} (a "
+                "zoo.layers.CharacterEncoder's own count_params() has it)."
+            )
         if option.per_layer:
             plan[name] = value  # a list fixes the depth, as in the layer
         elif option.adds_params:

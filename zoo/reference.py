@@ -33,8 +33,8 @@ b_g)`) connection and layer norm; dropout is the identity at inference.
 import keras
 import numpy as np
 
+from zoo import cells
 from zoo.layers.stacked_rnn import StackedRNN
-from zoo.layers.stacked_rnn import num_states
 from zoo.walk import iter_layers
 
 
@@ -76,7 +76,9 @@ def _activation(rnn, name):
 
 
 def _step_function(rnn):
-    """Returns `(number of states, step)` for one Keras RNN direction."""
+    """Returns `step(x, states) -> (output, states)` for one Keras RNN
+    direction, with the states of its cell (`zoo.cells`)."""
+    kind = cells.of_layer(rnn)
     cell = rnn.cell
     act = _activation(rnn, "activation")
     gate = (
@@ -89,12 +91,12 @@ def _step_function(rnn):
     units = cell.units
     if cell.use_bias:
         bias = _numpy(cell.bias)
-    elif isinstance(rnn, keras.layers.GRU) and cell.reset_after:
+    elif kind is cells.GRU and cell.reset_after:
         bias = np.zeros((2, 3 * units))
     else:
         bias = np.zeros(kernel.shape[1])
 
-    if isinstance(rnn, keras.layers.LSTM):
+    if kind is cells.LSTM:
 
         def step(x, state):
             h, c = state
@@ -107,8 +109,8 @@ def _step_function(rnn):
             h = o * act(c)
             return h, [h, c]
 
-        return 2, step
-    if isinstance(rnn, keras.layers.GRU) and cell.reset_after:
+        return step
+    if kind is cells.GRU and cell.reset_after:
 
         def step(x, state):
             (h,) = state
@@ -120,8 +122,8 @@ def _step_function(rnn):
             h = z * h + (1.0 - z) * n
             return h, [h]
 
-        return 1, step
-    if isinstance(rnn, keras.layers.GRU):  # reset_after=False: one bias
+        return step
+    if kind is cells.GRU:  # reset_after=False: one bias
 
         def step(x, state):
             (h,) = state
@@ -133,15 +135,15 @@ def _step_function(rnn):
             h = z * h + (1.0 - z) * n
             return h, [h]
 
-        return 1, step
-    if isinstance(rnn, keras.layers.SimpleRNN):
+        return step
+    if kind is cells.SIMPLE_RNN:
 
         def step(x, state):
             (h,) = state
             h = act(x @ kernel + h @ recurrent + bias)
             return h, [h]
 
-        return 1, step
+        return step
     raise NotImplementedError(f"reference has no equations for {type(rnn)}.")
 
 
@@ -150,11 +152,12 @@ def run_direction(rnn, inputs, mask, initial_state=None, zero_masked=False):
 
     Returns `(outputs, states)` with outputs in the input's time order.
     """
-    count, step = _step_function(rnn)
+    step = _step_function(rnn)
     batch, steps, _ = inputs.shape
     units = rnn.cell.units
     if initial_state is None:
-        state = [np.zeros((batch, units)) for _ in range(count)]
+        names = cells.of_layer(rnn).state_names
+        state = [np.zeros((batch, units)) for _ in names]
     else:
         state = [np.asarray(s, dtype=np.float64) for s in initial_state]
     order = range(steps - 1, -1, -1) if rnn.go_backwards else range(steps)
@@ -282,27 +285,24 @@ def forward(layer_or_model, inputs, mask=None, initial_state=None):
     mask = np.asarray(mask, dtype=bool)
     given = list(initial_state) if initial_state is not None else None
     layer_outputs, states = [], []
-    for spec, block, rnn, between in zip(
-        stack.layer_specs,
-        stack.blocks,
-        stack.recurrent_layers,
-        stack.between_layers,
-    ):
+    for layer in stack.stack_layers:
+        spec = layer.spec
         layer_state = None
         if given is not None:
-            layer_state = given[: num_states(spec)]
-            given = given[num_states(spec) :]
-        if isinstance(rnn, keras.layers.Bidirectional):
+            layer_state = given[: spec.num_states]
+            given = given[spec.num_states :]
+        if len(layer.directions) == 2:
+            forward, backward = layer.directions
             half = None if layer_state is None else len(layer_state) // 2
             fw, fw_states = run_direction(
-                rnn.forward_layer,
+                forward,
                 x,
                 mask,
                 None if half is None else layer_state[:half],
                 zero_masked=True,
             )
             bw, bw_states = run_direction(
-                rnn.backward_layer,
+                backward,
                 x,
                 mask,
                 None if half is None else layer_state[half:],
@@ -316,15 +316,17 @@ def forward(layer_or_model, inputs, mask=None, initial_state=None):
             last = _merge(_last(fw, mask), bw_last, spec.merge_mode)
             states.extend(fw_states + bw_states)
         else:
-            y, layer_states = run_direction(rnn, x, mask, layer_state)
+            y, layer_states = run_direction(
+                layer.recurrent, x, mask, layer_state
+            )
             last = _last(y, mask)
             states.extend(layer_states)
-        y = _skip(block, spec, y, x)
-        last = _skip(block, spec, last, _last(x, mask))
+        y = _skip(layer.block, spec, y, x)
+        last = _skip(layer.block, spec, last, _last(x, mask))
         layer_outputs.append(y)
-        for layer in between:
-            if isinstance(layer, keras.layers.LayerNormalization):
-                y = _layer_norm(layer, y)
+        for after in layer.after:
+            if isinstance(after, keras.layers.LayerNormalization):
+                y = _layer_norm(after, y)
         x = y
     if stack.output_mode == "all":
         output = layer_outputs

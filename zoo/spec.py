@@ -8,6 +8,7 @@ The plan's fields are the per-layer options of `zoo.options`.
 
 import dataclasses
 
+from zoo import cells
 from zoo import options
 from zoo import validation as v
 from zoo.options import AUTO_RESIDUAL_MIN_LAYERS
@@ -25,13 +26,21 @@ ARGUMENTS = tuple(
 
 
 class _Widths:
-    """What follows from a layer's options: its widths and projection."""
+    """What follows from a layer's options: its widths, states and
+    projection."""
 
     @property
     def output_width(self):
         if self.bidirectional and self.merge_mode == "concat":
             return 2 * self.units
         return self.units
+
+    @property
+    def num_states(self):
+        """How many state tensors the layer returns with `return_state`:
+        `zoo.cells`' states per direction, twice when bidirectional."""
+        directions = 2 if self.bidirectional else 1
+        return cells.get(self.cell).states_per_direction * directions
 
     @property
     def needs_projection(self):
@@ -102,41 +111,47 @@ def _expand(option, value, num_layers):
     return _SPREAD.get(option.name, _everywhere)(value, num_layers)
 
 
+def _takers(option):
+    """`"GRU"`, `"GRU and LSTM"`: the Keras layers that take `option`."""
+    return " and ".join(
+        cells.get(cell).keras_class.__name__ for cell in option.cells
+    )
+
+
 def _only_where_it_applies(columns, values):
     """Checks the options that only some cells take (GRU's `reset_after`)
     and sets them to their defaults on the other layers, so that the plan
     says what each layer is built with."""
-    cells = columns["cell"]
-    names = {"simple_rnn": "SimpleRNN", "gru": "GRU", "lstm": "LSTM"}
+    layer_cells = columns["cell"]
     for option in PER_LAYER:
         if option.cells == options.CELLS:
             continue
         column = columns[option.name]
         given = values[option.name]
-        takers = [i for i, cell in enumerate(cells) if cell in option.cells]
+        takers = [
+            i for i, cell in enumerate(layer_cells) if cell in option.cells
+        ]
         if isinstance(given, (list, tuple)):
             wrong = [
                 i
-                for i, cell in enumerate(cells)
+                for i, cell in enumerate(layer_cells)
                 if cell not in option.cells and column[i] != option.default
             ]
             if wrong:
                 i = wrong[0]
                 raise ValueError(
-                    f"`{option.name}[{i}]` applies to "
-                    f"{' and '.join(map(names.get, option.cells))} layers, and "
-                    f"layer {i} is "
-                    f"{cells[i]!r}; received {option.name}={given!r} "
-                    f"(give {option.default!r} there)."
+                    f"`{option.name}[{i}]` applies to {_takers(option)} "
+                    f"layers, and layer {i} is {layer_cells[i]!r}; received "
+                    f"{option.name}={given!r} (give {option.default!r} "
+                    "there)."
                 )
         elif column and column[0] != option.default and not takers:
             raise ValueError(
-                f"`{option.name}` applies to "
-                f"{' and '.join(map(names.get, option.cells))} layers, and "
+                f"`{option.name}` applies to {_takers(option)} layers, and "
                 f"this stack has none (cell={values['cell']!r}); "
                 f"received {option.name}={given!r}."
             )
-        for i, cell in enumerate(cells):
+        for i, cell in enumerate(layer_cells):
             if cell not in option.cells:
                 column[i] = option.default
 

@@ -36,18 +36,14 @@ def _own_params(wrapper, inner):
 def _stack_rows(stack, depth, runs):
     rows = []
     steps = None
-    for spec, block, rnn, between in zip(
-        stack.layer_specs,
-        stack.blocks,
-        stack.recurrent_layers,
-        stack.between_layers,
-    ):
+    for layer in stack.stack_layers:
+        spec, block, rnn = layer.spec, layer.block, layer.recurrent
         top = spec.index == stack.num_layers - 1
         if top and not stack.return_sequences:
             shape = f"(None, {spec.output_width})"
         else:
             shape = f"(None, {steps}, {spec.output_width})"
-        if block is not rnn:
+        if layer.wrapped:
             rows.append(
                 (
                     depth,
@@ -59,11 +55,10 @@ def _stack_rows(stack, depth, runs):
                     "",
                 )
             )
-        inner = depth + (block is not rnn)
-        directions = [rnn]
-        if isinstance(rnn, keras.layers.Bidirectional):
+        inner = depth + layer.wrapped
+        directions = layer.directions
+        if len(directions) == 2:
             rows.append((inner, rnn.name, "Bidirectional", shape, 0, "", ""))
-            directions = [rnn.forward_layer, rnn.backward_layer]
             inner += 1
         for direction in directions:
             entry = runs.get(direction.name)
@@ -78,14 +73,14 @@ def _stack_rows(stack, depth, runs):
                     entry["gpu"] if entry else "",
                 )
             )
-        for layer in between:
+        for after in layer.after:
             rows.append(
                 (
                     depth,
-                    layer.name,
-                    type(layer).__name__,
+                    after.name,
+                    type(after).__name__,
                     shape,
-                    _params(layer),
+                    _params(after),
                     "",
                     "",
                 )

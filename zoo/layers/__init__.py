@@ -1,4 +1,8 @@
-"""Custom Keras layers of the zoo; each one is registered for saving."""
+"""Custom Keras layers of the zoo; each one is registered for saving.
+
+`StackLayer` is no layer: it is the record of one layer of a
+`StackedRNN` (`StackedRNN.stack_layers`).
+"""
 
 from zoo.layers.characters import CharacterEncoder
 from zoo.layers.crf import CRF
@@ -9,6 +13,7 @@ from zoo.layers.pooling import SequencePooling
 from zoo.layers.residual_wrapper import ResidualWrapper
 from zoo.layers.scalar_mix import ScalarMix
 from zoo.layers.stacked_rnn import StackedRNN
+from zoo.layers.stacked_rnn import StackLayer
 from zoo.layers.variational_dropout import VariationalDropout
 from zoo.layers.vocabulary import CharacterVocabulary
 from zoo.layers.vocabulary import LabelNames
@@ -28,6 +33,7 @@ __all__ = [
     "ResidualWrapper",
     "ScalarMix",
     "SequencePooling",
+    "StackLayer",
     "StackedRNN",
     "TokenVocabulary",
     "VariationalDropout",

@@ -15,7 +15,7 @@ from zoo import validation as v
 from zoo._package import PACKAGE
 from zoo.layers.stacked_rnn import StackedRNN
 
-KINDS = ("rnn", "cnn")
+KINDS = options.CHARACTER_KINDS
 # A tanh output is never below -1: the value masked characters take
 # before the max-pool, safe in every float dtype.
 _BELOW_TANH = -2.0
@@ -37,6 +37,10 @@ class CharacterEncoder(keras.layers.Layer):
     gives the same vector however much padding surrounds it (characters
     must be right-padded for the recurrent encoder, as for any masked
     `StackedRNN`).
+
+    The `char_*` arguments and `kind` (the option `char_kind`) are
+    declared, with their defaults and allowed values, in
+    `zoo.options.CHARACTER_OPTIONS`.
 
     Args:
         char_vocabulary_size: character ids are below this; 0 is padding.
@@ -103,17 +107,24 @@ class CharacterEncoder(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        v.check_number(
-            "char_vocabulary_size",
-            char_vocabulary_size,
-            int,
-            low=2,
-            allowed="an integer >= 2 (id 0 is the padding character)",
-        )
-        v.check_positive_int("char_embedding_dim", char_embedding_dim)
-        v.check_positive_int("char_units", char_units)
+        # Required here (for `zoo.stacked_rnn`, None means no encoder).
+        if char_vocabulary_size is None:
+            size = options.get("char_vocabulary_size")
+            v.fail(
+                "char_vocabulary_size",
+                None,
+                v.describe_number(int, size.low),
+                wrong_type=True,
+            )
+        # The character options, then the stack's.
+        for name, value in (
+            ("char_vocabulary_size", char_vocabulary_size),
+            ("char_embedding_dim", char_embedding_dim),
+            ("char_units", char_units),
+        ):
+            options.validate(name, value)
         v.check_positive_int("num_layers", num_layers)
-        v.check_choice("kind", kind, KINDS)
+        options.get("char_kind").check("kind", kind)
         v.check_positive_int("char_kernel_size", char_kernel_size)
         for name, value in (
             ("bidirectional", bidirectional),

@@ -1,5 +1,11 @@
+"""`StackedRNN`: a whole stack of recurrent layers as one Keras layer,
+and `StackLayer`, the record of one of its layers."""
+
+import dataclasses
+
 import keras
 
+from zoo import cells
 from zoo import fused
 from zoo import options
 from zoo import spec as spec_lib
@@ -7,23 +13,9 @@ from zoo._package import PACKAGE
 from zoo.layers.highway_wrapper import HighwayWrapper
 from zoo.layers.residual_wrapper import ResidualWrapper
 from zoo.layers.variational_dropout import VariationalDropout
-from zoo.layers.weight_drop import WeightDropGRU
-from zoo.layers.weight_drop import WeightDropLSTM
-from zoo.layers.weight_drop import WeightDropSimpleRNN
 from zoo.layers.weight_drop import weight_dropped
 from zoo.walk import directions
 
-RNN_CLASSES = {
-    "simple_rnn": keras.layers.SimpleRNN,
-    "gru": keras.layers.GRU,
-    "lstm": keras.layers.LSTM,
-}
-WEIGHT_DROP_CLASSES = {
-    "simple_rnn": WeightDropSimpleRNN,
-    "gru": WeightDropGRU,
-    "lstm": WeightDropLSTM,
-}
-STATES_PER_DIRECTION = {"simple_rnn": 1, "gru": 1, "lstm": 2}
 # Where an option is kept under another attribute name: `Layer.output` and
 # `Layer.activity_regularizer` are Keras's own (the stack's option acts on
 # each recurrent layer's output, not on the stack's).
@@ -35,9 +27,55 @@ _ATTRIBUTES = {
 _KERAS_RNN_NAMES = tuple(o.name for o in options.KERAS_RNN_OPTIONS)
 
 
-def num_states(spec):
-    """How many state tensors layer `spec` returns with `return_state`."""
-    return STATES_PER_DIRECTION[spec.cell] * (2 if spec.bidirectional else 1)
+@dataclasses.dataclass(frozen=True, eq=False)
+class StackLayer:
+    """One layer of a `zoo.layers.StackedRNN`, with the Keras layers that
+    make it: what `StackedRNN.stack_layers` holds, bottom to top.
+
+    Code that needs a stack's layers reads these records by name
+    (`layer.block`, `layer.after`) rather than lining up parallel lists.
+
+    Attributes:
+        index: position in the stack, 0 at the bottom.
+        spec: the layer's resolved plan, a `zoo.spec.LayerSpec`.
+        recurrent: the `keras.layers.LSTM` / `GRU` / `SimpleRNN` (or a
+            `zoo.layers.WeightDrop*` one), or the `keras.layers.Bidirectional`
+            that holds it.
+        block: what the stack calls: `recurrent`, or the
+            `zoo.layers.ResidualWrapper` / `HighwayWrapper` around it.
+        after: the layers applied to the block's output before the next
+            layer (`LayerNormalization`, then `zoo.layers.VariationalDropout`),
+            a tuple, often empty.
+
+    Example:
+    ```python
+    stack = zoo.layers.StackedRNN("lstm", 8, 3, residual=True)
+    [(layer.index, layer.wrapped) for layer in stack.stack_layers]
+    # [(0, False), (1, True), (2, True)]
+    ```
+    """
+
+    index: int
+    spec: spec_lib.LayerSpec
+    recurrent: keras.layers.Layer
+    block: keras.layers.Layer
+    after: tuple = ()
+
+    @property
+    def directions(self):
+        """The recurrent layers that read the sequence: `(recurrent,)`, or
+        `(forward, backward)` for a bidirectional layer."""
+        return tuple(directions(self.recurrent))
+
+    @property
+    def wrapped(self):
+        """Whether the block is a residual / highway wrapper."""
+        return self.block is not self.recurrent
+
+    @property
+    def cell(self):
+        """The layer's cell, a `zoo.cells.Cell` record."""
+        return cells.get(self.spec.cell)
 
 
 _NO_GO_BACKWARDS = (
@@ -135,14 +173,16 @@ class StackedRNN(keras.layers.Layer):
     attribute of the same name (`output` as `output_mode`).
 
     Attributes:
-        layer_specs: the resolved plan, one `zoo.spec.LayerSpec` a layer.
-        recurrent_layers: each layer's LSTM / GRU / SimpleRNN (or its
-            `Bidirectional`).
-        blocks: each layer as called: the recurrent layer, or its
-            residual / highway wrapper.
-        between_layers: for each layer, the layers after it (layer norm,
-            dropout).
-        sublayers: all of those, bottom to top (what `zoo.reset_states`
+        stack_layers: the stack's layers, bottom to top, a tuple of
+            `zoo.layers.StackLayer` records: each layer's index, plan
+            (`spec`), recurrent layer, block (the recurrent layer or its
+            residual / highway wrapper) and the layers `after` it (layer
+            norm, dropout). Read a layer's parts from its record.
+        layer_specs, recurrent_layers, blocks, between_layers: read-only
+            lists taken from `stack_layers`, one entry a layer: each
+            record's `spec`, `recurrent`, `block` and `after` (as a list).
+        sublayers: every layer of the stack as called, bottom to top:
+            each block, then the layers after it (what `zoo.reset_states`
             and `zoo.fast_path_report` walk).
 
     Call arguments:
@@ -213,7 +253,7 @@ class StackedRNN(keras.layers.Layer):
             seed=seed,
             **keras_options,
         )
-        self.layer_specs = spec_lib.resolve(
+        specs = spec_lib.resolve(
             **{name: given[name] for name in spec_lib.ARGUMENTS}
         )
         for name, value in given.items():
@@ -231,7 +271,7 @@ class StackedRNN(keras.layers.Layer):
             if name in _KERAS_RNN_NAMES:
                 value = options.validate(name, value)
             setattr(self, _ATTRIBUTES.get(name, name), value)
-        self.num_layers = len(self.layer_specs)
+        self.num_layers = len(specs)
         self.supports_masking = True
 
         # `keras.layers.Bidirectional` serialises the layer it is given and
@@ -242,14 +282,27 @@ class StackedRNN(keras.layers.Layer):
         # `go_backwards`"). Keeping the originals alive, untracked, keeps
         # their ids unique.
         object.__setattr__(self, "_bidirectional_sources", [])
-        self.recurrent_layers = []
-        self.blocks = []
-        self.between_layers = []
-        for spec in self.layer_specs:
+        records = []
+        for spec in specs:
             rnn = self._recurrent_layer(spec)
-            self.recurrent_layers.append(rnn)
-            self.blocks.append(self._skip_block(spec, rnn))
-            self.between_layers.append(self._between(spec))
+            records.append(
+                StackLayer(
+                    index=spec.index,
+                    spec=spec,
+                    recurrent=rnn,
+                    block=self._skip_block(spec, rnn),
+                    after=tuple(self._between(spec)),
+                )
+            )
+        self._stack_layers = tuple(records)
+        # Keras tracks (builds, counts, saves the weights of) the layers
+        # assigned in a list: each layer's recurrent layer, block and the
+        # layers after it, bottom to top, which is the order of `weights`.
+        self._tracked_layers = [
+            part
+            for record in records
+            for part in (record.recurrent, record.block, *record.after)
+        ]
 
     def _name(self, index, part):
         return f"{self.name}_layer{index}_{part}"
@@ -275,15 +328,16 @@ class StackedRNN(keras.layers.Layer):
                 if spec.cell in option.cells
             },
         )
+        cell = cells.get(spec.cell)
         if spec.weight_drop:
-            rnn = WEIGHT_DROP_CLASSES[spec.cell](
+            rnn = cell.weight_drop_class(
                 spec.units,
                 weight_drop=spec.weight_drop,
                 weight_drop_seed=self._seed(spec.index, 1),
                 **kwargs,
             )
         else:
-            rnn = RNN_CLASSES[spec.cell](spec.units, **kwargs)
+            rnn = cell.keras_class(spec.units, **kwargs)
         if spec.bidirectional:
             self._bidirectional_sources.append(rnn)
             rnn = keras.layers.Bidirectional(
@@ -319,15 +373,47 @@ class StackedRNN(keras.layers.Layer):
         return layers
 
     @property
+    def stack_layers(self):
+        """The stack's layers, bottom to top: a tuple of
+        `zoo.layers.StackLayer` records."""
+        return self._stack_layers
+
+    # The views below are what the stack exposed before its records, as
+    # lists. Keras's saving walks a layer's public attributes by name, so
+    # these names (and their order of layers) also set where each weight
+    # lies in a `.keras` file: keep them as they are.
+    @property
+    def layer_specs(self):
+        """The resolved plan, one `zoo.spec.LayerSpec` a layer."""
+        return [layer.spec for layer in self._stack_layers]
+
+    @property
+    def recurrent_layers(self):
+        """Each layer's LSTM / GRU / SimpleRNN (or its `Bidirectional`)."""
+        return [layer.recurrent for layer in self._stack_layers]
+
+    @property
+    def blocks(self):
+        """Each layer as called: the recurrent layer, or its residual /
+        highway wrapper."""
+        return [layer.block for layer in self._stack_layers]
+
+    @property
+    def between_layers(self):
+        """For each layer, a list of the layers after it (layer norm,
+        dropout)."""
+        return [list(layer.after) for layer in self._stack_layers]
+
+    @property
     def sublayers(self):
         """Every layer of the stack, bottom to top: each layer's block (the
         recurrent layer, in its skip wrapper if any), then the layers after
         it (layer norm, dropout). `zoo.reset_states` and
         `zoo.fast_path_report` walk a model through it."""
         return [
-            layer
-            for block, between in zip(self.blocks, self.between_layers)
-            for layer in (block, *between)
+            part
+            for layer in self._stack_layers
+            for part in (layer.block, *layer.after)
         ]
 
     def fused_runs(self):
@@ -344,20 +430,20 @@ class StackedRNN(keras.layers.Layer):
                 f"{tuple(sequences_shape)}."
             )
         shape = tuple(sequences_shape)
-        for block, between in zip(self.blocks, self.between_layers):
-            block.build(shape)
-            shape = block.compute_output_shape(shape)
+        for layer in self._stack_layers:
+            layer.block.build(shape)
+            shape = layer.block.compute_output_shape(shape)
             if self.return_state:
                 shape = shape[0]
             shape = tuple(shape)
-            for layer in between:
-                layer.build(shape)
+            for after in layer.after:
+                after.build(shape)
         self.built = True
 
     def _split_initial_state(self, initial_state):
         if initial_state is None:
             return None
-        counts = [num_states(spec) for spec in self.layer_specs]
+        counts = [layer.spec.num_states for layer in self._stack_layers]
         initial_state = list(initial_state)
         if len(initial_state) != sum(counts):
             raise ValueError(
@@ -379,25 +465,21 @@ class StackedRNN(keras.layers.Layer):
             self, mask, initial_states, training, self.compute_dtype
         )
         index = 0
-        while index < len(self.blocks):
+        while index < self.num_layers:
             if index in runs:
-                stop = runs[index]
-                entries = self.recurrent_layers[index:stop]
-                swapped = [
-                    layer
-                    for i in range(index, stop)
-                    for layer in directions(self.recurrent_layers[i])
-                ]
+                # Layers index..stop-1 run as one multi-layer call.
+                run = self._stack_layers[index : runs[index]]
                 run_state = None
                 if initial_states is not None:
                     run_state = [
                         state
-                        for i in range(index, stop)
-                        for state in initial_states[i]
+                        for layer in run
+                        for state in initial_states[layer.index]
                     ]
+                swapped = [d for layer in run for d in layer.directions]
                 with weight_dropped(swapped, training):
                     y = fused.call_run(
-                        entries,
+                        [layer.recurrent for layer in run],
                         x,
                         lengths,
                         training,
@@ -407,30 +489,28 @@ class StackedRNN(keras.layers.Layer):
                 if self.return_state:
                     y, run_states = y
                     states.extend(run_states)
-                if fused.wrapped(self, index):
-                    y = self.blocks[index].merge(x, y, mask)
+                if run[0].wrapped:  # a wrapped layer is a run of one
+                    y = run[0].block.merge(x, y, mask)
                 x = y
                 outputs.append(x)
-                for layer in self.between_layers[stop - 1]:
-                    x = layer(x, training=training)
-                index = stop
+                for after in run[-1].after:
+                    x = after(x, training=training)
+                index += len(run)
                 continue
-            block = self.blocks[index]
+            layer = self._stack_layers[index]
             kwargs = {"mask": mask, "training": training}
             if initial_states is not None:
                 kwargs["initial_state"] = initial_states[index]
             # The swap is a no-op unless a layer has weight_drop > 0; it is
             # done here so that Bidirectional's fused path sees it too.
-            with weight_dropped(
-                directions(self.recurrent_layers[index]), training
-            ):
-                y = block(x, **kwargs)
+            with weight_dropped(layer.directions, training):
+                y = layer.block(x, **kwargs)
             if self.return_state:
                 states.extend(y[1:])
                 y = y[0]
             outputs.append(y)
-            for layer in self.between_layers[index]:
-                y = layer(y, training=training)
+            for after in layer.after:
+                y = after(y, training=training)
             x = y
             index += 1
         result = outputs if self.output_mode == "all" else outputs[-1]
@@ -447,7 +527,7 @@ class StackedRNN(keras.layers.Layer):
                 outputs.append((batch, spec.output_width))
             else:
                 outputs.append((batch, steps, spec.output_width))
-            states.extend([(batch, spec.units)] * num_states(spec))
+            states.extend([(batch, spec.units)] * spec.num_states)
         result = outputs if self.output_mode == "all" else outputs[-1]
         if self.return_state:
             return [result, *states]
@@ -459,14 +539,14 @@ class StackedRNN(keras.layers.Layer):
         else:
             output_mask = mask if self.return_sequences else None
         if self.return_state:
-            count = sum(num_states(spec) for spec in self.layer_specs)
+            count = sum(spec.num_states for spec in self.layer_specs)
             return [output_mask] + [None] * count
         return output_mask
 
     def reset_states(self):
         """Resets the state of every layer (for `stateful=True`)."""
-        for rnn in self.recurrent_layers:
-            rnn.reset_states()
+        for layer in self._stack_layers:
+            layer.recurrent.reset_states()
 
     @classmethod
     def from_config(cls, config):

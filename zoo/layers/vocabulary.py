@@ -6,6 +6,7 @@ import unicodedata
 import keras
 import numpy as np
 
+from zoo import options
 from zoo import text as text_lib
 from zoo._package import PACKAGE
 
@@ -180,7 +181,8 @@ class CharacterVocabulary(_PassThrough):
 
     Args:
         characters: list of distinct one-character strings.
-        max_chars: the most characters read per word.
+        max_chars: the most characters read per word, an integer >= 2
+            (`zoo.options.get("max_chars")`).
 
     Example:
     ```python
@@ -198,12 +200,8 @@ class CharacterVocabulary(_PassThrough):
                 "`characters` must be distinct one-character strings; "
                 f"received {(bad or characters)[:3]!r} among them."
             )
-        if not isinstance(max_chars, int) or max_chars < 2:
-            raise ValueError(
-                f"`max_chars` must be an int >= 2; received {max_chars!r}."
-            )
         self.characters = characters
-        self.max_chars = max_chars
+        self.max_chars = options.validate("max_chars", max_chars)
         self._ids = {c: i + 2 for i, c in enumerate(characters)}
 
     @classmethod

@@ -12,10 +12,9 @@ import math
 import keras
 from keras import ops
 
+from zoo import cells
 from zoo import validation as v
 from zoo._package import PACKAGE
-from zoo.layers.stacked_rnn import STATES_PER_DIRECTION
-from zoo.options import CELLS
 
 BRIDGES = ("copy", "zeros", "dense")
 BIDIRECTIONAL_MERGES = ("concat+dense", "sum")
@@ -231,7 +230,7 @@ class StateBridge(keras.layers.Layer):
         ):
             layer = []
             if self._projects(j):
-                for part in "hc"[: STATES_PER_DIRECTION[cell]]:
+                for part in cells.get(cell).state_names:
                     layer.append(
                         keras.layers.Dense(
                             units,
@@ -268,7 +267,10 @@ class StateBridge(keras.layers.Layer):
             bidirectional = self.encoder_bidirectional[layer]
             encoder = _describe(enc_cell, enc_units, bidirectional, self.merge)
             decoder = f"cell={dec_cell!r}, units={dec_units}"
-            if STATES_PER_DIRECTION[enc_cell] != STATES_PER_DIRECTION[dec_cell]:
+            if (
+                cells.get(enc_cell).state_names
+                != cells.get(dec_cell).state_names
+            ):
                 raise ValueError(
                     "bridge='copy' needs the same states in encoder and "
                     "decoder layers (LSTM has [h, c]; GRU and SimpleRNN have "
@@ -293,7 +295,7 @@ class StateBridge(keras.layers.Layer):
         for cell, bidirectional in zip(
             self.encoder_cells, self.encoder_bidirectional
         ):
-            count = STATES_PER_DIRECTION[cell]
+            count = cells.get(cell).states_per_direction
             forward = list(states[start : start + count])
             start += count
             backward = None
@@ -305,7 +307,7 @@ class StateBridge(keras.layers.Layer):
 
     def _expected_states(self):
         return sum(
-            STATES_PER_DIRECTION[cell] * (2 if bidirectional else 1)
+            cells.get(cell).states_per_direction * (2 if bidirectional else 1)
             for cell, bidirectional in zip(
                 self.encoder_cells, self.encoder_bidirectional
             )
@@ -346,7 +348,7 @@ class StateBridge(keras.layers.Layer):
         for j, (cell, units) in enumerate(
             zip(self.decoder_cells, self.decoder_units)
         ):
-            count = STATES_PER_DIRECTION[cell]
+            count = cells.get(cell).states_per_direction
             if self.mode == "zeros":
                 # (batch, 1) zeros broadcast against (units,): no shape
                 # arithmetic, so it traces with an unknown batch size.
@@ -383,7 +385,7 @@ class StateBridge(keras.layers.Layer):
         return [
             (batch, units)
             for cell, units in zip(self.decoder_cells, self.decoder_units)
-            for _ in range(STATES_PER_DIRECTION[cell])
+            for _ in cells.get(cell).state_names
         ]
 
     def get_config(self):
@@ -401,7 +403,7 @@ class StateBridge(keras.layers.Layer):
 
 
 def _check_cell(name, value):
-    return v.check_choice(name, value, CELLS)
+    return v.check_choice(name, value, cells.NAMES)
 
 
 def _check_list(name, value, length=None):

@@ -5,10 +5,10 @@ import copy
 import keras
 import numpy as np
 
+from zoo import cells
 from zoo import spec as spec_lib
 from zoo import validation as v
 from zoo._package import PACKAGE
-from zoo.layers.stacked_rnn import STATES_PER_DIRECTION
 from zoo.layers.stacked_rnn import StackedRNN
 from zoo.seq2seq.layers import BIDIRECTIONAL_MERGES
 from zoo.seq2seq.layers import BRIDGES
@@ -357,7 +357,7 @@ class Seq2Seq(keras.Model):
         return [
             (spec.units,)
             for spec in decoder.layer_specs
-            for _ in range(STATES_PER_DIRECTION[spec.cell])
+            for _ in cells.get(spec.cell).state_names
         ]
 
     @property
