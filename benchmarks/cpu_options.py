@@ -47,10 +47,10 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks import _common  # noqa: E402
+from benchmarks._common import matmul_peak  # noqa: E402
+from benchmarks._common import versions  # noqa: E402
 from benchmarks.peers import TorchContender  # noqa: E402
 from benchmarks.peers import flops_per_token  # noqa: E402
-from benchmarks.peers import matmul_peak  # noqa: E402
-from benchmarks.peers import versions  # noqa: E402
 from diagnostics import timing  # noqa: E402
 from diagnostics.timing import machine_info  # noqa: E402
 

@@ -46,18 +46,18 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 import harness  # noqa: E402
+import zoo  # noqa: E402
 from benchmarks import _common  # noqa: E402
-from benchmarks.peers import GATES  # noqa: E402
+from benchmarks._common import matmul_peak  # noqa: E402
 from benchmarks.peers import SHAPES  # noqa: E402
 from benchmarks.peers import flops_per_token  # noqa: E402
-from benchmarks.peers import matmul_peak  # noqa: E402
 from diagnostics import cost  # noqa: E402
 from diagnostics.timing import machine_info  # noqa: E402
 
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cell", default="lstm", choices=sorted(GATES))
+    parser.add_argument("--cell", default="lstm", choices=zoo.cells.NAMES)
     parser.add_argument("--depths", default="1:8", help="MIN:MAX (1:8)")
     parser.add_argument("--shape", default="small", choices=sorted(SHAPES))
     parser.add_argument(

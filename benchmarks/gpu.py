@@ -81,6 +81,7 @@ equality check failed or did not run, after writing everything.
 """
 
 import argparse
+import ast
 import contextlib
 import gc
 import json
@@ -121,8 +122,6 @@ LABELS = {
 
 def peers_shapes():
     """`benchmarks/peers.py`'s SHAPES, read without importing Keras."""
-    import ast
-
     tree = ast.parse((ROOT / "benchmarks" / "peers.py").read_text())
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(

@@ -62,13 +62,11 @@ import numpy as np  # noqa: E402
 
 import zoo  # noqa: E402
 from benchmarks import _common  # noqa: E402
+from benchmarks._common import matmul_peak  # noqa: E402
+from benchmarks._common import torch  # noqa: E402
+from benchmarks._common import versions  # noqa: E402
 from diagnostics import timing  # noqa: E402
 from diagnostics.timing import machine_info  # noqa: E402
-
-try:
-    import torch
-except ImportError:  # optional benchmark dependency
-    torch = None
 
 SHAPES = {
     # batch, steps, features, units
@@ -178,33 +176,6 @@ class TorchContender:
 # ---------------------------------------------------------------- timing
 
 
-def matmul_peak(n=2048, calls=10):
-    """Median fp32 FLOP/s of n x n matmuls (PyTorch if present, else NumPy)."""
-    if torch is not None:
-        a, b = torch.randn(n, n), torch.randn(n, n)
-
-        def run():
-            torch.mm(a, b)
-
-        source = f"torch.mm {n}x{n} fp32 ({torch.get_num_threads()} threads)"
-    else:
-        rng = np.random.default_rng(0)
-        a = rng.normal(size=(n, n)).astype("float32")
-        b = rng.normal(size=(n, n)).astype("float32")
-
-        def run():
-            a @ b
-
-        source = f"numpy matmul {n}x{n} fp32"
-    run()
-    times = []
-    for _ in range(calls):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return 2 * n**3 / statistics.median(times), source
-
-
 # ------------------------------------------------------------------- main
 
 
@@ -269,22 +240,9 @@ def parse_args(argv):
     return args
 
 
-def versions():
-    """`diagnostics.timing.versions()` and the PyTorch contender's."""
-    return {
-        **timing.versions(),
-        "torch (contender)": torch.__version__ if torch else None,
-    }
-
-
 def plot(results, args, path, title):
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no plot written")
+    plt = _common.pyplot()
+    if plt is None:
         return None
     fig, axes = plt.subplots(
         1, len(args.cells), figsize=(4.5 * len(args.cells), 3.8), squeeze=False

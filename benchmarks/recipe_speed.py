@@ -18,6 +18,7 @@ compiles, TensorFlow traces) and then times `--steps` calls of
 """
 
 import argparse
+import importlib
 import json
 import os
 import pathlib
@@ -32,8 +33,8 @@ RESULTS = pathlib.Path("benchmarks/results")
 
 def worker(task_name, steps, warmup):
     """Runs in a fresh process: times `steps` training steps; prints JSON."""
-    import importlib
-
+    # Keras and what imports it, only here: this process chose its
+    # backend (KERAS_BACKEND) first; the parent never imports Keras.
     import keras
 
     from recipes import pipeline

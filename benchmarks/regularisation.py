@@ -69,11 +69,11 @@ import numpy as np  # noqa: E402
 
 import zoo  # noqa: E402
 from benchmarks import _common  # noqa: E402
+from benchmarks._common import matmul_peak  # noqa: E402
 from benchmarks.peers import SHAPES  # noqa: E402
 from benchmarks.peers import KerasContender  # noqa: E402
 from benchmarks.peers import flops_per_token  # noqa: E402
 from benchmarks.peers import keras_head  # noqa: E402
-from benchmarks.peers import matmul_peak  # noqa: E402
 from diagnostics import timing  # noqa: E402
 from diagnostics.timing import machine_info  # noqa: E402
 

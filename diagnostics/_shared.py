@@ -13,7 +13,7 @@ import zoo
 from harness import rundir
 from recipes import models
 from recipes import pipeline
-from recipes import seq2seq
+from recipes.data import cmudict
 from zoo.walk import iter_layers
 
 
@@ -155,7 +155,7 @@ class Speller:
             )
         self.model = model
         self.path = str(path)
-        self.vocab = seq2seq.Vocabulary.from_json(
+        self.vocab = cmudict.Vocabulary.from_json(
             json.loads((folder / "vocab.json").read_text())
         )
         self.embedding = model.get_layer(f"{model.name}_source_embedding")

@@ -29,7 +29,7 @@ import harness
 from diagnostics import _shared
 from harness import files
 from harness import plots
-from recipes import tagging
+from recipes import predictors
 
 EXAMPLE = "The keys to the cabinet are on the table ."
 QUICK_TOKENS = 12
@@ -140,7 +140,7 @@ def main(argv=None):
     lock = _shared.lock_output(output)
     try:
         states, rows = trace(tagger, words)
-        tags = tagging.Tagger(tagger.model).predict([words])[0]
+        tags = predictors.Tagger(tagger.model).predict([words])[0]
         files.write_rows(rows, output, "activations")
         per_layer = []
         for layer in range(len(states)):

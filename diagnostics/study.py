@@ -230,8 +230,6 @@ def plan(args):
                 )
             extra = VARIANTS[name]
         else:
-            from tuning import search
-
             try:
                 search.parse_budget(name)
             except harness.UsageError:

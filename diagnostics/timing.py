@@ -18,9 +18,12 @@ Every function runs on any Keras backend; only `versions` imports Keras.
 import os
 import pathlib
 import platform
+import resource
 import statistics
 import sys
 import time
+
+import numpy as np
 
 
 def timed_block(function, calls):
@@ -70,8 +73,6 @@ def peak_rss_mb():
                     return int(line.split()[1]) / 1024  # kB
     except OSError:
         pass
-    import resource
-
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / (1024**2 if sys.platform == "darwin" else 1024)
 
@@ -96,8 +97,9 @@ def machine_info():
 
 def versions():
     """Keras, its backend and the backend's version, NumPy."""
+    # Imported here: importing Keras fixes its backend, which a script
+    # chooses (KERAS_BACKEND) after importing this module.
     import keras
-    import numpy as np
 
     backend = keras.backend.backend()
     out = {"keras": keras.__version__, "backend": backend}

@@ -44,10 +44,9 @@ from harness import flags
 from recipes import cli
 from recipes import models
 from recipes import pipeline
+from recipes import predictors
 from recipes import settings
-from recipes import training
 from recipes.data import datasets
-from recipes.data import splits
 from recipes.task import Task
 
 POOLINGS = zoo.heads.POOLINGS
@@ -133,35 +132,6 @@ HELP = {
 }
 
 
-class Classifier:
-    """Classifies raw strings with a classifier that a run saved.
-
-    `Classifier(model)` for a loaded `model.keras`, or `load(OUTPUT)`.
-    """
-
-    def __init__(self, model, max_length=None):
-        self.model = model
-        self.vocabulary = model.get_layer("vocabulary")
-        self.labels = model.get_layer("labels")
-        self.max_length = max_length
-
-    def probabilities(self, texts, batch_size=64):
-        """`(len(texts), classes)` probabilities."""
-        rows = []
-        for start in range(0, len(texts), batch_size):
-            ids = self.vocabulary.encode(
-                texts[start : start + batch_size], self.max_length
-            )
-            rows.append(training.predict(self.model, ids))
-        return np.concatenate(rows) if rows else np.zeros((0, 0))
-
-    def classify(self, texts):
-        """`[(label, probability), ...]` for raw strings."""
-        probabilities = self.probabilities(list(texts))
-        names = self.labels.decode(probabilities)
-        return [(str(n), float(p.max())) for n, p in zip(names, probabilities)]
-
-
 def load(output):
     """A `Classifier` from a run's folder (or its `model.keras`); needs
     only `import recipes` (or `import zoo`) and runs on every backend."""
@@ -169,7 +139,7 @@ def load(output):
     if path.is_dir():
         path = path / "model.keras"
     model, _ = models.load_init_model(path, flag="load", kind="classifier")
-    return Classifier(model)
+    return predictors.Classifier(model)
 
 
 @dataclasses.dataclass
@@ -199,11 +169,7 @@ class ClassificationTask(Task):
 
     def load_data(self, config):
         """`datasets.Data` of `(text, label)`, cut down by `--quick`."""
-        data = datasets.load_classification(config)
-        data.train, data.dev, data.test = splits.cut_splits(
-            (data.train, data.dev, data.test), config, QUICK_EXAMPLES
-        )
-        return data
+        return datasets.load_classification(config).cut(config, QUICK_EXAMPLES)
 
     def prepare(self, config):
         data = self.load_data(config)
@@ -237,17 +203,41 @@ class ClassificationTask(Task):
     def build(self, config, state):
         if state.init_model is not None:
             return state.init_model
+        return self.model_for(
+            config,
+            len(state.labels),
+            vocabulary_size=state.vocabulary.vocabulary_size,
+            labels=state.labels,
+            vocabulary=state.vocabulary,
+        )
+
+    def model_for(
+        self,
+        config,
+        num_outputs,
+        *,
+        vocabulary_size=None,
+        input_dim=None,
+        labels=None,
+        vocabulary=None,
+    ):
+        """A zoo backbone under `zoo.heads.sequence_classifier` (its
+        `--pooling`, dropout and softmax); it is trained on one-hot
+        classes (`loss`), for the macro F1."""
         last = config.pooling == "last"
         backbone = models.backbone(
-            config, state.vocabulary.vocabulary_size, return_sequences=not last
+            config,
+            vocabulary_size,
+            return_sequences=not last,
+            input_dim=input_dim,
         )
         return zoo.heads.sequence_classifier(
             backbone,
-            len(state.labels),
+            num_outputs,
             pooling=config.pooling,
             attention_units=config.attention_units,
-            labels=state.labels,
-            vocabulary=state.vocabulary,
+            labels=labels,
+            vocabulary=vocabulary,
             dropout=config.head_dropout,
             seed=config.seed,
         )
@@ -302,9 +292,8 @@ class ClassificationTask(Task):
 
     def evaluate(self, config, state, reloaded, scores):
         examples = _examples(config, state)
-        predictions = Classifier(reloaded, config.max_length).classify(
-            [text for text, _ in examples]
-        )
+        classifier = predictors.Classifier(reloaded, config.max_length)
+        predictions = classifier.classify([text for text, _ in examples])
         return {
             "test_accuracy": float(scores["accuracy"]),
             "test_macro_f1": float(scores["macro_f1"]),
@@ -346,7 +335,7 @@ TASK = ClassificationTask()
 
 def classify(model, texts):
     """`[(label, probability), ...]` for raw strings (`Classifier`)."""
-    return Classifier(model).classify(texts)
+    return predictors.Classifier(model).classify(texts)
 
 
 run = TASK.run  # trains, evaluates and saves; returns the metrics

@@ -20,19 +20,36 @@ class LabelNames(zoo.layers.LabelNames):
     """`zoo.layers.LabelNames` under its first release's registered name."""
 
 
+# The stack options that describe a token embedding, not float inputs.
+_EMBEDDING = ("embedding_dim", "embedding_dropout")
+
+
 def backbone(
-    config, vocabulary_size, return_sequences=True, name="encoder", **extra
+    config,
+    vocabulary_size=None,
+    return_sequences=True,
+    name="encoder",
+    *,
+    input_dim=None,
+    **extra,
 ):
-    """The recipe's stack over token ids: `zoo.create_model(--model)` or
+    """The recipe's stack over token ids below `vocabulary_size` (or, for
+    `tuning.StackedRNNHyperModel` given arrays, over float features of
+    width `input_dim`): `zoo.create_model(--model)` or
     `zoo.stacked_rnn(--cell, --num-layers, --units)`, with the explicit
     stack flags as overrides; `extra` are more builder arguments (the
     tagger's `char_*`)."""
-    options = {**settings.stack_options(config), **extra}
+    if input_dim is None:
+        inputs = {"vocabulary_size": vocabulary_size}
+        options = settings.stack_options(config)
+    else:
+        inputs = {"input_dim": input_dim}
+        options = settings.stack_options(config, skip=_EMBEDDING)
+    options = {**options, **inputs, **extra}
     try:
         if config.model:
             return zoo.create_model(
                 config.model,
-                vocabulary_size=vocabulary_size,
                 return_sequences=return_sequences,
                 name=name,
                 **options,
@@ -44,13 +61,21 @@ def backbone(
             cell,
             num_layers,
             units,
-            vocabulary_size=vocabulary_size,
             return_sequences=return_sequences,
             name=name,
             **options,
         )
     except (ValueError, TypeError) as error:  # the zoo's own checks
         raise harness.UsageError(str(error).splitlines()[0]) from None
+
+
+def optional_layer(model, name):
+    """`model.get_layer(name)`, or None when the model has no such layer
+    (a tagger's `characters` or `crf`)."""
+    try:
+        return model.get_layer(name)
+    except ValueError:
+        return None
 
 
 MODEL_KINDS = ("tagger", "classifier")

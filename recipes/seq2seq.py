@@ -40,14 +40,11 @@ is run again; a finished one is not retrained.
 
 import dataclasses
 import json
-import math
 import pathlib
 import time
 import typing
-import warnings
 
 import keras
-import numpy as np
 
 import harness
 import zoo
@@ -55,12 +52,13 @@ from harness import files
 from harness import flags
 from recipes import cli
 from recipes import pipeline
+from recipes import predictors
+from recipes import scoring
 from recipes import settings
 from recipes.data import cmudict
 from recipes.data import splits
 from recipes.task import Task
 
-PAD, UNKNOWN, START, END = 0, 1, 2, 3
 ATTENTIONS = ("none", "dot", "general", "additive")
 BRIDGES = ("copy", "zeros", "dense")
 QUICK_WORDS = (12000, 300, 300)
@@ -145,78 +143,6 @@ def check(config):
     flags.check_range("length_penalty", config.length_penalty, 0, 5)
 
 
-class Vocabulary:
-    """Letters and phonemes <-> ids (0 padding, 1 unknown, 2 start, 3 end)."""
-
-    def __init__(self, letters, phonemes):
-        self.letters = ["<pad>", "<unk>", *letters]
-        self.phonemes = ["<pad>", "<unk>", "<s>", "</s>", *phonemes]
-        self._letter_ids = {c: i for i, c in enumerate(self.letters)}
-        self._phoneme_ids = {p: i for i, p in enumerate(self.phonemes)}
-
-    @classmethod
-    def from_entries(cls, entries):
-        letters = sorted({c for word in entries for c in word})
-        phonemes = sorted(
-            {p for variants in entries.values() for v in variants for p in v}
-        )
-        return cls(letters, phonemes)
-
-    def encode_word(self, word):
-        return [self._letter_ids.get(c, UNKNOWN) for c in word]
-
-    def encode_phones(self, phones):
-        return [self._phoneme_ids[p] for p in phones]
-
-    def decode_phones(self, ids):
-        result = []
-        for i in ids:
-            if i in (PAD, END):
-                break
-            result.append(self.phonemes[i])
-        return result
-
-    def to_json(self):
-        return {"letters": self.letters[2:], "phonemes": self.phonemes[4:]}
-
-    @classmethod
-    def from_json(cls, values):
-        return cls(values["letters"], values["phonemes"])
-
-
-def edit_distance(a, b):
-    """Levenshtein distance of two sequences (a dozen lines; no package
-    needed for it)."""
-    previous = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        current = [i]
-        for j, y in enumerate(b, 1):
-            current.append(
-                min(
-                    previous[j] + 1,
-                    current[j - 1] + 1,
-                    previous[j - 1] + (x != y),
-                )
-            )
-        previous = current
-    return previous[-1]
-
-
-def score(predictions, references):
-    """`(per, wer)` in %: `predictions` and `references` by word."""
-    edits = length = wrong = 0
-    for word, predicted in predictions.items():
-        options = references[word]
-        best = min(options, key=lambda ref: edit_distance(predicted, ref))
-        distance = edit_distance(predicted, best)
-        edits += distance
-        length += len(best)
-        wrong += tuple(predicted) not in {tuple(r) for r in options}
-    return 100.0 * edits / max(length, 1), 100.0 * wrong / max(
-        len(predictions), 1
-    )
-
-
 def load_data(config):
     entries = cmudict.load(stress=config.stress)
     parts = cmudict.split_words(entries)
@@ -241,8 +167,8 @@ def pairs(vocab, words, max_length):
 def collate(batch):
     """`((source, decoder input), target, weight)` arrays of a batch."""
     source = pipeline.pad([src for src, _ in batch])
-    inputs = pipeline.pad([[START, *tgt] for _, tgt in batch])
-    targets = pipeline.pad([[*tgt, END] for _, tgt in batch])
+    inputs = pipeline.pad([[cmudict.START, *tgt] for _, tgt in batch])
+    targets = pipeline.pad([[*tgt, cmudict.END] for _, tgt in batch])
     return (source, inputs), targets, (targets > 0).astype("float32")
 
 
@@ -255,10 +181,12 @@ _OWN = ("cell", "num_layers", "units", "embedding_dim", "embedding_dropout")
 _ENCODER_ONLY = ("bidirectional", "merge_mode")
 
 
-def build_model(config, vocab):
-    """`zoo.build_seq2seq` with every stack option of the config: the
-    ones in `_ENCODER_ONLY` go to the encoder, all others to both stacks,
-    so an option declared in `zoo.options` reaches the model unchanged."""
+def build_model(config, source_size, target_size):
+    """`zoo.build_seq2seq` from ids below `source_size` (letters) to ids
+    below `target_size` (phonemes), with every stack option of the
+    config: the ones in `_ENCODER_ONLY` go to the encoder, all others to
+    both stacks, so an option declared in `zoo.options` reaches the model
+    unchanged."""
     shared = settings.stack_options(config, skip=_OWN + _ENCODER_ONLY)
     encoder = {k: getattr(config, k) for k in _ENCODER_ONLY}
     decoder = {}
@@ -268,8 +196,8 @@ def build_model(config, vocab):
         decoder["units"] = config.decoder_units
     try:
         return zoo.build_seq2seq(
-            len(vocab.letters),
-            len(vocab.phonemes),
+            source_size,
+            target_size,
             config.cell,
             config.num_layers,
             config.units,
@@ -284,54 +212,6 @@ def build_model(config, vocab):
         raise harness.UsageError(str(error).splitlines()[0]) from None
 
 
-class Transcriber:
-    """Words -> phonemes with a trained model, greedy or beam search."""
-
-    def __init__(self, model, vocab, config):
-        self.vocab = vocab
-        self.max_word_length = config.max_word_length
-        options = dict(
-            start_id=START, end_id=END, max_length=config.max_output_length
-        )
-        self.greedy = zoo.seq2seq.compiled_decoder(model, "greedy", **options)
-        self.beam = zoo.seq2seq.compiled_decoder(
-            model,
-            "beam",
-            beam_width=config.beam_width,
-            length_penalty=config.length_penalty,
-            **options,
-        )
-
-    def __call__(self, words, method="beam", batch_size=256):
-        decode = self.beam if method == "beam" else self.greedy
-        long = [w for w in words if len(w) > self.max_word_length]
-        if long:
-            warnings.warn(
-                f"{len(long)} word(s) longer than --max-word-length "
-                f"{self.max_word_length} were cut (e.g. {long[0]!r})",
-                stacklevel=2,
-            )
-        result = {}
-        todo = [w for w in dict.fromkeys(words) if w]
-        result.update({w: [] for w in words if not w})
-        todo.sort(key=len)
-        for start in range(0, len(todo), batch_size):
-            batch = todo[start : start + batch_size]
-            ids = [
-                self.vocab.encode_word(w[: self.max_word_length]) for w in batch
-            ]
-            # A few fixed widths, so the compiled decoder rarely retraces.
-            width = 8 * math.ceil(max(len(x) for x in ids) / 8)
-            source = np.zeros((len(batch), width), "int32")
-            for row, x in enumerate(ids):
-                source[row, : len(x)] = x
-            decoded, _ = decode(source)
-            decoded = keras.ops.convert_to_numpy(decoded)
-            for word, row in zip(batch, decoded):
-                result[word] = self.vocab.decode_phones(row)
-        return result
-
-
 @dataclasses.dataclass
 class State:
     """What `Seq2SeqTask.prepare` found: the dictionary and its splits."""
@@ -340,7 +220,7 @@ class State:
     train: dict
     dev: dict
     test: dict
-    vocab: Vocabulary
+    vocab: cmudict.Vocabulary
 
 
 class Seq2SeqTask(Task):
@@ -364,14 +244,31 @@ class Seq2SeqTask(Task):
 
     def prepare(self, config):
         entries, (train, dev, test) = load_data(config)
-        return State(entries, train, dev, test, Vocabulary.from_entries(train))
+        vocab = cmudict.Vocabulary.from_entries(train)
+        return State(entries, train, dev, test, vocab)
 
     def write(self, output, state):
         files.write_json(output / "vocab.json", state.vocab.to_json())
         return ["vocab.json"]
 
     def build(self, config, state):
-        return build_model(config, state.vocab)
+        return self.model_for(
+            config,
+            len(state.vocab.phonemes),
+            vocabulary_size=len(state.vocab.letters),
+        )
+
+    def model_for(
+        self, config, num_outputs, *, vocabulary_size=None, input_dim=None
+    ):
+        """`build_model`: letters below `vocabulary_size` to phonemes below
+        `num_outputs` (token ids both ways: no float features)."""
+        if input_dim is not None or vocabulary_size is None:
+            raise ValueError(
+                "the seq2seq task reads token ids: pass `vocabulary_size`; "
+                f"received input_dim={input_dim!r}."
+            )
+        return build_model(config, vocabulary_size, num_outputs)
 
     def loss(self, reduction="sum_over_batch_size"):
         return keras.losses.SparseCategoricalCrossentropy(reduction=reduction)
@@ -410,13 +307,13 @@ class Seq2SeqTask(Task):
         }
 
     def evaluate(self, config, state, reloaded, scores):
-        transcribe = Transcriber(reloaded, state.vocab, config)
+        transcribe = predictors.Transcriber(reloaded, state.vocab, config)
         metrics = {}
         for method in ("greedy", "beam"):
             start = time.perf_counter()
             predicted = transcribe(list(state.test), method=method)
             seconds = time.perf_counter() - start
-            per, wer = score(predicted, state.test)
+            per, wer = scoring.phoneme_scores(predicted, state.test)
             metrics[f"{method}_test_per"] = round(per, 2)
             metrics[f"{method}_test_wer"] = round(wer, 2)
             metrics[f"{method}_decode_seconds"] = round(seconds, 1)
@@ -460,13 +357,10 @@ def load(output, config=None):
     model = keras.saving.load_model(
         output / "model.keras", safe_mode=True, compile=False
     )
-    vocab = Vocabulary.from_json(
+    vocab = cmudict.Vocabulary.from_json(
         json.loads((output / "vocab.json").read_text())
     )
-    return Transcriber(model, vocab, config or Config())
-
-
-load_transcriber = load
+    return predictors.Transcriber(model, vocab, config or Config())
 
 
 def main(argv=None):

@@ -40,6 +40,17 @@ STACK_FIELDS = tuple(
     for option in zoo.options.STACK_OPTIONS
     if option.name not in SET_BY_RECIPES
 )
+# The character encoder's options (`zoo.options.CHARACTER_OPTIONS`) a
+# recipe that reads characters takes as settings (`CharacterOptions`);
+# the character vocabulary comes from the data.
+CHARACTER_FIELDS = tuple(
+    option.name
+    for option in zoo.options.CHARACTER_OPTIONS
+    if option.name != "char_vocabulary_size"
+)
+# Every config field that is a `zoo.options` option: its flag, check and
+# help are the option's.
+OPTION_FIELDS = STACK_FIELDS + CHARACTER_FIELDS
 # Where the recipes' defaults differ from the library's (each recipe's
 # `Config` may change them again).
 RECIPE_DEFAULTS = {
@@ -91,6 +102,18 @@ change defaults. The stack fields are `STACK_FIELDS` (from `zoo.options`).
 A per-layer option may hold a list (one value per layer) from a
 `--config` file."""
 
+CharacterOptions = dataclasses.make_dataclass(
+    "CharacterOptions",
+    [
+        (name, zoo.options.get(name).type, zoo.options.get(name).default)
+        for name in CHARACTER_FIELDS
+    ],
+)
+CharacterOptions.__module__ = __name__
+CharacterOptions.__doc__ = """The character encoder's settings (from
+`zoo.options.CHARACTER_OPTIONS`), for a recipe that reads each word's
+characters (`recipes.tagging`)."""
+
 STACK_HELP = {
     **{name: zoo.options.get(name).help for name in STACK_FIELDS},
     # zoo's line is about num_layers=None, which a recipe does not take.
@@ -123,7 +146,7 @@ STACK_HELP = {
 
 def _option(name):
     """The `zoo.options` option behind config field `name`, or None."""
-    return zoo.options.get(name) if name in STACK_FIELDS else None
+    return zoo.options.get(name) if name in OPTION_FIELDS else None
 
 
 def _as_flag(name, error):
@@ -238,7 +261,7 @@ def check_setting(name, value, kind):
     option may be a list), any other by its type. Raises `ValueError`
     naming the setting and what it must be."""
     try:
-        if name in STACK_FIELDS:
+        if name in OPTION_FIELDS:
             if value is None:
                 return flags.check_value(name, value, kind)
             return zoo.options.validate(name, value)
@@ -295,9 +318,9 @@ def check_training(config):
     flags.check_range("patience", config.patience, low=0)
     flags.check_range("train_examples", config.train_examples, low=0)
     flags.check_range("eval_examples", config.eval_examples, low=0)
-    for name in STACK_FIELDS:
+    for name in OPTION_FIELDS:
         # One value for all layers, or one per layer (as tuning writes them).
-        value = getattr(config, name)
+        value = getattr(config, name, None)
         if value is not None:
             try:
                 zoo.options.validate(name, value)

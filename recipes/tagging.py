@@ -45,10 +45,10 @@ from harness import flags
 from recipes import cli
 from recipes import models
 from recipes import pipeline
+from recipes import predictors
+from recipes import scoring
 from recipes import settings
-from recipes import training
 from recipes.data import datasets
-from recipes.data import splits
 from recipes.task import Task
 
 EXAMPLE = "The keys to the cabinet are on the table ."
@@ -57,8 +57,9 @@ BOUNDARIES = (8, 16, 24, 32, 48, 64)
 
 
 @dataclasses.dataclass
-class Config(settings.StackOptions):
-    """Data settings here; the stack and training ones are inherited."""
+class Config(settings.CharacterOptions, settings.StackOptions):
+    """Data settings here; the stack, character encoder and training ones
+    are inherited."""
 
     output: str = "runs/tagging"
     dataset: str = "brown"
@@ -73,10 +74,6 @@ class Config(settings.StackOptions):
     lowercase: bool = True
     min_count: int = 1
     char_features: bool = True
-    char_embedding_dim: int = 32
-    char_units: int = 32
-    char_kind: str = "rnn"
-    max_chars: int = 24
     head: str = "auto"
 
 
@@ -92,71 +89,12 @@ HELP = {
     "lowercase": "lower-case words before the vocabulary lookup",
     "min_count": "words seen fewer times in train map to the OOV id",
     "char_features": "also read each word's characters (a "
-    "zoo.layers.CharacterEncoder beside the word embedding)",
-    "char_embedding_dim": "width of the character embedding",
-    "char_units": "width of the character encoder, per direction",
-    "char_kind": "character encoder: 'rnn' (a BiLSTM) or 'cnn'",
-    "max_chars": "the most characters read per word (first and last half)",
+    "zoo.layers.CharacterEncoder beside the word embedding; its settings "
+    "are the --char-* flags and --max-chars)",
     "head": "'softmax', 'crf' (a linear-chain CRF: zoo.layers.CRF) or "
     "'auto' (crf for entity tags, softmax otherwise)",
 }
 HEADS = ("auto", *zoo.heads.HEADS)
-CHAR_KINDS = ("rnn", "cnn")
-
-
-class Tagger:
-    """Tags sentences with a tagger that a run saved.
-
-    `Tagger(model)` for a loaded `model.keras`, or `load(OUTPUT)`.
-    """
-
-    def __init__(self, model):
-        self.model = model
-        self.vocabulary = model.get_layer("vocabulary")
-        self.characters = _layer(model, "characters")
-        self.crf = _layer(model, "crf")
-        self.labels = model.get_layer("labels").labels
-
-    def inputs(self, sentences):
-        """The model's inputs for lists of words: ids (and characters)."""
-        ids = self.vocabulary.encode(sentences)
-        if self.characters is None:
-            return ids
-        return ids, self.characters.encode(sentences, width=ids.shape[1])
-
-    def tag_ids(self, inputs):
-        """The best tag column per token (0 on padding): the argmax of the
-        softmax, or the CRF's Viterbi path (never the padding column)."""
-        ids = inputs[0] if isinstance(inputs, tuple) else inputs
-        outputs = training.predict(self.model, inputs)
-        if self.crf is None:
-            return (outputs[..., 1:].argmax(axis=-1) + 1) * (ids > 0)
-        outputs[..., 0] = -1e9
-        path = self.crf.decode(outputs, ids > 0)
-        return keras.ops.convert_to_numpy(path)
-
-    def predict(self, sentences, batch_size=64):
-        """Tags for lists of words, batched by length (little padding)."""
-        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
-        result = [None] * len(sentences)
-        for start in range(0, len(order), batch_size):
-            batch = order[start : start + batch_size]
-            columns = self.tag_ids(self.inputs([sentences[i] for i in batch]))
-            for i, row in zip(batch, columns):
-                result[i] = [self.labels[j] for j in row[: len(sentences[i])]]
-        return result
-
-    def tag(self, sentences):
-        """`[[(word, tag), ...], ...]` for whitespace-tokenised strings."""
-        words = [sentence.split() for sentence in sentences]
-        return [list(zip(w, t)) for w, t in zip(words, self.predict(words))]
-
-
-def _layer(model, name):
-    try:
-        return model.get_layer(name)
-    except ValueError:
-        return None
 
 
 def load(output):
@@ -166,7 +104,7 @@ def load(output):
     if path.is_dir():
         path = path / "model.keras"
     model, _ = models.load_init_model(path, flag="load", kind="tagger")
-    return Tagger(model)
+    return predictors.Tagger(model)
 
 
 class SpanF1(keras.callbacks.Callback):
@@ -188,43 +126,14 @@ class SpanF1(keras.callbacks.Callback):
     def on_epoch_end(self, epoch, logs=None):
         if logs is None:
             return
-        tagger = Tagger(self.tagger or self.model)
+        tagger = predictors.Tagger(self.tagger or self.model)
         predicted = tagger.predict([words for words, _ in self.sentences])
         if self.entities:
-            logs["val_f1"] = span_scores(None, self.sentences, predicted)["f1"]
+            spans = scoring.span_scores(self.sentences, predicted)
+            logs["val_f1"] = spans["f1"]
         if self.decoded:
-            logs["val_accuracy"] = token_accuracy(self.sentences, predicted)
-
-
-def token_accuracy(sentences, predicted):
-    """The share of tokens whose predicted tag is the true one."""
-    pairs = [
-        (p, t)
-        for (_, tags), row in zip(sentences, predicted)
-        for p, t in zip(row, tags)
-    ]
-    return sum(p == t for p, t in pairs) / max(len(pairs), 1)
-
-
-def span_scores(model, sentences, predicted=None):
-    """Entity span precision, recall and F1 (seqeval's default,
-    conlleval-compatible span matching)
-    of `model` (or of tags already `predicted`) on `sentences`."""
-    from seqeval.metrics import f1_score
-    from seqeval.metrics import precision_score
-    from seqeval.metrics import recall_score
-
-    truth = [list(tags) for _, tags in sentences]
-    if predicted is None:
-        predicted = Tagger(model).predict([words for words, _ in sentences])
-    return {
-        name: float(score(truth, predicted))
-        for name, score in (
-            ("precision", precision_score),
-            ("recall", recall_score),
-            ("f1", f1_score),
-        )
-    }
+            accuracy = scoring.token_accuracy(self.sentences, predicted)
+            logs["val_accuracy"] = accuracy
 
 
 @dataclasses.dataclass
@@ -255,18 +164,11 @@ class TaggingTask(Task):
             )
         settings.check_training(config)
         flags.check_range("min_count", config.min_count, low=1)
-        for name, choices in (("head", HEADS), ("char_kind", CHAR_KINDS)):
-            flags.check_choice(name, getattr(config, name), choices)
-        for name in ("char_embedding_dim", "char_units"):
-            flags.check_range(name, getattr(config, name), low=1)
-        flags.check_range("max_chars", config.max_chars, low=2)
+        flags.check_choice("head", config.head, HEADS)
 
     def load_data(self, config):
-        data = datasets.load_tagging(config)
-        data.train, data.dev, data.test = splits.cut_splits(
-            (data.train, data.dev, data.test), config, QUICK_SENTENCES
-        )
-        return data
+        """`datasets.Data` of `(words, tags)`, cut down by `--quick`."""
+        return datasets.load_tagging(config).cut(config, QUICK_SENTENCES)
 
     def prepare(self, config):
         data = self.load_data(config)
@@ -280,8 +182,9 @@ class TaggingTask(Task):
         entities = datasets.is_bio(data.train)
         if model is not None:
             vocabulary = model.get_layer("vocabulary")
-            characters = _layer(model, "characters")
-            head = "crf" if _layer(model, "crf") is not None else "softmax"
+            characters = models.optional_layer(model, "characters")
+            crf = models.optional_layer(model, "crf")
+            head = "softmax" if crf is None else "crf"
             tags = labels[1:]  # column 0 of a saved tagger is padding
         else:
             tokens = zoo.text.build_vocabulary(
@@ -313,25 +216,66 @@ class TaggingTask(Task):
     def build(self, config, state):
         if state.init_model is not None:
             return state.init_model
-        characters = {}
-        if state.characters is not None:
-            characters = dict(
-                char_vocabulary_size=state.characters.vocabulary_size,
-                char_embedding_dim=config.char_embedding_dim,
-                char_units=config.char_units,
-                char_kind=config.char_kind,
-            )
-        backbone = models.backbone(
-            config, state.vocabulary.vocabulary_size, **characters
-        )
-        return zoo.heads.sequence_tagger(
-            backbone,
-            len(state.tags) + 1,
+        return self.model_for(
+            config,
+            len(state.tags) + 1,  # column 0: padding
+            vocabulary_size=state.vocabulary.vocabulary_size,
             labels=["", *state.tags],
             vocabulary=state.vocabulary,
             characters=state.characters,
             head=state.head,
         )
+
+    def model_for(
+        self,
+        config,
+        num_outputs,
+        *,
+        vocabulary_size=None,
+        input_dim=None,
+        labels=None,
+        vocabulary=None,
+        characters=None,
+        head=None,
+    ):
+        """A zoo backbone (with a `zoo.layers.CharacterEncoder` when
+        `characters`, a `zoo.layers.CharacterVocabulary`, is given) under
+        `zoo.heads.sequence_tagger`; `head` defaults to `--head` (`auto`
+        is a softmax without data to tell entity tags)."""
+        spelled = {}
+        if characters is not None:
+            spelled = dict(
+                char_vocabulary_size=characters.vocabulary_size,
+                char_embedding_dim=config.char_embedding_dim,
+                char_units=config.char_units,
+                char_kind=config.char_kind,
+            )
+        backbone = models.backbone(
+            config, vocabulary_size, input_dim=input_dim, **spelled
+        )
+        if head is None:
+            head = "softmax" if config.head == "auto" else config.head
+        return zoo.heads.sequence_tagger(
+            backbone,
+            num_outputs,
+            labels=labels,
+            vocabulary=vocabulary,
+            characters=characters,
+            head=head,
+        )
+
+    def stack_input_width(self, config, state=None):
+        """The embedding's width, and the character encoder's beside it
+        when the tagger reads characters."""
+        width = config.embedding_dim
+        if state is not None and state.characters is not None:
+            width += zoo.layers.CharacterEncoder(
+                state.characters.vocabulary_size,
+                config.char_embedding_dim,
+                config.char_units,
+                kind=config.char_kind,
+            ).output_dim
+        return width
 
     def loss(self, reduction="sum_over_batch_size"):
         return keras.losses.SparseCategoricalCrossentropy(reduction=reduction)
@@ -339,7 +283,7 @@ class TaggingTask(Task):
     def compile(self, model, config, steps=0):
         """Adam; a CRF tagger's loss is its CRF's negative log-likelihood
         (its accuracy comes from Viterbi paths, in `callbacks`)."""
-        crf = _layer(model, "crf")
+        crf = models.optional_layer(model, "crf")
         if crf is None:
             return super().compile(model, config, steps)
         model.compile(optimizer=self.optimizer(config, steps), loss=crf.loss)
@@ -405,15 +349,16 @@ class TaggingTask(Task):
 
     def evaluate(self, config, state, reloaded, scores):
         test = state.data.test
-        predicted = Tagger(reloaded).predict([words for words, _ in test])
+        tagger = predictors.Tagger(reloaded)
+        predicted = tagger.predict([words for words, _ in test])
         metrics = {
-            "test_accuracy": token_accuracy(test, predicted),
+            "test_accuracy": scoring.token_accuracy(test, predicted),
             "test_loss": float(scores["loss"]),
         }
         if state.entities:
-            spans = span_scores(None, test, predicted)
+            spans = scoring.span_scores(test, predicted)
             metrics.update({f"test_{k}": v for k, v in spans.items()})
-        example = Tagger(reloaded).tag([EXAMPLE])[0]
+        example = tagger.tag([EXAMPLE])[0]
         metrics["example"] = [f"{w}/{t}" for w, t in example]
         return metrics
 

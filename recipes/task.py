@@ -38,8 +38,25 @@ class Task:
         return []
 
     def build(self, config, state):
-        """The model (ids -> outputs), uncompiled."""
+        """The model (ids -> outputs), uncompiled: `model_for` the data's
+        vocabulary and labels (or the saved model to train on from)."""
         raise NotImplementedError
+
+    def model_for(
+        self, config, num_outputs, *, vocabulary_size=None, input_dim=None
+    ):
+        """The task's model for problem facts alone, uncompiled: token ids
+        below `vocabulary_size` (or float features of width `input_dim`)
+        in, `num_outputs` tags, classes or target ids out. What `build`
+        makes from the data, without their vocabulary and label names;
+        `tuning.StackedRNNHyperModel` builds its trials with it when it
+        is given arrays rather than a recipe's data."""
+        raise NotImplementedError
+
+    def stack_input_width(self, config, state=None):
+        """The feature width entering the recurrent stack (what a
+        parameter budget counts from): the embedding's."""
+        return config.embedding_dim
 
     def loss(self, reduction="sum_over_batch_size"):
         """A new loss object."""

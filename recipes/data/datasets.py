@@ -58,6 +58,16 @@ class Data:
     test: list
     description: str
 
+    def cut(self, config, quick_sizes):
+        """These data with each split cut to `--quick`'s `quick_sizes` and
+        to `--train-examples` / `--eval-examples` (`splits.cut_splits`)."""
+        parts = splits.cut_splits(
+            (self.train, self.dev, self.test), config, quick_sizes
+        )
+        return dataclasses.replace(
+            self, **dict(zip(("train", "dev", "test"), parts))
+        )
+
     def sizes(self):
         return {
             "train": len(self.train),

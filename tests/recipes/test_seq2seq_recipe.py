@@ -7,6 +7,7 @@ import keras
 import pytest
 
 import harness
+from recipes import scoring
 from recipes import seq2seq
 from recipes.data import cmudict
 
@@ -58,14 +59,14 @@ def tiny_config(tmp_path, **overrides):
 
 
 def test_edit_distance_and_scores():
-    assert seq2seq.edit_distance("kitten", "sitting") == 3
-    assert seq2seq.edit_distance([], ["A", "B"]) == 2
+    assert scoring.edit_distance("kitten", "sitting") == 3
+    assert scoring.edit_distance([], ["A", "B"]) == 2
     references = {
         "read": [("R", "EH", "D"), ("R", "IY", "D")],
         "cat": [("K", "AE", "T")],
     }
     # 'read' matches its second reference exactly; 'cat' has 1 edit in 3.
-    per, wer = seq2seq.score(
+    per, wer = scoring.phoneme_scores(
         {"read": ["R", "IY", "D"], "cat": ["K", "AH", "T"]}, references
     )
     assert per == pytest.approx(100 * 1 / 6)
@@ -90,7 +91,7 @@ def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
 
     model = keras.saving.load_model(out / "model.keras", safe_mode=True)
     assert model.count_params() == metrics["params"]
-    transcribe = seq2seq.load_transcriber(out, tiny_config(tmp_path))
+    transcribe = seq2seq.load(out, tiny_config(tmp_path))
     result = transcribe(["bad", "", "xyz", "kodabekodabe"], method="greedy")
     assert result[""] == []  # empty input, empty pronunciation
     # Letters the model never saw map to the unknown id; no crash.

@@ -11,6 +11,7 @@ import pytest
 
 import harness
 from recipes import classification
+from recipes import predictors
 from recipes import settings
 from recipes import tagging
 from recipes import training
@@ -81,7 +82,7 @@ def test_tagging_run_writes_metrics_model_and_plot(tmp_path):
     model = keras.saving.load_model(out / "model.keras", safe_mode=True)
     tags = sorted({"ADJ", "ADP", "DET", "NOUN", "PRON", "VERB", "."})
     assert model.get_layer("labels").labels == ["", *tags]
-    tagged = tagging.Tagger(model).tag(["the dog sees a cat ."])[0]
+    tagged = predictors.Tagger(model).tag(["the dog sees a cat ."])[0]
     assert tagged == [
         ("the", "DET"),
         ("dog", "NOUN"),
@@ -402,7 +403,7 @@ def test_run_directory_refuses_other_runs_and_keeps_finished_ones(
         (["--model", "nope"], "--model 'nope' is not a registered backbone"),
         (["--min-count", "100000"], "--min-count 100000: no training word"),
         (["--head", "mlp"], "--head must be one of auto, softmax, crf"),
-        (["--char-kind", "gru"], "--char-kind must be one of rnn, cnn"),
+        (["--char-kind", "gru"], "--char-kind must be one of 'rnn', 'cnn'"),
         (["--char-units", "0"], "--char-units must be"),
     ],
 )

@@ -1,5 +1,8 @@
-"""`tuning.StackedRNNHyperModel`: defaults, overrides, conditional widths,
-the parameter budget, the fast path and bad input (every backend)."""
+"""`tuning.StackedRNNHyperModel`: defaults (the recipe's), overrides,
+conditional widths, the parameter budget, the fast path, trials built by
+the recipe's task, and bad input (every backend)."""
+
+import dataclasses
 
 import keras
 import keras_tuner as kt
@@ -8,6 +11,8 @@ import pytest
 
 import tuning
 import zoo
+from recipes import settings
+from recipes import tagging
 from zoo.walk import iter_layers
 from zoo.walk import recurrent_layers
 
@@ -36,25 +41,54 @@ def rnn_layers(model):
     ]
 
 
-def test_empty_hyperparameters_build_the_zoo_defaults():
+def test_empty_hyperparameters_build_the_recipes_default_model():
     hypermodel = tagger()
     hp = kt.HyperParameters()
     model = hypermodel.build(hp)
-    assert hypermodel.choices(kt.HyperParameters()) == tuning.ZOO_DEFAULTS
-    assert rnn_layers(model) == [("lstm", 128), ("lstm", 128)]
+    assert hypermodel.choices(kt.HyperParameters()) == tuning.defaults()
+    # The tagging recipe's default stack: 2 bidirectional residual layers.
+    assert rnn_layers(model) == [("lstm", 128)] * 4
     stack = stack_of(model)
     config = stack.get_config()
-    assert config["bidirectional"] is False and config["residual"] is False
-    assert float(model.optimizer.learning_rate) == pytest.approx(1e-3)
+    assert config["bidirectional"] is True and config["residual"] is True
+    assert config["inter_layer_dropout"] == 0.25
+    assert float(model.optimizer.learning_rate) == pytest.approx(0.002)
     # The defaults are what keras-tuner recorded, not a range's minimum.
-    assert hp.values["learning_rate"] == pytest.approx(1e-3)
+    assert hp.values["learning_rate"] == pytest.approx(0.002)
     assert hp.values["batch_size"] == 32
     assert hp.values["units"] == 128 and hp.values["num_layers"] == 2
 
 
+def test_a_trial_is_the_recipes_model_loss_and_metrics():
+    """Built and compiled by the recipe's task: the same layers, loss and
+    metrics as `recipes.tagging` builds for the same config."""
+    hp = kt.HyperParameters()
+    hp.Fixed("num_layers", 3)
+    hypermodel = tagger(
+        search=["num_layers"], defaults={"units": 8}, embedding_dim=4
+    )
+    model = hypermodel.build(hp)
+    config = hypermodel.config_for(hypermodel.choices(hp))
+    assert (config.num_layers, config.units, config.embedding_dim) == (3, 8, 4)
+    recipe = tagging.TASK.compile(
+        tagging.TASK.model_for(config, 5, vocabulary_size=40), config
+    )
+    assert [type(x).__name__ for x in iter_layers(model)] == [
+        type(x).__name__ for x in iter_layers(recipe)
+    ]
+    assert model.count_params() == recipe.count_params()
+    assert type(model.loss) is type(tagging.TASK.loss())
+    classifier = tuning.StackedRNNHyperModel(
+        "classification", vocabulary_size=30, num_outputs=3
+    ).build(kt.HyperParameters())
+    assert type(classifier.loss) is keras.losses.CategoricalCrossentropy
+    assert "macro_f1" in str(classifier.get_compile_config())
+
+
 def test_defaults_can_be_changed_and_unsearched_names_keep_them():
     hypermodel = tagger(
-        search=["num_layers"], defaults={"cell": "gru", "units": 48}
+        search=["num_layers"],
+        defaults={"cell": "gru", "units": 48, "bidirectional": False},
     )
     hp = kt.HyperParameters()
     model = hypermodel.build(hp)
@@ -130,7 +164,7 @@ def test_per_layer_widths_exist_only_for_existing_layers(tuner_cls, tmp_path):
 def test_per_layer_widths_build_those_widths():
     hp = kt.HyperParameters()
     hp.Fixed("num_layers", 3)
-    hypermodel = tagger(per_layer_units=True)
+    hypermodel = tagger(per_layer_units=True, defaults={"bidirectional": False})
     hypermodel.build(hp)  # declares units_1..units_3 (and inactive units_4)
     hp.values.update({"units_1": 32, "units_2": 64, "units_3": 96})
     model = hypermodel.build(hp)
@@ -244,20 +278,40 @@ def test_bad_spaces_are_rejected_with_the_argument_named(kwargs, message):
     assert message in str(info.value)
 
 
-def test_the_defaults_are_the_zoo_options_defaults():
-    library = zoo.options.defaults()
-    for name in tuning.hypermodel.SEARCHED_OPTIONS:
-        if name != "num_layers":
-            assert tuning.ZOO_DEFAULTS[name] == library[name], name
-    # The library infers the depth; without per-layer lists it is 2.
-    assert library["num_layers"] is None
-    assert tuning.ZOO_DEFAULTS["num_layers"] == tuning.hypermodel.INFERRED_DEPTH
-    assert set(tuning.SEARCHABLE) == {
-        *tuning.hypermodel.SEARCHED_OPTIONS,
+@pytest.mark.parametrize("task", ["tagging", "classification", "seq2seq"])
+def test_the_defaults_are_the_recipes_config_defaults(task):
+    config = tuning.hypermodel.RECIPES[task].Config()
+    values = tuning.defaults(task)
+    fields = {f.name for f in dataclasses.fields(config)}
+    assert set(values) == set(tuning.SEARCHABLE) & fields
+    assert values == {name: getattr(config, name) for name in values}
+    # One place: the training defaults are the recipes' own.
+    assert values["learning_rate"] == config.learning_rate
+    assert settings.TrainingOptions().learning_rate == 0.002
+
+
+def test_the_space_is_zoo_options_plus_a_training_table():
+    for dimension in tuning.space.STACK:
+        option = zoo.options.get(dimension.name)
+        assert dimension.help == option.help
+        assert (dimension.low, dimension.high) == (option.low, option.high)
+    assert [d.name for d in tuning.space.TRAINING] == [
         "learning_rate",
         "batch_size",
         "seed",
-    }
+    ]
+    assert tuning.SEARCHABLE == tuning.space.NAMES
+    # The character encoder's options are the tagger's dimensions only.
+    assert "char_units" in tuning.defaults("tagging")
+    assert "char_units" not in tuning.defaults("seq2seq")
+    hp = kt.HyperParameters()
+    hp.Fixed("char_units", 16)
+    hp.Fixed("layer_norm", True)
+    choices = tagger(search=["char_units", "layer_norm"]).choices(hp)
+    assert choices["char_units"] == 16 and choices["layer_norm"] is True
+
+
+def test_a_per_layer_default_infers_the_depth():
     hypermodel = tagger(
         search=[], defaults={"units": [8, 4], "num_layers": None}
     )
@@ -328,7 +382,9 @@ def test_classification_and_seq2seq_heads_build_and_train_a_step():
     )
     model = classifier.build(kt.HyperParameters())
     assert model.output_shape == (None, 3)
-    model.fit(x, rng.integers(0, 3, 8), epochs=1, verbose=0)
+    # One-hot classes, as the recipe trains (for its macro F1).
+    classes = np.eye(3, dtype="float32")[rng.integers(0, 3, 8)]
+    model.fit(x, classes, epochs=1, verbose=0)
     features = tuning.StackedRNNHyperModel(
         "tagging", input_dim=6, num_outputs=4, defaults={"units": 8}
     ).build(kt.HyperParameters())
@@ -413,7 +469,7 @@ def test_a_seq2seq_budget_counts_the_encoder_and_decoder():
         ({"num_layers": [0, 2]}, "must lie in [1, inf)"),
         ({"num_layers": [2, 2]}, "distinct values"),
         ({"num_layers": [1.5, 2.0]}, "must be integers"),
-        ({"seed": [-1]}, "integers >= 0"),
+        ({"seed": [-1]}, "must lie in [0, inf)"),
         ({"seed": [0.5]}, "must be integers"),
         ({"units": [8, "x"]}, "numbers of one type"),
     ],

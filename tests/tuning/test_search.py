@@ -16,12 +16,15 @@ import sys
 import time
 
 import keras
+import keras_tuner as kt
 import pytest
 
 import harness
+import tuning
 from harness import flags
 from harness import processes
 from harness import rundir
+from tests.recipes.test_tagging import tiny_config
 from tests.recipes.test_tagging import write_corpus
 from tuning import distributed
 from tuning import search
@@ -298,10 +301,6 @@ def test_hyperband_search_runs(tmp_path):
 
 
 def test_trials_failing_in_a_row_stop_the_search_with_one_line(tmp_path):
-    import keras_tuner as kt
-
-    import tuning
-
     def no_data(batch_size):
         raise OSError(f"cannot read the data for batch {batch_size}")
 
@@ -333,12 +332,13 @@ def test_trials_failing_in_a_row_stop_the_search_with_one_line(tmp_path):
 def test_a_cosine_schedule_decays_over_the_trials_epochs(tmp_path):
     """A trial's model is compiled with the schedule of the search's
     config, over its epochs of batches (nothing is trained)."""
-    from tests.recipes.test_tagging import tiny_config
-    from tuning import search
-
     config = tiny_config(tmp_path, batch_size=16, lr_schedule="cosine")
     problem = search.problem_for("tagging", config)
-    model = problem.build({"units": 8, "num_layers": 1, "batch_size": 16})
+    options = search.SearchOptions(search="units,num_layers,batch_size")
+    hp = kt.HyperParameters()
+    for name, value in (("units", 8), ("num_layers", 1), ("batch_size", 16)):
+        hp.Fixed(name, value)
+    model = search.make_hypermodel(problem, options).build(hp)
     schedule = model.optimizer.get_config()["learning_rate"]
     assert schedule["class_name"] == "CosineDecay"
     batches = len(problem.data(16)[0])

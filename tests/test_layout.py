@@ -1,0 +1,134 @@
+"""The imports run one way: zoo <- harness <- recipes <- tuning <-
+diagnostics <- benchmarks; no private module is imported across
+packages; an import inside a function is only ever of an optional
+dependency (a backend, or a package of an extra), never one that breaks
+a cycle."""
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+# What each package may import of the project's own.
+ALLOWED = {
+    "zoo": {"zoo"},
+    "harness": {"harness"},
+    "recipes": {"zoo", "harness", "recipes"},
+    "tuning": {"zoo", "harness", "recipes", "tuning"},
+    "diagnostics": {"zoo", "harness", "recipes", "tuning", "diagnostics"},
+    "benchmarks": {
+        "zoo",
+        "harness",
+        "recipes",
+        "tuning",
+        "diagnostics",
+        "benchmarks",
+    },
+}
+PROJECT = set(ALLOWED)
+# Imported where they are used: a Keras backend's own API, or a package
+# of an optional extra (matplotlib, PyYAML, seqeval, TensorFlow Datasets,
+# the classical baselines), and the standard library's `resource`.
+OPTIONAL = {
+    "tensorflow",
+    "jax",
+    "torch",
+    "keras",
+    "matplotlib",
+    "yaml",
+    "seqeval",
+    "tensorflow_datasets",
+    "nltk",
+    "sklearn",
+    "sklearn_crfsuite",
+    "phonetisaurus",
+    "onnxruntime",
+    "jaxlib",
+}
+# Scripts whose parent process never imports Keras: each child process
+# chooses its backend (KERAS_BACKEND) first, then imports Keras and what
+# imports it (Keras fixes its backend at import).
+CHILDREN_CHOOSE_THE_BACKEND = {
+    "benchmarks/gpu.py": PROJECT | {"numpy"},
+    "benchmarks/recipe_speed.py": PROJECT,
+}
+
+pytestmark = pytest.mark.backend_free
+
+
+def _sources(package):
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def _imports(path):
+    """`(top-level module, full name, inside a function)` of every import
+    in `path`."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    local = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in ast.walk(node):
+                if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                    local.add(id(inner))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [f"{node.module}.{alias.name}" for alias in node.names] or [
+                node.module
+            ]
+        else:
+            continue
+        for name in names:
+            found.append((name.split(".")[0], name, id(node) in local))
+    return found
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_imports_run_one_way(package):
+    wrong = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in _sources(package)
+        for top, name, _ in _imports(path)
+        if top in PROJECT and top not in ALLOWED[package]
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_no_private_module_is_imported_across_packages(package):
+    wrong = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in _sources(package)
+        for top, name, _ in _imports(path)
+        if top in PROJECT - {package}
+        and any(part.startswith("_") for part in name.split(".")[1:])
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_imports_inside_functions_are_of_optional_dependencies(package):
+    wrong = []
+    for path in _sources(package):
+        where = str(path.relative_to(ROOT))
+        allowed = OPTIONAL | CHILDREN_CHOOSE_THE_BACKEND.get(where, set())
+        wrong += [
+            f"{where} imports {name} in a function"
+            for top, name, local in _imports(path)
+            if local and top not in allowed
+        ]
+    assert wrong == []
+
+
+def test_the_checks_see_a_wrong_import(tmp_path):
+    path = tmp_path / "bad.py"
+    path.write_text(
+        "import recipes\n\ndef f():\n    from tuning import search\n"
+    )
+    assert _imports(path) == [
+        ("recipes", "recipes", False),
+        ("tuning", "tuning.search", True),
+    ]
