@@ -244,13 +244,6 @@ def test_fit_with_jit_compile():
     assert np.isfinite(history.history["loss"][0])
 
 
-def test_config_round_trip():
-    crf = CRF(4, transitions_initializer="zeros", name="tags")
-    rebuilt = helpers.check_config_round_trip(crf)
-    assert rebuilt.num_tags == 4
-    assert rebuilt.name == "tags"
-
-
 def test_models_save_and_reload_with_safe_mode(tmp_path):
     rng = np.random.default_rng(40)
     tokens, tags = _toy_data(rng, rows=16)

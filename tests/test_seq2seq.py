@@ -627,16 +627,6 @@ def test_config_round_trips():
     assert rebuilt.name == "g2p"
     assert rebuilt.get_layer("g2p_decoder").num_layers == 2
     assert rebuilt.count_params() == model.count_params()
-    layers = [
-        zoo.seq2seq.PaddingMask(),
-        zoo.seq2seq.ApplyMask(),
-        zoo.seq2seq.SourceAttention("additive", units=7),
-        zoo.seq2seq.StateBridge(
-            "copy", ["lstm"], [4], [True], ["lstm"], [4], merge="sum"
-        ),
-    ]
-    for layer in layers:
-        helpers.check_config_round_trip(layer)
     for name in (
         "PaddingMask",
         "ApplyMask",
