@@ -45,8 +45,9 @@ def layer_rows(model):
     # `build` names the backbone after its cell; its stack is NAME_stack.
     cell = model.name.removesuffix("_tagger")
     stack = model.get_layer(cell).get_layer(f"{cell}_stack")
-    for spec, block in zip(stack.layer_specs, stack.blocks):
-        rows.append((block.name, spec.output_width, block.count_params()))
+    for layer in stack.stack_layers:
+        block = layer.block
+        rows.append((block.name, layer.spec.output_width, block.count_params()))
     return rows
 
 
