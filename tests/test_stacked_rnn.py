@@ -1,6 +1,7 @@
 """`zoo.layers.StackedRNN`: every combination builds, trains, saves."""
 
 import dataclasses
+import gc
 import itertools
 import zipfile
 
@@ -12,6 +13,7 @@ import pytest
 import zoo
 from tests import helpers
 
+StackedRNN = zoo.layers.StackedRNN
 CELLS = ("simple_rnn", "gru", "lstm")
 SKIPS = ("plain", "residual", "highway")
 
@@ -303,3 +305,65 @@ def test_stacked_rnn_inside_subclassed_model(tmp_path):
     ids = np.array([[1, 2, 3, 0], [4, 5, 0, 0]], "int32")
     assert tuple(model(ids).shape) == (2, 4, 3)
     helpers.train_step(model, ids)
+
+
+# `StackedRNN._keep_alive` works around Keras 3.15.1: `Bidirectional`
+# serialises the layer it is given and keeps only copies, and while a model
+# loads Keras maps `id(obj)` to what it has (de)serialised; a freed original
+# whose address the next layer reuses makes Keras hand back the earlier
+# layer's copy (see the method's docstring for the Keras source lines).
+# A Keras layer sits in reference cycles, so it is freed by Python's
+# cyclic collector, whenever that runs in a long load: the fixture runs
+# it (the youngest generation, which holds the original) before each
+# recurrent layer is made, so that the original's address is free to
+# reuse. Reuse is up to the allocator, hence several loads (on TensorFlow,
+# JAX and PyTorch most loads fail without the workaround).
+BIDIRECTIONAL = dict(cell="lstm", units=2, num_layers=6, bidirectional=True)
+
+
+@pytest.fixture
+def collect_before_each_layer(monkeypatch):
+    make = StackedRNN._recurrent_layer
+
+    def collected(self, spec):
+        gc.collect(0)
+        return make(self, spec)
+
+    monkeypatch.setattr(StackedRNN, "_recurrent_layer", collected)
+
+
+def _saved_bidirectional_stack(tmp_path):
+    model, _ = helpers.stacked_model(3, return_sequences=True, **BIDIRECTIONAL)
+    path = tmp_path / "bidirectional.keras"
+    model.save(path)
+    return model, path
+
+
+def test_bidirectional_stacks_reload_every_time(
+    collect_before_each_layer, tmp_path
+):
+    model, path = _saved_bidirectional_stack(tmp_path)
+    x = np.random.default_rng(3).normal(size=(2, 4, 3)).astype("float32")
+    expected = helpers.to_numpy(model(x))
+    for _ in range(5):
+        reloaded = keras.saving.load_model(path, safe_mode=True)
+        np.testing.assert_allclose(
+            helpers.to_numpy(reloaded(x)), expected, atol=1e-6
+        )
+
+
+def test_without_keeping_the_originals_a_reload_fails(
+    collect_before_each_layer, monkeypatch, tmp_path
+):
+    """The Keras bug that `StackedRNN._keep_alive` avoids, shown."""
+    monkeypatch.setattr(StackedRNN, "_keep_alive", lambda self, layer: None)
+    _, path = _saved_bidirectional_stack(tmp_path)
+    errors = []
+    for _ in range(20):
+        try:
+            keras.saving.load_model(path, safe_mode=True)
+        except (TypeError, ValueError) as error:
+            errors.append(str(error))
+            break
+    assert errors, "no reload failed: has Keras fixed the id reuse?"
+    assert "should have different `go_backwards` value" in errors[0]

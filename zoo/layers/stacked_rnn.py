@@ -274,13 +274,9 @@ class StackedRNN(keras.layers.Layer):
         self.num_layers = len(specs)
         self.supports_masking = True
 
-        # `keras.layers.Bidirectional` serialises the layer it is given and
-        # keeps only copies. While a model loads, Keras's object-sharing
-        # scope maps `id(obj)` to configs, so a freed layer whose address a
-        # later layer reuses makes Keras hand back the wrong (shared) layer
-        # ("Forward layer and backward layer should have different
-        # `go_backwards`"). Keeping the originals alive, untracked, keeps
-        # their ids unique.
+        # The originals of the bidirectional layers' copies: see
+        # `_keep_alive`. Untracked (no weights), but a list attribute that
+        # Keras's saving walks: its name is part of the file format.
         object.__setattr__(self, "_bidirectional_sources", [])
         records = []
         for spec in specs:
@@ -339,13 +335,36 @@ class StackedRNN(keras.layers.Layer):
         else:
             rnn = cell.keras_class(spec.units, **kwargs)
         if spec.bidirectional:
-            self._bidirectional_sources.append(rnn)
+            self._keep_alive(rnn)
             rnn = keras.layers.Bidirectional(
                 rnn,
                 merge_mode=spec.merge_mode,
                 name=self._name(spec.index, "bidirectional"),
             )
         return rnn
+
+    def _keep_alive(self, layer):
+        """Keeps `layer`, the layer a `keras.layers.Bidirectional` was
+        given, alive as long as the stack: a workaround for Keras.
+
+        `Bidirectional` serialises the layer it is given twice (for its
+        forward and its backward copy) and keeps only the copies. While a
+        model loads (`keras.saving.load_model`), Keras's object-sharing
+        scope maps `id(obj)` of every object it serialises to its config,
+        and of every object it deserialises again: once the original is
+        freed, a later layer allocated at the same address has the same
+        `id`, and Keras hands back the earlier layer's copy as this one's
+        forward and backward layers ("Forward layer and backward layer
+        should have different `go_backwards` value"). Keeping the
+        originals alive keeps their ids unique. Found upstream in Keras
+        3.15.1 (no issue filed there that we know of):
+        `ObjectSharingScope` and `record_object_after_serialization` in
+        https://github.com/keras-team/keras/blob/v3.15.1/keras/src/saving/serialization_lib.py
+        and `Bidirectional.__init__` in
+        https://github.com/keras-team/keras/blob/v3.15.1/keras/src/layers/rnn/bidirectional.py.
+        `tests/test_stacked_rnn.py` shows the failure without it.
+        """
+        self._bidirectional_sources.append(layer)
 
     def _skip_block(self, spec, rnn):
         if spec.residual:
