@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml Makefile
 # process, a two-trial search, resume after SIGKILL). `make test-all` runs
 # everything on every backend, slow tests included.
 test: $(STAMP)
-	$(PY) -m ruff check zoo recipes tuning tests benchmarks diagnostics
+	$(PY) -m ruff check zoo harness recipes tuning tests benchmarks diagnostics
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup --durations=15
 	KERAS_BACKEND=jax ZOO_TEST_TIER=core $(PY) -m pytest -n $(JOBS) --dist loadgroup --durations=15
 	KERAS_BACKEND=torch ZOO_TEST_TIER=core $(PY) -m pytest -n $(JOBS) --dist loadgroup --durations=15
@@ -72,8 +72,8 @@ demo-stacks: $(STAMP)
 	$(PY) -m recipes.stacks
 
 lint: $(STAMP)
-	$(PY) -m ruff check zoo recipes tuning tests benchmarks diagnostics
-	$(PY) -m ruff format --check zoo recipes tuning tests benchmarks diagnostics
+	$(PY) -m ruff check zoo harness recipes tuning tests benchmarks diagnostics
+	$(PY) -m ruff format --check zoo harness recipes tuning tests benchmarks diagnostics
 
 bench-overhead: $(STAMP)
 	$(PY) benchmarks/overhead.py

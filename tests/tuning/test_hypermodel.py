@@ -16,7 +16,6 @@ from recipes import tagging
 from zoo.walk import iter_layers
 from zoo.walk import recurrent_layers
 
-
 # A light baseline for the tests that train (the recipes' own default is
 # bidirectional, residual and regularised): what they test is the search.
 LIGHT = {
