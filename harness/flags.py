@@ -15,6 +15,7 @@ import numbers
 import pathlib
 import re
 
+from harness import extras
 from harness.errors import UsageError
 
 KINDS = {
@@ -121,6 +122,7 @@ def load_yaml(text):
     """`yaml.safe_load`, with YAML 1.2's floats: PyYAML follows YAML 1.1,
     where `1e-3` (no dot) is a string, and a learning rate written that
     way would be refused. PyYAML is the `recipes` extra's."""
+    extras.require("recipes", "yaml", what="a YAML --config file")
     import yaml  # an optional dependency (the `recipes` extra)
 
     class Loader(yaml.SafeLoader):
@@ -152,6 +154,8 @@ def read_config_file(path, flag="--config"):
             values = load_yaml(text)
         else:
             values = json.loads(text)
+    except UsageError:
+        raise
     except Exception as error:  # noqa: BLE001 - any parse error is the user's
         raise UsageError(f"{flag} {path}: cannot parse ({error})") from error
     if not isinstance(values, dict):

@@ -28,8 +28,13 @@ class FolderLock:
     `acquire` creates the folder (checking that it can write there) and
     raises `UsageError` naming `flag`, the folder and the job holding it
     when another job does; the lock goes with the process, so a killed
-    job never leaves a stale one. Used by the recipes' `RunDirectory`,
-    `tuning.search`'s project and the diagnostics tools' `--output`.
+    job never leaves a stale one (its file stays, unlocked, until the
+    next job takes it). `release` deletes the file: a finished job leaves
+    none. That is safe because `acquire` keeps a lock only on the file
+    that is still at `FOLDER/.lock` once locked (a job that opened the
+    file just before another deleted it tries again). Used by the
+    recipes' `RunDirectory`, `tuning.search`'s project and the
+    diagnostics tools' `--output`.
     """
 
     NAME = ".lock"
@@ -57,22 +62,26 @@ class FolderLock:
             ) from None
         lock = path / self.NAME
         self.created = not lock.exists()
-        handle = lock.open("a+")
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().split()
-            handle.close()
-            who = (
-                f"job {holder[0]} on {holder[1]}"
-                if len(holder) == 2
-                else "another job"
-            )
-            raise UsageError(
-                f"{self.flag} {path}: {who} is running in this folder; "
-                f"wait for it or choose another {self.flag}"
-            ) from None
+        while True:
+            handle = lock.open("a+")
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.seek(0)
+                holder = handle.read().split()
+                handle.close()
+                who = (
+                    f"job {holder[0]} on {holder[1]}"
+                    if len(holder) == 2
+                    else "another job"
+                )
+                raise UsageError(
+                    f"{self.flag} {path}: {who} is running in this folder; "
+                    f"wait for it or choose another {self.flag}"
+                ) from None
+            if _same_file(handle, lock):
+                break
+            handle.close()  # deleted by the job that held it: again
         handle.seek(0)
         handle.truncate()
         handle.write(f"{os.getpid()} {socket.gethostname()}\n")
@@ -81,12 +90,12 @@ class FolderLock:
         return self
 
     def release(self, remove=False):
-        """Unlocks; `remove=True` also deletes the lock file (and the
-        folder, if that leaves it empty)."""
+        """Deletes the lock file and unlocks; `remove=True` also deletes
+        the folder, if that leaves it empty."""
         if self._handle is None:
             return
+        (self.path / self.NAME).unlink(missing_ok=True)
         if remove:
-            (self.path / self.NAME).unlink(missing_ok=True)
             with contextlib.suppress(OSError):
                 self.path.rmdir()  # only if empty
         self._handle.close()
@@ -97,6 +106,14 @@ class FolderLock:
 
     def __exit__(self, *exc_info):
         self.release()
+
+
+def _same_file(handle, path):
+    """Whether the open `handle` is the file now at `path`."""
+    try:
+        return os.stat(path).st_ino == os.fstat(handle.fileno()).st_ino
+    except FileNotFoundError:
+        return False
 
 
 def empty_folder(path, ignore_errors=False):

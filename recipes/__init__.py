@@ -45,5 +45,17 @@ if sys.argv[:1] == ["-m"] and "keras" not in sys.modules:
     if _backend in ("tensorflow", "jax", "torch"):
         os.environ["KERAS_BACKEND"] = _backend
 
-import zoo  # noqa: E402, F401 - registers the zoo's layers
+try:
+    import zoo  # noqa: E402, F401 - registers the zoo's layers
+except ImportError as error:
+    # A command line (`python -m recipes.X`, `tuning.search`, ...) whose
+    # Keras backend is not installed: one line, exit code 2.
+    if sys.argv[:1] != ["-m"] or error.name not in (
+        "tensorflow",
+        "jax",
+        "torch",
+    ):
+        raise
+    print(f"error: {error}", file=sys.stderr)
+    raise SystemExit(2) from None
 from recipes import models  # noqa: E402, F401 - the first release's names

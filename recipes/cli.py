@@ -11,6 +11,7 @@ import os
 import keras
 
 import harness
+from harness import extras
 from harness import flags
 from recipes import distributed
 from recipes import settings
@@ -77,6 +78,8 @@ def parser_for(task, prog, doc, help_texts):
 def main(task, prog, doc, help_texts, argv=None):
     """A recipe's command line: parse, train and evaluate, print."""
     args = parser_for(task, prog, doc, help_texts).parse_args(argv)
+    # The learning curves are drawn at the end: say so before training.
+    extras.require("recipes", "matplotlib", what=prog)
     if args.backend and args.backend != keras.backend.backend():
         raise harness.UsageError(
             f"--backend {args.backend}: Keras was already imported with the "

@@ -8,6 +8,8 @@
   matched).
 """
 
+from harness import extras
+
 
 def token_accuracy(sentences, predicted):
     """The share of tokens whose predicted tag is the true one;
@@ -24,6 +26,7 @@ def span_scores(sentences, predicted):
     """Entity span `{"precision", "recall", "f1"}` of the BIO tags
     `predicted` against `sentences` (`(words, tags)`), by seqeval."""
     # seqeval is the `recipes` extra's; only entity scoring needs it.
+    extras.require("recipes", "seqeval", what="entity span F1")
     from seqeval.metrics import f1_score
     from seqeval.metrics import precision_score
     from seqeval.metrics import recall_score

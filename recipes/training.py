@@ -33,6 +33,7 @@ import numpy as np
 
 import harness
 import zoo
+from harness import extras
 from harness import files
 from harness import plots
 from harness import rundir
@@ -73,11 +74,32 @@ def make_callbacks(config, output, monitor, metric_callbacks=(), backup=None):
             log=output / "log.csv" if source is None else None,
         ),
     ]
-    if config.tensorboard:
+    if writes_tensorboard(config):
         callbacks.append(
             keras.callbacks.TensorBoard(str(output / "tensorboard"))
         )
     return callbacks
+
+
+def writes_tensorboard(config):
+    """Whether the run writes TensorBoard logs: `--tensorboard` (the
+    default) where TensorFlow is installed, which Keras writes them with
+    on every backend. Without it, one line says there are none."""
+    if not config.tensorboard:
+        return False
+    if extras.installed("tensorflow"):
+        return True
+    print(
+        "no TensorBoard logs: Keras writes them with TensorFlow, which is "
+        "not installed here (--no-tensorboard says so)",
+        flush=True,
+    )
+    return False
+
+
+class Finished(dict):
+    """The metrics of a run that had finished before this job started: it
+    trained and wrote nothing (what `print_summary` says)."""
 
 
 def _history(rows):
@@ -193,7 +215,7 @@ def train_and_evaluate(
             shutil.rmtree(output / "backup", ignore_errors=True)
             run_dir.close()
             check_finite(metrics)
-            return metrics
+            return Finished(metrics)
     else:
         output = dist.prepare_output(config)
     try:
@@ -283,6 +305,7 @@ def _train(task, config, extra_callbacks, dist, output):
         ["config.json", "metrics.json", "model.keras"]
         + (["learning_curves.png", "log.csv"] if history else [])
         + written
+        + (["tensorboard/"] if (output / "tensorboard").is_dir() else [])
     )
     if dist.active:
         metrics["distribute"] = dist.describe(
@@ -327,6 +350,11 @@ def print_summary(task, config, metrics):
         print(
             f"worker {described['worker_index']} finished; the chief wrote "
             f"{config.output}"
+        )
+    elif isinstance(metrics, Finished):
+        print(
+            f"{config.output}/ holds what that run wrote: "
+            f"{', '.join(metrics['wrote'])}"
         )
     else:
         print(f"wrote {config.output}/: {', '.join(metrics['wrote'])}")

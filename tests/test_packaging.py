@@ -1,6 +1,7 @@
 """TensorFlow is an extra: the library installs and runs without it on
 JAX and PyTorch (`pip install stacked-rnn-zoo[jax]`)."""
 
+import json
 import os
 import pathlib
 import subprocess
@@ -45,3 +46,64 @@ def test_the_library_runs_without_tensorflow(backend):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().splitlines()[-1] == "(1, 3, 8)"
+
+
+def _without_tensorflow(tmp_path, backend, *args):
+    """`python -m recipes.tagging ARGS` where `import tensorflow` fails, as
+    in a virtual environment without it (`pip install ...[jax,recipes]`),
+    on `backend` (None: KERAS_BACKEND unset, no keras.json)."""
+    hide = tmp_path / "hide"
+    hide.mkdir(exist_ok=True)
+    (hide / "sitecustomize.py").write_text(
+        "import sys\nsys.modules['tensorflow'] = None\n"
+    )
+    environ = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(hide), str(ROOT)]),
+        "KERAS_HOME": str(tmp_path / "keras-home"),
+    }
+    environ.pop("KERAS_BACKEND", None)
+    if backend:
+        environ["KERAS_BACKEND"] = backend
+    return subprocess.run(
+        [sys.executable, "-m", "recipes.tagging", *args],
+        cwd=tmp_path,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.mark.tf_only  # once per suite: it starts the other backends itself
+@pytest.mark.parametrize("backend", ["jax", "torch"])
+def test_a_recipe_runs_to_the_end_without_tensorflow(backend, tmp_path):
+    from tests.recipes.test_tagging import write_corpus
+
+    corpus = write_corpus(tmp_path / "corpus", documents=10)
+    result = _without_tensorflow(
+        tmp_path,
+        backend,
+        "--corpus-dir", str(corpus), "--output", str(tmp_path / "out"),
+        "--epochs", "1", "--units", "8", "--embedding-dim", "8",
+        "--no-char-features",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    # TensorBoard (on by default) needs TensorFlow: one line says so.
+    said = result.stdout.count("no TensorBoard logs")
+    assert said == 1, result.stdout[-3000:]
+    metrics = json.loads((tmp_path / "out" / "metrics.json").read_text())
+    assert metrics["backend"] == backend
+    assert "tensorboard/" not in metrics["wrote"]
+    assert not (tmp_path / "out" / "tensorboard").exists()
+
+
+@pytest.mark.tf_only
+def test_a_missing_backend_is_one_line_naming_the_extra(tmp_path):
+    result = _without_tensorflow(tmp_path, None, "--quick")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith("error: Keras's backend is tensorflow")
+    assert "pip install 'stacked-rnn-zoo[tensorflow]'" in lines[-1]
+    assert "KERAS_BACKEND to jax or torch" in lines[-1]
+    assert "Traceback" not in result.stderr

@@ -11,6 +11,11 @@ checks: each error names the argument, the value and what is allowed) and
 `zoo.walk` (every layer nested in a model).
 """
 
+from zoo import _backend
+
+# Before Keras is imported: a missing backend is one clear ImportError.
+_backend.check()
+
 from zoo import cells
 from zoo import heads
 from zoo import layers

@@ -638,8 +638,7 @@ def test_two_workers_train_and_only_the_chief_writes(tmp_path):
     assert "[worker 1] worker 1 finished; the chief wrote" in output
     out = tmp_path / "out"
     assert f"[worker 0] wrote {out}/: config.json, metrics.json" in output
-    assert sorted(p.name for p in out.iterdir()) == [
-        ".lock",  # the run directory's (harness.rundir.RunDirectory)
+    assert sorted(p.name for p in out.iterdir()) == [  # no .lock left
         "config.json",
         "learning_curves.png",
         "log.csv",

@@ -112,8 +112,31 @@ def test_overwrite_empties_the_folder_logs_and_tensorboard_included(tmp_path):
     directory = rundir.RunDirectory(run.output, other, overwrite=True)
     directory.open()
     directory.close()
-    assert sorted(p.name for p in out.iterdir()) == [".lock", "config.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["config.json"]
     assert json.loads((out / "config.json").read_text())["units"] == 12
+
+
+def test_the_lock_file_goes_with_the_job_and_a_stale_one_is_not_kept(
+    tmp_path,
+):
+    folder = tmp_path / "run"
+    first = rundir.FolderLock(folder).acquire()
+    assert (folder / ".lock").read_text().split()[0] == str(os.getpid())
+    with pytest.raises(harness.UsageError, match="is running in this folder"):
+        rundir.FolderLock(folder).acquire()
+    first.release()
+    assert list(folder.iterdir()) == []  # a finished job leaves no .lock
+    # A job that opened the file just before its holder deleted it holds
+    # a lock on a file no longer there: it must not count as holding it.
+    (folder / ".lock").write_text("")
+    handle = (folder / ".lock").open("a+")
+    (folder / ".lock").unlink()
+    (folder / ".lock").write_text("")
+    assert not rundir._same_file(handle, folder / ".lock")
+    handle.close()
+    second = rundir.FolderLock(folder).acquire()
+    assert rundir._same_file(second._handle, folder / ".lock")
+    second.release()
 
 
 def test_cosine_schedule_decays_to_zero_over_the_run_and_constant_stays():
