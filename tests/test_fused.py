@@ -465,3 +465,29 @@ def test_residual_and_highway_layers_are_fused_one_by_one(kwargs):
         if use_mask is not None and kwargs["return_sequences"]:
             got, reference = got[mask], reference[mask]
         np.testing.assert_allclose(got, reference, atol=2e-5)
+
+
+@pytest.mark.skipif(
+    keras.backend.backend() != "torch", reason="torch.compile: PyTorch only"
+)
+def test_jit_compile_on_torch_breaks_no_graph_in_the_stack():
+    """Keras's `jit_compile=True` on PyTorch is `torch.compile`: a masked
+    batch must not make dynamo trace the mask's padding (a data-dependent
+    branch: one graph break and dozens of log lines per stack call)."""
+    import torch
+
+    encoder = zoo.stacked_lstm(2, 4, vocabulary_size=12, return_sequences=True)
+    model = keras.Model(encoder.input, keras.layers.Dense(3)(encoder.output))
+    model.compile(
+        "sgd",
+        keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        jit_compile=True,
+    )
+    x = np.array([[1, 2, 3, 0], [4, 5, 0, 0]])
+    y = np.zeros((2, 4), "int32")
+    torch._dynamo.reset()
+    torch._dynamo.utils.counters.clear()
+    model.train_on_batch(x, y)
+    breaks = torch._dynamo.utils.counters["graph_break"]
+    assert not [reason for reason in breaks if "zoo" in str(reason)], breaks
+    assert not any("item" in str(reason) for reason in breaks), breaks

@@ -73,3 +73,30 @@ def test_stack_trains_and_reloads_under_mixed_precision(policy, tmp_path):
     np.testing.assert_allclose(
         np.asarray(loaded.predict_on_batch(x)), predicted, atol=1e-3
     )
+
+
+@pytest.mark.parametrize(
+    "policy", ["float32", "mixed_float16", "mixed_bfloat16"], indirect=True
+)
+def test_the_fast_path_report_tells_what_runs_under_each_policy(policy):
+    """The report's PyTorch columns follow the compute dtype: float16 has
+    no fused CPU kernel (PyTorch's oneDNN RNN runs float32 and bfloat16),
+    and on the PyTorch backend the stack's own plan agrees."""
+    model = zoo.stacked_lstm(3, 8, input_dim=4, return_sequences=True)
+    report = zoo.fast_path_report(model)
+    compute = keras.mixed_precision.global_policy().compute_dtype
+    on_cpu = compute in ("float32", "bfloat16")
+    for entry in report:
+        torch = entry["backends"]["torch"]
+        assert torch["cpu"] == ("zoo nn.LSTM" if on_cpu else "loop")
+        assert torch["gpu"] == "zoo nn.LSTM"
+        assert (compute in torch["reason"]) == (not on_cpu)
+    if keras.backend.backend() == "torch":
+        import torch as torch_module
+
+        summary = zoo.summary(model, print_fn=False)
+        assert ("zoo nn.LSTM  zoo nn.LSTM" in summary) == on_cpu
+        if not torch_module.cuda.is_available():
+            stack = model.get_layer(f"{model.name}_stack")
+            runs, _ = zoo.fused.plan(stack, None, None, False, compute)
+            assert bool(runs) == on_cpu

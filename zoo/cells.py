@@ -92,6 +92,14 @@ LSTM = Cell("lstm", keras.layers.LSTM, gates=4, state_names=("h", "c"),
 # fmt: on
 # Every cell, in the order of the `cell` option's choices.
 ALL = (SIMPLE_RNN, GRU, LSTM)
+# The compute dtypes the zoo's multi-layer kernels (`zoo.fused`) run, by
+# backend and device: PyTorch's fused CPU RNN (oneDNN) takes float32 and
+# bfloat16, not float16; cuDNN takes all three; the JAX call float32.
+FUSED_DTYPES = {
+    ("torch", "cpu"): ("float32", "bfloat16"),
+    ("torch", "gpu"): ("float32", "float16", "bfloat16"),
+    ("jax", "gpu"): ("float32",),
+}
 NAMES = tuple(cell.name for cell in ALL)
 _BY_NAME = {cell.name: cell for cell in ALL}
 
@@ -117,3 +125,11 @@ def of_layer(layer):
         if isinstance(layer, cell.keras_class):
             return cell
     return None
+
+
+def fused_dtype(backend, dtype, device):
+    """Whether the zoo's multi-layer call runs `dtype` (a layer's compute
+    dtype, e.g. `"float16"` under `mixed_float16`) on `backend` and
+    `device` (`"cpu"` or `"gpu"`)."""
+    dtype = keras.backend.standardize_dtype(dtype)
+    return dtype in FUSED_DTYPES.get((backend, device), ())

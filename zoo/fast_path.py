@@ -82,17 +82,28 @@ def _backend_entry(layer, backend, reasons, run=None):
             "cpu": "loop",
             "gpu": "loop",
         }
+    dtype = keras.backend.standardize_dtype(layer.compute_dtype)
     if backend == "torch" and run is not None:
         count = run[1] - run[0]
+        call = f"zoo nn.{cell.torch_module}"
+        on_cpu = cells.fused_dtype("torch", dtype, "cpu")
+        reason = (
+            f"{'CPU and GPU' if on_cpu else 'GPU'}: one nn.{cell.torch_module}"
+            f"(num_layers={count}) call for stack layers {run[0]}-"
+            f"{run[1] - 1} (zoo.fused); masks only if right-padded; input "
+            "dropout in training cuts the run before its layer"
+        )
+        if not on_cpu:
+            reason += (
+                f"; {dtype} on CPU: PyTorch's fused CPU RNN runs float32 and "
+                "bfloat16 only, so the CPU runs Keras's loop (use "
+                "mixed_bfloat16 there)"
+            )
         return {
             "fused": True,
-            "reason": f"CPU and GPU: one nn.{cell.torch_module}(num_layers="
-            f"{count}) call for stack layers {run[0]}-{run[1] - 1} "
-            "(zoo.fused); "
-            "masks only if right-padded; "
-            "input dropout in training cuts the run before its layer",
-            "cpu": f"zoo nn.{cell.torch_module}",
-            "gpu": f"zoo nn.{cell.torch_module}",
+            "reason": reason,
+            "cpu": call if on_cpu else "loop",
+            "gpu": call,
         }
     if backend == "jax" and backend not in cell.cudnn_backends:
         return {
@@ -112,7 +123,11 @@ def _backend_entry(layer, backend, reasons, run=None):
     gpu = "cuDNN"
     # States are fused on PyTorch only (`zoo.fused.plan`).
     multi_layer = run is not None and run[1] - run[0] > 1 and not run[2]
-    if backend == "jax" and multi_layer:
+    if (
+        backend == "jax"
+        and multi_layer
+        and cells.fused_dtype("jax", dtype, "gpu")
+    ):
         condition += (
             f"; stack layers {run[0]}-{run[1] - 1} run as one "
             f"jax.experimental.rnn.lstm(num_layers={run[1] - run[0]}) call"

@@ -232,10 +232,33 @@ def plan(stack, mask, initial_states, training, dtype):
     if not selected or mask is None:
         return selected, None
     # Read the mask's values only when a run could use them.
-    lengths = right_padded_lengths(mask)
+    lengths = _padded_lengths(mask)
     if lengths is None:
         return {}, None
     return selected, lengths
+
+
+def _outside_compile(function):
+    """`function`, run eagerly when `torch.compile` (Keras's
+    `jit_compile=True` on PyTorch) traces the call: the multi-layer call is
+    one native PyTorch kernel already, and the padding of a mask is read
+    from its values (data-dependent branches and sizes, which dynamo would
+    trace into, warn about at length and break the graph at anyway).
+    Outside a compile, `function` itself. The eager versions are made
+    once, outside any traced frame (dynamo does not honour a `disable`
+    made while it traces)."""
+    if keras.backend.backend() != "torch":
+        return function
+    import torch
+
+    if not torch.compiler.is_compiling():
+        return function
+    return _EAGER[function]
+
+
+def _padded_lengths(mask):
+    """`right_padded_lengths`, run outside any `torch.compile` graph."""
+    return _outside_compile(right_padded_lengths)(mask)
 
 
 def _dropout_pieces(stack, training):
@@ -269,14 +292,13 @@ def _dropout_pieces(stack, training):
 
 
 def _dtype_ok(backend, dtype):
-    dtype = keras.backend.standardize_dtype(dtype)
-    if dtype == "float32":
-        return True
-    if backend == "torch" and dtype in ("float16", "bfloat16"):
+    """Whether this machine's device runs `dtype` fused (`zoo.cells`)."""
+    if backend == "torch":
         import torch
 
-        return torch.cuda.is_available() or dtype == "bfloat16"
-    return False
+        device = "gpu" if torch.cuda.is_available() else "cpu"
+        return cells.fused_dtype("torch", dtype, device)
+    return cells.fused_dtype(backend, dtype, "gpu")
 
 
 def call_run(
@@ -306,7 +328,9 @@ def call_run(
         x = x * ops.expand_dims(mask, 1)
     backend = keras.backend.backend()
     if backend == "torch":
-        return _torch_run(entries, x, lengths, initial_state, return_state)
+        return _outside_compile(_torch_run)(
+            entries, x, lengths, initial_state, return_state
+        )
     if initial_state is not None or return_state:
         raise NotImplementedError(f"no fused call with states on {backend}")
     if backend == "jax":
@@ -653,3 +677,14 @@ def _jax_run(entries, x):
     if count == 2:
         return jnp.concatenate([h[-2], h[-1]], axis=-1)
     return h[-1]
+
+
+# The eager versions `_outside_compile` hands out under `torch.compile`.
+_EAGER = {}
+if keras.backend.backend() == "torch":
+    import torch  # the PyTorch backend's own API
+
+    _EAGER = {
+        function: torch.compiler.disable(function)
+        for function in (right_padded_lengths, _torch_run)
+    }
