@@ -57,6 +57,7 @@ def plot(histories, path):
     for cell, losses in histories.items():
         ax.plot(range(1, len(losses) + 1), losses, marker="o", label=cell)
     ax.set_xlabel("epoch")
+    plots.integer_ticks(ax.xaxis)
     ax.set_ylabel("training loss (binary cross-entropy)")
     ax.set_title("2-layer stacks, 32 units, running-sign task")
     ax.legend()
