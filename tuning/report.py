@@ -10,7 +10,8 @@ Files, in the project folder (`--directory/--project-name`):
   with `safe_mode=True`), `best_hyperparameters.json`, and
   `best_config.json`: the recipe's settings with the best values in place,
   ready for `python -m recipes.TASK --config best_config.json`;
-- `heatmap.png`: the best objective per depth x width;
+- `heatmap.png`: the best objective per depth x width, under a title of
+  what every trial shares and what was searched (`search_description`);
 - `budget.png` (with `--budget-params`): the objective against depth at the
   fixed budget, one line per cell.
 """
@@ -19,13 +20,13 @@ import dataclasses
 import json
 import math
 import pathlib
-import textwrap
 import warnings
 
 import numpy as np
 
 from harness import files
 from harness import plots
+from recipes import settings
 from recipes import training
 
 COLUMNS = (
@@ -137,7 +138,7 @@ def plot_heatmap(rows, path, title):
     ax.set_yticks(range(len(depths)), [str(d) for d in depths])
     ax.set_xlabel("width (units per layer; mean if per-layer)")
     ax.set_ylabel("depth (layers)")
-    fig.suptitle(_fitted(title, fig), fontsize=9)
+    plots.fit_title(fig, title, fontsize=9)
     fig.colorbar(image, ax=ax, label=done[0]["objective"])
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -175,20 +176,46 @@ def plot_budget(rows, path, title):
     ax.set_xticks(sorted({r["num_layers"] for r in done}))
     ax.legend()
     ax.grid(alpha=0.3)
-    fig.suptitle(_fitted(title, fig), fontsize=9)
+    plots.fit_title(fig, title, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return True
 
 
-def _fitted(title, fig, fontsize=9):
-    """`title` wrapped to the figure's width, so that a small grid's
-    narrow heatmap does not cut it off (about 0.62 em per character)."""
-    per_line = max(20, int(0.9 * fig.get_figwidth() * 72 / (0.62 * fontsize)))
-    return "\n".join(
-        textwrap.fill(line, per_line) for line in title.splitlines()
-    )
+def heatmap_title(objective, rows, where):
+    """The heatmap's title; its count of trials, "(2 trials)", is one
+    word (a non-breaking space), which wrapping keeps on one line."""
+    count = f"{len(rows)}\N{NO-BREAK SPACE}trial{'s' * (len(rows) != 1)}"
+    return f"best {objective} over depth x width ({count})\n{where}"
+
+
+def search_description(problem, hypermodel):
+    """What the plots' subtitle says of a search: what every trial shares
+    and what was searched, e.g. "tagging: bidirectional RNN tagger, Brown
+    corpus, ...; searched: cell, num_layers, units".
+
+    The task's title describes the recipe's one model ("2-layer
+    bidirectional lstm tagger"); the stack's searched parts leave it (no
+    depth when `num_layers` is searched, "RNN" for a searched cell, no
+    "bidirectional" when that is searched).
+    """
+    config = problem.config
+    searched = list(hypermodel.search)
+    title = problem.description
+    stack = settings.describe_stack(config)
+    if not config.model and title.startswith(stack):
+        words = []
+        if "num_layers" not in searched:
+            words.append(f"{config.num_layers}-layer")
+        if config.bidirectional and "bidirectional" not in searched:
+            words.append("bidirectional")
+        words.append("RNN" if "cell" in searched else config.cell)
+        title = " ".join(words) + title[len(stack) :]
+    what = ", ".join(searched)
+    if hypermodel.budget_params:
+        what += " (the width from the parameter budget)"
+    return f"{problem.task}: {title}; searched: {what}"
 
 
 def _label(width):
@@ -202,11 +229,9 @@ def write(tuner, hypermodel, problem, budget_params=None):
     rows = trial_rows(tuner, hypermodel)
     files.write_rows(rows, project, "trials", COLUMNS)
     objective = tuner.oracle.objective.name
-    where = f"{problem.task}, {problem.description}"
+    where = search_description(problem, hypermodel)
     plot_heatmap(
-        rows,
-        project / "heatmap.png",
-        f"best {objective} over depth x width ({len(rows)} trials)\n{where}",
+        rows, project / "heatmap.png", heatmap_title(objective, rows, where)
     )
     if budget_params:
         plot_budget(
