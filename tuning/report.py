@@ -2,10 +2,12 @@
 
 Files, in the project folder (`--directory/--project-name`):
 
-- `trials.csv`, `trials.json`: one row per trial: id, status, the worker
-  that ran it, cell, depth, width (`units`: one width, or one per layer
-  joined by `/`), parameters (model and recurrent stack), the objective,
-  the training seconds, and every hyperparameter value;
+- `trials.csv`, `trials.json`: one row per trial: its number (`trial`,
+  from 1, as keras-tuner prints it: "Trial 1 Complete") and keras-tuner's
+  id (`trial_id`, from 0, which names its folder `trial_<id>`), status,
+  the worker that ran it, cell, depth, width (`units`: one width, or one
+  per layer joined by `/`), parameters (model and recurrent stack), the
+  objective, the training seconds, and every hyperparameter value;
 - `best_model.keras`: the best trial's model at its best epoch (reloads
   with `safe_mode=True`), `best_hyperparameters.json`, and
   `best_config.json`: the recipe's settings with the best values in place,
@@ -31,6 +33,7 @@ from recipes import training
 
 COLUMNS = (
     "trial",
+    "trial_id",
     "status",
     "worker",
     "cell",
@@ -57,7 +60,8 @@ def trial_rows(tuner, hypermodel):
         units = choices["units"]
         widths = units if isinstance(units, list) else [units]
         row = {
-            "trial": trial_id,
+            "trial": trial_number(trial_id),
+            "trial_id": trial_id,
             "status": str(trial.status),
             "worker": _worker(project / f"trial_{trial_id}"),
             "cell": choices["cell"],
@@ -74,6 +78,13 @@ def trial_rows(tuner, hypermodel):
         row.update({f"hp_{k}": v for k, v in values.items()})
         rows.append(row)
     return rows
+
+
+def trial_number(trial_id):
+    """The number keras-tuner prints for a trial ("Running Trial #1",
+    "Trial 1 Complete"), the one the table and the summary show: its id
+    (a counter from 0, which names its folder, `trial_<id>`) plus one."""
+    return int(trial_id) + 1 if trial_id.isdigit() else trial_id
 
 
 def _trial_order(trial_id):
@@ -228,24 +239,26 @@ def write(tuner, hypermodel, problem, budget_params=None):
     project = pathlib.Path(tuner.project_dir)
     rows = trial_rows(tuner, hypermodel)
     files.write_rows(rows, project, "trials", COLUMNS)
+    wrote = ["trials.csv", "trials.json"]
     objective = tuner.oracle.objective.name
     where = search_description(problem, hypermodel)
-    plot_heatmap(
+    if plot_heatmap(
         rows, project / "heatmap.png", heatmap_title(objective, rows, where)
-    )
-    if budget_params:
-        plot_budget(
-            rows,
-            project / "budget.png",
-            f"{objective} vs depth at ~{budget_params:,} stack parameters"
-            f"\n{where}",
-        )
+    ):
+        wrote.append("heatmap.png")
+    if budget_params and plot_budget(
+        rows,
+        project / "budget.png",
+        f"{objective} vs depth at ~{budget_params:,} stack parameters\n{where}",
+    ):
+        wrote.append("budget.png")
     completed = [r for r in rows if r["score"] is not None]
     summary = {
         "trials": len(rows),
         "completed": len(completed),
         "objective": objective,
         "project": str(project),
+        "wrote": wrote,
     }
     best_trials = [
         t for t in tuner.oracle.get_best_trials(1) if t.score is not None
@@ -257,16 +270,25 @@ def write(tuner, hypermodel, problem, budget_params=None):
         return summary
     best = best_trials[0]
     choices = hypermodel.choices(best.hyperparameters.copy())
-    row = next(r for r in rows if r["trial"] == best.trial_id)
+    row = next(r for r in rows if r["trial_id"] == best.trial_id)
     summary["best"] = {
         k: row[k]
-        for k in ("trial", "cell", "num_layers", "units", "params", "score")
+        for k in (
+            "trial",
+            "trial_id",
+            "cell",
+            "num_layers",
+            "units",
+            "params",
+            "score",
+        )
     }
     config = dataclasses.asdict(hypermodel.config_for(choices))
     config["output"] = str(project / "best")
     files.write_json(project / "best_config.json", config)
     best_values = {
-        "trial": best.trial_id,
+        "trial": row["trial"],
+        "trial_id": best.trial_id,
         "objective": objective,
         "score": best.score,
         "values": best.hyperparameters.values,
@@ -274,6 +296,7 @@ def write(tuner, hypermodel, problem, budget_params=None):
         "params": row["params"],
     }
     files.write_json(project / "best_hyperparameters.json", best_values)
+    wrote += ["best_config.json", "best_hyperparameters.json"]
     try:
         with warnings.catch_warnings():
             # The trial checkpoint holds the optimizer's state, which the
@@ -286,4 +309,5 @@ def write(tuner, hypermodel, problem, budget_params=None):
         summary["missing"] = f"best_model.keras not written ({error})"
         return summary
     training.save_and_reload(model, project, "best_model.keras")
+    wrote.append("best_model.keras")
     return summary

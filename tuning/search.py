@@ -516,14 +516,9 @@ def finish(
     )
     if failure:
         raise harness.UsageError(f"{failure} (see {project}/trials.csv)")
-    written = ["trials.csv"]
-    if "best" in summary:
-        written += ["heatmap.png", "best_hyperparameters.json"]
-        if "missing" not in summary:
-            written.append("best_model.keras")
     print(
         f"\n{summary['completed']} of {summary['trials']} trials completed; "
-        f"written to {summary['project']}: {', '.join(written)}"
+        f"written to {summary['project']}: {', '.join(summary['wrote'])}"
     )
     if summary["completed"] == 0:
         raise harness.UsageError(
@@ -532,7 +527,8 @@ def finish(
         )
     best = summary["best"]
     print(
-        f"best: trial {best['trial']}, {best['num_layers']}-layer "
+        f"best: trial {best['trial']} (folder trial_{best['trial_id']}), "
+        f"{best['num_layers']}-layer "
         f"{best['cell']}, units {best['units']}, {best['params']:,} "
         f"parameters, {summary['objective']} {best['score']:.4f}"
     )

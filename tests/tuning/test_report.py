@@ -1,5 +1,6 @@
 """`tuning.report`: the heatmap's title says what was searched (not the
-recipe's one model) and fits its figure."""
+recipe's one model) and fits its figure; trial numbers are keras-tuner's
+("Trial 1 Complete"), its ids name the folders."""
 
 import pytest
 
@@ -84,3 +85,9 @@ def test_the_heatmap_title_fits_and_keeps_its_count_whole(
     lines = text.get_text().split("\n")
     assert any(line.endswith("(2\u00a0trials)") for line in lines), lines
     assert " ".join(lines).split() == title.split()
+
+
+def test_trial_numbers_are_keras_tuners_from_1():
+    assert report.trial_number("0") == 1
+    assert report.trial_number("09") == 10
+    assert report.trial_number("010") == 11

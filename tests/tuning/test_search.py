@@ -9,6 +9,7 @@ import csv
 import json
 import os
 import pathlib
+import re
 import signal
 import socket
 import subprocess
@@ -69,14 +70,47 @@ def read_trials(project):
         return list(csv.DictReader(handle))
 
 
+# What keras-tuner writes in a project folder (and this search's stamp
+# and lock); the rest is the report's.
+KERAS_TUNER = re.compile(r"oracle\.json|tuner\d+\.json|trial_\d+|search\.json")
+
+
 @pytest.mark.every_backend
-def test_search_writes_table_plots_and_best_model_then_resumes(tmp_path):
+def test_search_writes_table_plots_and_best_model_then_resumes(
+    tmp_path, capsys
+):
     args = tiny_args(tmp_path)
     summary = search.main(args)
+    out = capsys.readouterr().out
     project = tmp_path / "runs" / "pos"
     assert summary["completed"] == summary["trials"] == 2
+    # "wrote" names every file the report wrote, and only those.
+    report_files = sorted(
+        p.name for p in project.iterdir() if not KERAS_TUNER.fullmatch(p.name)
+    )
+    assert sorted(summary["wrote"]) == report_files
+    assert "best_config.json" in report_files
+    assert f"written to {project}: {', '.join(summary['wrote'])}\n" in out
     rows = read_trials(project)
     assert [r["status"] for r in rows] == ["COMPLETED", "COMPLETED"]
+    # Trials numbered as keras-tuner prints them, from 1; its ids (from
+    # 0) name the folders.
+    assert [(r["trial"], r["trial_id"]) for r in rows] == [
+        ("1", "0"),
+        ("2", "1"),
+    ]
+    printed = dict(
+        re.findall(r"Trial (\d+) Complete.*\nval_accuracy: (\S+)", out)
+    )
+    assert {n: float(s) for n, s in printed.items()} == {
+        r["trial"]: float(r["score"]) for r in rows
+    }
+    chosen = summary["best"]
+    assert chosen["trial"] == int(chosen["trial_id"]) + 1
+    assert (
+        f"best: trial {chosen['trial']} (folder trial_{chosen['trial_id']}), "
+        in out
+    )
     for row in rows:
         assert 1 <= int(row["num_layers"]) <= 3
         assert int(row["units"]) in (4, 8, 12, 16)
@@ -87,6 +121,10 @@ def test_search_writes_table_plots_and_best_model_then_resumes(tmp_path):
     assert (project / "heatmap.png").stat().st_size > 1000
     best = json.loads((project / "best_hyperparameters.json").read_text())
     assert best["score"] == max(float(r["score"]) for r in rows)
+    assert (best["trial"], best["trial_id"]) == (
+        chosen["trial"],
+        chosen["trial_id"],
+    )
     model = keras.saving.load_model(
         project / "best_model.keras", safe_mode=True, compile=False
     )
@@ -95,8 +133,8 @@ def test_search_writes_table_plots_and_best_model_then_resumes(tmp_path):
     config = flags.read_config_file(project / "best_config.json")
     assert config["num_layers"] == best["values"]["num_layers"]
     started = {
-        r["trial"]: json.loads(
-            (project / f"trial_{r['trial']}" / "worker.json").read_text()
+        r["trial_id"]: json.loads(
+            (project / f"trial_{r['trial_id']}" / "worker.json").read_text()
         )["started"]
         for r in rows
     }
@@ -149,7 +187,7 @@ def test_a_search_killed_mid_trial_resumes_and_retries_that_trial(tmp_path):
     result = run_cli(args, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
     rows = read_trials(project)
-    assert [(r["trial"], r["status"]) for r in rows] == [
+    assert [(r["trial_id"], r["status"]) for r in rows] == [
         ("0", "COMPLETED"),
         ("1", "COMPLETED"),
     ]
