@@ -162,7 +162,7 @@ def print_header(argv, stem, quick):
 def save_figure(fig, title, path):
     """Titles, lays out, saves (110 dpi) and closes a figure; its path."""
     plt = plots.pyplot()
-    fig.suptitle(title, fontsize=9)
+    plots.fit_title(fig, title, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
