@@ -15,7 +15,8 @@ TOOLS = {
     "activations": "per-layer hidden-state activity over a sentence",
     "gradients": "gradient norm by layer for plain, residual and highway "
     "stacks of several depths, and their loss curves",
-    "probe": "linear probes on each frozen layer (and a ScalarMix of all)",
+    "probe": "linear probes on each frozen layer (and on a ScalarMix of "
+    "the stack's layers)",
     "cost": "step time, latency, peak memory and parameters against depth",
     "study": "the depth and fixed-budget studies: grid searches over depth "
     "x seed (plain/residual/highway, or budgets) on a recipe's data",

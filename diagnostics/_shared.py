@@ -1,7 +1,6 @@
 """What the inspection tools share: layer outputs of a saved stack,
 straight-line fits, plots (tables: `harness.files.write_rows`)."""
 
-import argparse
 import json
 import pathlib
 
@@ -10,6 +9,7 @@ import numpy as np
 
 import harness
 import zoo
+from harness import flags
 from harness import rundir
 from recipes import models
 from recipes import pipeline
@@ -185,9 +185,9 @@ class Speller:
 def tagger_parser(tool, doc, classifiers=False):
     """The argument parser of a tool that reads a saved tagger (or, with
     `classifiers`, a tagger or classifier) as `--model`."""
-    parser = argparse.ArgumentParser(
+    parser = flags.ArgumentParser(
         prog=f"python -m diagnostics {tool}",
-        description=doc.splitlines()[0],
+        description=flags.describe(doc),
     )
     parser.add_argument(
         "--model",

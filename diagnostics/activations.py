@@ -42,7 +42,12 @@ def parse(argv):
         default=EXAMPLE,
         help="whitespace-tokenised text (default: %(default)r)",
     )
-    parser.add_argument("--output", default="runs/diagnostics/activations")
+    parser.add_argument(
+        "--output",
+        default="runs/diagnostics/activations",
+        help="folder for activations.png and the per-layer numbers "
+        "(default: %(default)s)",
+    )
     parser.add_argument(
         "--quick",
         action="store_true",

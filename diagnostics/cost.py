@@ -78,24 +78,43 @@ METRICS = {  # column: (panel title, unit of the fitted slope)
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(
+    parser = flags.ArgumentParser(
         prog="python -m diagnostics cost",
-        description=__doc__.splitlines()[0],
+        description=flags.describe(__doc__),
     )
     add = parser.add_argument
-    add("--depths", help="MIN:MAX (default 1:8; --quick 1:3)")
-    add("--units", type=int, help="width of the fixed-width sweep (128)")
+
+    def told(text, name):  # the default and --quick's, from their tables
+        return f"{text} (default: {DEFAULTS[name]}; --quick: {QUICK[name]})"
+
+    add("--depths", help=told("MIN:MAX", "depths"))
+    add(
+        "--units",
+        type=int,
+        help=told("width of the fixed-width sweep", "units"),
+    )
     add(
         "--budget-params",
         type=int,
         help="stack parameters in the fixed-budget sweep (default: "
         "the 2-layer stack at --units)",
     )
-    add("--cell", default="lstm", help=f"one of {', '.join(CELLS)}")
-    add("--batch-size", type=int, help="training batch (32)")
-    add("--steps", type=int, help="timesteps per sequence (50)")
-    add("--features", type=int, help="input features per step (64)")
-    add("--repeats", type=int, help="timed blocks per configuration (5)")
+    add(
+        "--cell",
+        default="lstm",
+        choices=CELLS,
+        help="the recurrent cell (default: %(default)s)",
+    )
+    add("--batch-size", type=int, help=told("training batch", "batch_size"))
+    add("--steps", type=int, help=told("timesteps per sequence", "steps"))
+    add(
+        "--features", type=int, help=told("input features per step", "features")
+    )
+    add(
+        "--repeats",
+        type=int,
+        help=told("timed blocks per configuration", "repeats"),
+    )
     add(
         "--memory",
         action=argparse.BooleanOptionalAction,
@@ -105,10 +124,19 @@ def parse_args(argv):
     add(
         "--quick",
         action="store_true",
-        help="depths 1:3, tiny shapes, 2 repeats, no memory: seconds",
+        help="the --quick values above, no memory: seconds (flags still win)",
     )
-    add("--seed", type=int, default=0)
-    add("--output", default="runs/diagnostics/cost")
+    add(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the weights and data (default: %(default)s)",
+    )
+    add(
+        "--output",
+        default="runs/diagnostics/cost",
+        help="folder for the plots, tables and fits (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     for key, value in (QUICK if args.quick else DEFAULTS).items():
         if getattr(args, key) is None:  # explicit flags win over --quick

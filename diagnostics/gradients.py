@@ -79,7 +79,7 @@ FLAGS = {  # name: (type, default, help); None: set by --quick or not
 def parse(argv):
     parser = argparse.ArgumentParser(
         prog="python -m diagnostics gradients",
-        description=__doc__.splitlines()[0],
+        description=flags.describe(__doc__),
     )
     for name, (kind, default, text) in FLAGS.items():
         if default is None:

@@ -1,5 +1,5 @@
 """Linear probes on each frozen layer of a trained tagger or classifier,
-and on a `zoo.ScalarMix` of all of them.
+and on a `zoo.ScalarMix` of the stack's layers.
 
     python -m diagnostics probe --model runs/tagging/model.keras
     python -m diagnostics probe --model runs/genre/model.keras  # a classifier
@@ -95,21 +95,51 @@ QUICK = {"train_sentences": 300, "test_sentences": 100, "epochs": 3}
 
 def parse(argv):
     parser = _shared.tagger_parser("probe", __doc__, classifiers=True)
-    parser.add_argument("--output", default="runs/diagnostics/probe")
+    parser.add_argument(
+        "--output",
+        default="runs/diagnostics/probe",
+        help="folder for probe.csv/.json, probe.png and summary.json "
+        "(default: %(default)s)",
+    )
     parser.add_argument(
         "--properties",
         help="comma-separated, from: " + ", ".join(PROPERTIES) + " (default: "
         "pos,prev-pos,next-pos, and deprel,head-direction on a treebank; "
         "phoneme-class,stress for a G2P run)",
     )
-    parser.add_argument("--train-sentences", type=int, default=4000)
-    parser.add_argument("--test-sentences", type=int, default=1000)
-    parser.add_argument("--epochs", type=int, default=6)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--train-sentences",
+        type=int,
+        default=4000,
+        help="sentences of the train split each probe is fitted on (words "
+        "for a G2P run) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--test-sentences",
+        type=int,
+        default=1000,
+        help="sentences of the test split each probe is scored on (words "
+        "for a G2P run) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--epochs",
+        type=int,
+        default=6,
+        help="training epochs of each probe (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the sentence sample and of each probe's weights "
+        "(default: %(default)s)",
+    )
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="300 train and 100 test sentences, 3 epochs per probe",
+        help=f"at most {QUICK['train_sentences']} train and "
+        f"{QUICK['test_sentences']} test sentences, {QUICK['epochs']} "
+        "epochs per probe",
     )
     data = parser.add_argument_group("probing data (as recipes.tagging)")
     for name in (
@@ -120,10 +150,12 @@ def parse(argv):
         "dev_file",
         "test_file",
     ):
+        default = getattr(tagging.Config, name)
         data.add_argument(
-            "--" + name.replace("_", "-"),
-            default=getattr(tagging.Config, name),
-            help=tagging.HELP.get(name, ""),
+            flags.flag_of(name),
+            default=default,
+            choices=tagging.Config.CHOICES.get(name),
+            help=flags.with_default(tagging.HELP.get(name, ""), default),
         )
     args = parser.parse_args(argv)
     if args.quick:
@@ -354,8 +386,8 @@ def main(argv=None):
     try:
         print(
             f"states of {len(train)} train and {len(test)} test "
-            f"{'words' if g2p else 'sentences'}, "
-            f"{tagger.num_layers + 1} layers"
+            f"{'words' if g2p else 'sentences'}: layer 0 (the "
+            f"embedding) and the stack's {tagger.num_layers} layers"
         )
         train_states = tagger.states([words for words, _ in train])
         test_states = tagger.states([words for words, _ in test])
@@ -411,7 +443,8 @@ def main(argv=None):
                 )
                 mixes[prop] = weights
                 print(
-                    f"{prop:>13}  ScalarMix: {accuracy:.4f} (weights {weights})"
+                    f"{prop:>13}  ScalarMix of layers 1-{len(weights)}: "
+                    f"{accuracy:.4f} (weights {weights})"
                 )
         files.write_rows(rows, output, "probe")
         summary = {

@@ -104,17 +104,16 @@ QUICK = {
 def parse(argv):
     parser = argparse.ArgumentParser(
         prog="python -m diagnostics study",
-        description=__doc__.splitlines()[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=flags.describe(__doc__),
         allow_abbrev=False,  # --seed is the recipe's, not --seeds
         epilog="Every other flag goes to each trial's recipe, as in "
-        "`python -m tuning.search` (see its --help).",
+        "python -m tuning.search (see its --help).",
     )
     parser.add_argument(
         "kind",
         help="the study: "
         + ", ".join(KINDS)
-        + " (or `merge FOLDER... --output OUT`: finished studies in one)",
+        + " (or merge FOLDER... --output OUT: finished studies in one)",
     )
     parser.add_argument(
         "--task",

@@ -95,14 +95,61 @@ def check_value(name, value, kind):
     return float(value) if kind is float else value
 
 
+def choice_error(flag, value, choices):
+    """The `UsageError` of `flag` given `value`, not one of `choices`."""
+    return UsageError(
+        f"{flag} must be one of {', '.join(map(str, choices))}; "
+        f"received {value!r}"
+    )
+
+
 def check_choice(name, value, choices):
     """Raises `UsageError` naming `--name` unless `value` is one of
     `choices`."""
     if value not in choices:
-        raise UsageError(
-            f"{flag_of(name)} must be one of {', '.join(choices)}; "
-            f"received {value!r}"
-        )
+        raise choice_error(flag_of(name), value, choices)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """`argparse.ArgumentParser` whose errors are `UsageError`s: under
+    `harness.run_cli`, one line and exit code 2, as every other bad input.
+
+    A value outside an argument's `choices` is refused as the project's
+    checks word it (`--cell must be one of ...; received 'x'`); a
+    `Setting`'s own check words it when it has one."""
+
+    def _check_value(self, action, value):
+        # argparse's own hook for the check of `choices` (not a public
+        # one, but the same since Python 2.7).
+        if action.choices is None or value in action.choices:
+            return
+        if isinstance(action, Setting):
+            action.parse(action.dest, value)  # raises its own message
+            return  # the setting's check allows it
+        name = action.option_strings[0] if action.option_strings else None
+        flag = name or action.metavar or action.dest
+        raise choice_error(flag, value, action.choices)
+
+    def error(self, message):
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+def with_default(text, default):
+    """Help `text` with `(default: DEFAULT)` after it, once: not when
+    `text` already tells its default, nor for an empty or None default
+    (argparse's `%` escaped)."""
+    text = text.strip()
+    if default is None or default == "" or "default" in text.lower():
+        return text
+    shown = str(default).replace("%", "%%")
+    return f"{text} (default: {shown})".strip()
+
+
+def describe(doc):
+    """A module's docstring as an argparse description: its first
+    paragraph on one line, without Markdown's backticks."""
+    paragraph = doc.strip().split("\n\n")[0]
+    return " ".join(paragraph.replace("`", "").split())
 
 
 def check_range(name, value, low=None, high=None):

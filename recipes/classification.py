@@ -34,6 +34,7 @@ a finished one is not retrained.
 
 import dataclasses
 import pathlib
+import typing
 
 import keras
 import numpy as np
@@ -110,6 +111,10 @@ class Config(settings.StackOptions):
     pooling: str = "mean"
     attention_units: int = 64
     head_dropout: float = 0.3
+    CHOICES: typing.ClassVar[dict] = {
+        **settings.StackOptions.CHOICES,
+        "pooling": POOLINGS,
+    }
 
 
 HELP = {
@@ -129,6 +134,7 @@ HELP = {
     + " (last: the final state); all ignore padding",
     "attention_units": "hidden size of --pooling attention",
     "head_dropout": "dropout before the softmax layer",
+    "quick": settings.quick_help(Config, QUICK_EXAMPLES, "examples"),
 }
 
 

@@ -5,7 +5,6 @@ options, which are not part of `config.json`: `--distribute`,
 `--mixed-precision`, `--overwrite`, `--data-dir` and `--backend`.
 """
 
-import argparse
 import os
 
 import keras
@@ -38,9 +37,9 @@ def parser_for(task, prog, doc, help_texts):
     """The recipe's flags: one per config field, `--config`, and the run
     options (`--distribute`, `--mixed-precision`, `--overwrite`,
     `--data-dir`, `--backend`), which are not part of `config.json`."""
-    parser = argparse.ArgumentParser(
+    parser = flags.ArgumentParser(
         prog=prog,
-        description=doc.splitlines()[0],
+        description=flags.describe(doc),
         epilog="Any flag can also be set in a --config file (JSON or YAML, "
         "the same names with underscores); flags win over the file.",
     )
@@ -49,7 +48,7 @@ def parser_for(task, prog, doc, help_texts):
     parser.add_argument(
         "--mixed-precision",
         default="off",
-        choices=sorted(PRECISIONS),
+        choices=tuple(PRECISIONS),
         help="compute in float16 or bfloat16 with float32 variables "
         "(keras.mixed_precision; float16 also scales the loss). Worth it "
         "on GPUs with tensor cores; slower on CPUs (default: off)",

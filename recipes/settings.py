@@ -63,10 +63,26 @@ RECIPE_DEFAULTS = {
 }
 
 
+LR_SCHEDULES = ("constant", "cosine")
+# `--quick`'s most epochs, where a recipe's `Config.QUICK` does not say.
+QUICK_EPOCHS = 2
+
+
 @dataclasses.dataclass
 class TrainingOptions:
     """The training settings of every recipe (and their defaults, which
-    `tuning` searches from)."""
+    `tuning` searches from).
+
+    A recipe's `Config` may say, as class variables: `CHOICES`, the
+    allowed values of its settings that take a fixed set (argparse's
+    `choices` of their flags); `NOT_TAKEN`, the settings it refuses
+    (no flag; a `--config` file's value is refused by its check);
+    `QUICK`, the values `--quick` sets when they are not given
+    (`epochs`: the most epochs of a quick run, else `QUICK_EPOCHS`)."""
+
+    CHOICES: typing.ClassVar[dict] = {"lr_schedule": LR_SCHEDULES}
+    NOT_TAKEN: typing.ClassVar[tuple] = ()
+    QUICK: typing.ClassVar[dict] = {}
 
     output: str = "runs/recipe"
     model: str = ""
@@ -129,7 +145,8 @@ STACK_HELP = {
     "over --epochs (keras.optimizers.schedules.CosineDecay; a resumed "
     "run continues it)",
     "patience": "epochs without a better validation score before stopping",
-    "quick": "a small subset and at most 2 epochs, for tests and demos",
+    "quick": "a smoke run on small seeded samples of the data, with at "
+    f"most {QUICK_EPOCHS} epochs, for tests and demos",
     "train_examples": "train on a seeded sample of this many training "
     "examples (0: all; with --quick, the smaller of the two)",
     "eval_examples": "validate and test on seeded samples of this many "
@@ -142,6 +159,24 @@ STACK_HELP = {
     "test_file": "your test file; default: 10%% cut from train",
     "tfds_data_dir": "a TensorFlow Datasets data_dir (--dataset tfds:NAME)",
 }
+
+
+def quick_help(config_cls, sizes, unit):
+    """`--quick`'s help for a recipe whose `--quick` cuts the train, dev
+    and test splits to `sizes` (`unit`: "sentences") and sets its
+    `Config.QUICK` values (where not given); what it does, told from
+    those values."""
+    quick = dict(config_cls.QUICK)
+    epochs = quick.pop("epochs", QUICK_EPOCHS)
+    train, dev, test = sizes
+    text = (
+        f"a smoke run, for tests and demos: seeded samples of {train} "
+        f"train, {dev} dev and {test} test {unit}, at most {epochs} epochs"
+    )
+    if quick:
+        given = ", ".join(f"{flags.flag_of(k)} {v}" for k, v in quick.items())
+        text += f"; unless given, {given}"
+    return text
 
 
 def _option(name):
@@ -191,16 +226,31 @@ def _parser(kind, option):
     return lambda name, text: parse_flag(name, text, kind, option)
 
 
+def _choice_parser(kind, choices):
+    """`Setting`'s `parse` for a flag of `kind` that takes `choices`."""
+
+    def parse(name, text):
+        value = flags.convert(name, text, kind)
+        flags.check_choice(name, value, choices)
+        return value
+
+    return parse
+
+
 def add_config_arguments(parser, config_cls, help_texts=None, skip=()):
     """Adds one `--flag` per field of the dataclass `config_cls`, except
-    the fields named in `skip`.
+    the fields named in `skip` and those the config does not take
+    (`config_cls.NOT_TAKEN`).
 
     A stack option's flag has the option's help (unless `help_texts`
-    gives one), lists its choices (`--cell {simple_rnn,gru,lstm}`) and
-    checks its value by `zoo.options` as it is parsed. A bool is
+    gives one), its choices (`--cell {simple_rnn,gru,lstm}`) and checks
+    its value by `zoo.options` as it is parsed; another setting's choices
+    are `config_cls.CHOICES`'s. Each help ends with the default, when
+    there is one and the help does not tell it already. A bool is
     `--flag/--no-flag`; `--residual` also takes `auto`."""
     hints = typing.get_type_hints(config_cls)
-    skip = set(skip)
+    skip = set(skip) | set(getattr(config_cls, "NOT_TAKEN", ()))
+    own_choices = getattr(config_cls, "CHOICES", {})
     help_texts = help_texts or {}
     # The recipe's own settings (data, head) first, then the inherited
     # stack and training ones, as `--help` lists them.
@@ -211,7 +261,7 @@ def add_config_arguments(parser, config_cls, help_texts=None, skip=()):
         kind = hints[field.name]
         option = _option(field.name)
         text = help_texts.get(field.name) or (option.help if option else "")
-        text = f"{text} (default: {field.default})".strip()
+        text = flags.with_default(text, field.default)
         if kind is bool and option is not None and _special_choices(option):
             special = _special_choices(option)
             parser.add_argument(
@@ -241,13 +291,19 @@ def add_config_arguments(parser, config_cls, help_texts=None, skip=()):
             )
         else:
             base = typing.get_args(kind)[0] if typing.get_args(kind) else kind
-            choices = option.choices if option is not None else None
+            if option is not None:
+                choices, parse = option.choices, _parser(base, option)
+            elif field.name in own_choices:
+                choices = tuple(own_choices[field.name])
+                parse = _choice_parser(base, choices)
+            else:
+                choices, parse = None, _parser(base, None)
             parser.add_argument(
                 flag,
                 action=flags.Setting,
-                parse=_parser(base, option),
+                parse=parse,
                 default=None,
-                metavar="{" + ",".join(choices) + "}" if choices else None,
+                choices=choices,
                 help=text,
             )
     parser.add_argument(
@@ -297,9 +353,6 @@ def resolve_config(config_cls, args):
         for name in STACK_FIELDS:
             values.setdefault(name, None)
     return config_cls(**values)
-
-
-LR_SCHEDULES = ("constant", "cosine")
 
 
 def check_training(config):

@@ -36,6 +36,7 @@ with `--epochs 0` only evaluates it on the dataset's test split.
 
 import dataclasses
 import pathlib
+import typing
 
 import keras
 
@@ -54,6 +55,8 @@ from recipes.task import Task
 EXAMPLE = "The keys to the cabinet are on the table ."
 QUICK_SENTENCES = (2000, 300, 300)
 BOUNDARIES = (8, 16, 24, 32, 48, 64)
+TAGSETS = ("universal", "brown")
+HEADS = ("auto", *zoo.heads.HEADS)
 
 
 @dataclasses.dataclass
@@ -75,6 +78,11 @@ class Config(settings.CharacterOptions, settings.StackOptions):
     min_count: int = 1
     char_features: bool = True
     head: str = "auto"
+    CHOICES: typing.ClassVar[dict] = {
+        **settings.StackOptions.CHOICES,
+        "tagset": TAGSETS,
+        "head": HEADS,
+    }
 
 
 HELP = {
@@ -93,8 +101,8 @@ HELP = {
     "are the --char-* flags and --max-chars)",
     "head": "'softmax', 'crf' (a linear-chain CRF: zoo.layers.CRF) or "
     "'auto' (crf for entity tags, softmax otherwise)",
+    "quick": settings.quick_help(Config, QUICK_SENTENCES, "sentences"),
 }
-HEADS = ("auto", *zoo.heads.HEADS)
 
 
 def load(output):
@@ -157,11 +165,7 @@ class TaggingTask(Task):
 
     def check(self, config):
         datasets.check_name(config.dataset, datasets.TAGGING)
-        if config.tagset not in ("universal", "brown"):
-            raise harness.UsageError(
-                f"--tagset must be 'universal' or 'brown'; received "
-                f"{config.tagset!r}"
-            )
+        flags.check_choice("tagset", config.tagset, TAGSETS)
         settings.check_training(config)
         flags.check_range("min_count", config.min_count, low=1)
         flags.check_choice("head", config.head, HEADS)

@@ -40,6 +40,7 @@ from harness import rundir
 from recipes import checkpoints
 from recipes import distributed
 from recipes import pipeline
+from recipes import settings
 
 # --- callbacks, fit, history, save ------------------------------------------
 
@@ -251,7 +252,7 @@ def _train(task, config, extra_callbacks, dist, output):
             f"the model on {keras.backend.backend()} ...",
             flush=True,
         )
-    quick_epochs = getattr(config, "QUICK", {}).get("epochs", 2)
+    quick_epochs = config.QUICK.get("epochs", settings.QUICK_EPOCHS)
     epochs = min(config.epochs, quick_epochs) if config.quick else config.epochs
     with dist.scope():
         model = task.build(config, state)

@@ -1,0 +1,139 @@
+"""What `python -m recipes.NAME --help` says is what the recipe does: no
+flag it refuses, one default per flag (none when empty), `--quick` told
+from the recipe's own values, argparse `choices` where a setting takes a
+fixed set (refused on one line, exit 2). Nothing is trained."""
+
+import re
+
+import pytest
+
+import harness
+from harness import flags
+from recipes import classification
+from recipes import cli
+from recipes import seq2seq
+from recipes import settings
+from recipes import tagging
+
+pytestmark = pytest.mark.every_backend
+
+RECIPES = {
+    "tagging": tagging,
+    "classification": classification,
+    "seq2seq": seq2seq,
+}
+
+
+def parser_of(recipe):
+    prog = f"python -m {recipe.__name__}"
+    return cli.parser_for(recipe.TASK, prog, recipe.__doc__, recipe.HELP)
+
+
+def helps(parser):
+    """Each flag's help as `--help` prints it (`%%` and `%(default)s`
+    expanded), by its first option string."""
+    formatter = parser._get_formatter()  # argparse's own expansion
+    return {
+        action.option_strings[0]: formatter._expand_help(action)
+        for action in parser._actions  # argparse has no public list
+        if action.option_strings and action.help
+    }
+
+
+def test_seq2seq_lists_no_flag_it_refuses():
+    text = parser_of(seq2seq).format_help()
+    assert "--model" not in text and "--init-from" not in text
+    # The other recipes take them (one option list, skipped by seq2seq).
+    for recipe in (tagging, classification):
+        text = parser_of(recipe).format_help()
+        assert "--model MODEL" in text and "--init-from INIT_FROM" in text
+
+
+def test_seq2seq_refuses_them_on_one_line(tmp_path, capsys):
+    argv = ["--init-from", "x.keras", "--output", str(tmp_path)]
+    with pytest.raises(SystemExit) as info:
+        harness.run_cli(seq2seq.main, argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "unrecognized arguments: --init-from x.keras" in err
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_one_default_per_flag_and_none_when_empty(name):
+    for flag, text in helps(parser_of(RECIPES[name])).items():
+        assert "(default: )" not in text, flag
+        assert "(default: None)" not in text, flag
+        assert text.lower().count("default") <= 1, (flag, text)
+
+
+def test_help_tells_a_default_once():
+    assert flags.with_default("width", 8) == "width (default: 8)"
+    assert flags.with_default("a file", "") == "a file"
+    assert flags.with_default("a regularizer", None) == "a regularizer"
+    told = "keep them (default: stripped)"
+    assert flags.with_default(told, False) == told
+    assert flags.with_default("a share", "10%") == "a share (default: 10%%)"
+    stress = helps(parser_of(seq2seq))["--stress"]
+    assert stress.count("(default:") == 0 and "default: stripped" in stress
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_quick_help_tells_the_recipes_own_epochs(name):
+    recipe = RECIPES[name]
+    epochs = recipe.Config.QUICK.get("epochs", settings.QUICK_EPOCHS)
+    text = " ".join(helps(parser_of(recipe))["--quick"].split())
+    assert f"at most {epochs} epochs" in text, text
+    for key, value in recipe.Config.QUICK.items():
+        if key != "epochs":
+            assert f"{flags.flag_of(key)} {value}" in text, (key, text)
+
+
+def test_seq2seq_quick_is_eight_epochs_not_two():
+    text = " ".join(helps(parser_of(seq2seq))["--quick"].split())
+    assert "at most 8 epochs" in text and "2 epochs" not in text
+    assert "12000 train, 300 dev and 300 test words" in text
+
+
+@pytest.mark.parametrize(
+    "name, flag, choices",
+    [
+        ("seq2seq", "--attention", seq2seq.ATTENTIONS),
+        ("seq2seq", "--bridge", seq2seq.BRIDGES),
+        ("tagging", "--head", tagging.HEADS),
+        ("tagging", "--tagset", tagging.TAGSETS),
+        ("classification", "--pooling", classification.POOLINGS),
+        ("tagging", "--lr-schedule", settings.LR_SCHEDULES),
+        ("tagging", "--distribute", ("none", "mirrored", "multi-worker")),
+        ("tagging", "--cell", ("simple_rnn", "gru", "lstm")),
+    ],
+)
+def test_fixed_sets_are_argparse_choices(name, flag, choices):
+    parser = parser_of(RECIPES[name])
+    action = next(a for a in parser._actions if flag in a.option_strings)
+    assert tuple(action.choices) == tuple(choices)
+    usage = " ".join(parser.format_usage().split())
+    assert f"[{flag} {{{','.join(choices)}}}]" in usage
+
+
+@pytest.mark.parametrize(
+    "name, argv, message",
+    [
+        ("seq2seq", ["--attention", "luong"], "--attention must be one of"),
+        ("tagging", ["--tagset", "ptb"], "--tagset must be one of"),
+        ("tagging", ["--cell", "lstn"], "--cell must be one of 'simple_rnn'"),
+        ("tagging", ["--mixed-precision", "int8"], "--mixed-precision must"),
+    ],
+)
+def test_a_value_outside_the_choices_stops_the_parse(name, argv, message):
+    # Refused by the parser itself, before any data or model.
+    with pytest.raises(harness.UsageError, match=re.escape(message)):
+        parser_of(RECIPES[name]).parse_args(argv)
+
+
+def test_the_description_is_the_first_paragraph_without_backticks():
+    doc = "`zoo` does\na thing, `well`.\n\n    python -m x\n"
+    assert flags.describe(doc) == "zoo does a thing, well."
+    for recipe in RECIPES.values():
+        description = parser_of(recipe).description
+        assert "`" not in description and description.endswith(".")
