@@ -11,6 +11,12 @@ has a `--quick` mode, and prints one line and exits with code 2 on bad
 input. docs/inspection.md has real figures.
 """
 
+import os
+
+# Quiet TensorFlow's C++ start-up logs unless asked for (as `recipes`):
+# the tools import Keras before `recipes`.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
 TOOLS = {
     "activations": "per-layer hidden-state activity over a sentence",
     "gradients": "gradient norm by layer for plain, residual and highway "

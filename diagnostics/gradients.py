@@ -32,7 +32,6 @@ through `keras.StatelessScope`) or torch's autograd (`grad`), the training
 from `train_on_batch`.
 """
 
-import argparse
 import pathlib
 import time
 
@@ -77,7 +76,7 @@ FLAGS = {  # name: (type, default, help); None: set by --quick or not
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(
+    parser = flags.ArgumentParser(
         prog="python -m diagnostics gradients",
         description=flags.describe(__doc__),
     )

@@ -49,7 +49,6 @@ depth, seed) that two of them ran is refused, as are studies trained
 differently.
 """
 
-import argparse
 import dataclasses
 import json
 import pathlib
@@ -102,7 +101,7 @@ QUICK = {
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(
+    parser = flags.ArgumentParser(
         prog="python -m diagnostics study",
         description=flags.describe(__doc__),
         allow_abbrev=False,  # --seed is the recipe's, not --seeds
@@ -293,7 +292,7 @@ def write(rows, curves, summary, output):
 
 def merge(argv):
     """`study merge FOLDER... --output OUT`: finished studies in one."""
-    parser = argparse.ArgumentParser(
+    parser = flags.ArgumentParser(
         prog="python -m diagnostics study merge",
         description="Finished studies of one kind and task, trained with "
         "the same recipe settings, in one table, summary and plot.",

@@ -19,7 +19,6 @@ On a real cluster there is no launcher: run the same recipe command on
 every machine with its own `TF_CONFIG` (see docs/scaling-out.md).
 """
 
-import argparse
 import sys
 
 import harness
@@ -65,7 +64,7 @@ def launch(
 
 def parse(argv):
     """`(options, command)` from `[options] -- command ...`."""
-    parser = argparse.ArgumentParser(
+    parser = flags.ArgumentParser(
         prog="python -m recipes.launch",
         description=__doc__.splitlines()[0],
         usage="python -m recipes.launch [options] -- COMMAND [ARGS ...]",

@@ -1,9 +1,15 @@
 """A finished run's model, ready to use on raw input: what `load(OUTPUT)`
 of each recipe returns.
 
-- `Tagger`: lists of words (or whitespace-tokenised strings) -> tags;
-- `Classifier`: raw strings -> `(label, probability)`;
-- `Transcriber`: words -> phonemes, greedy or beam search.
+- `Tagger.tag`: sentences (raw strings or lists of words) ->
+  `[(word, tag), ...]` each;
+- `Classifier.classify`: raw strings -> `(label, probability)` each;
+- `Transcriber.transcribe` (or calling it): words -> a list of phonemes
+  each, greedy or beam search.
+
+Each takes a list and returns a list of the same length, one result per
+input, in the input's order (a plain string where a list is expected is
+refused: it would be read as a list of characters).
 
 Each reads only the saved model (and, for G2P, `vocab.json`), needs only
 `import recipes` (or `import zoo`) and runs on every backend, through the
@@ -66,8 +72,20 @@ class Tagger:
         return result
 
     def tag(self, sentences):
-        """`[[(word, tag), ...], ...]` for whitespace-tokenised strings."""
-        words = [sentence.split() for sentence in sentences]
+        """`[[(word, tag), ...], ...]`, one list per sentence.
+
+        A sentence is a list of words (used as they are) or a raw string,
+        split into words and punctuation by `zoo.text.tokenize` with
+        `split_punctuation=True` (`"Pass the butter!"` -> `Pass`, `the`,
+        `butter`, `!`), as the training corpora are tokenised.
+        """
+        _check_list("sentences", sentences)
+        words = [
+            zoo.text.tokenize(s, lowercase=False, split_punctuation=True)
+            if isinstance(s, str)
+            else list(s)
+            for s in sentences
+        ]
         return [list(zip(w, t)) for w, t in zip(words, self.predict(words))]
 
 
@@ -95,7 +113,8 @@ class Classifier:
         return np.concatenate(rows) if rows else np.zeros((0, 0))
 
     def classify(self, texts):
-        """`[(label, probability), ...]` for raw strings."""
+        """`[(label, probability), ...]`, one pair per raw string."""
+        _check_list("texts", texts)
         probabilities = self.probabilities(list(texts))
         names = self.labels.decode(probabilities)
         return [(str(n), float(p.max())) for n, p in zip(names, probabilities)]
@@ -121,7 +140,14 @@ class Transcriber:
             **options,
         )
 
-    def __call__(self, words, method="beam", batch_size=256):
+    def transcribe(self, words, method="beam", batch_size=256):
+        """`[[phoneme, ...], ...]`, one list per word, in `words`' order
+        (an empty word gives an empty list)."""
+        _check_list("words", words)
+        if method not in ("beam", "greedy"):
+            raise ValueError(
+                f"`method` must be 'beam' or 'greedy'; received {method!r}."
+            )
         decode = self.beam if method == "beam" else self.greedy
         long = [w for w in words if len(w) > self.max_word_length]
         if long:
@@ -148,4 +174,15 @@ class Transcriber:
             decoded = keras.ops.convert_to_numpy(decoded)
             for word, row in zip(batch, decoded):
                 result[word] = self.vocab.decode_phones(row)
-        return result
+        return [list(result[w]) for w in words]
+
+    __call__ = transcribe
+
+
+def _check_list(name, values):
+    """Refuse a plain string where a list of inputs is expected."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(
+            f"`{name}` must be a list (one item per input); received a "
+            f"single string {values[:40]!r}. Wrap it in a list."
+        )

@@ -33,7 +33,8 @@ than `--max-word-length` letters are cut to that length with a warning.
 Writes to `--output`: `config.json`, `metrics.json`, `model.keras` (the
 `zoo.Seq2Seq`; reloads with `safe_mode=True`), `vocab.json` (letters and
 phonemes by id), `learning_curves.png`, `log.csv` and TensorBoard logs.
-`recipes.seq2seq.load(OUTPUT)(["keras"])` transcribes new words. An
+`recipes.seq2seq.load(OUTPUT)(["keras"])` transcribes new words (one
+list of phonemes per word, in order). An
 interrupted run resumes from its last finished epoch when the same command
 is run again; a finished one is not retrained.
 """
@@ -321,7 +322,8 @@ class Seq2SeqTask(Task):
         metrics = {}
         for method in ("greedy", "beam"):
             start = time.perf_counter()
-            predicted = transcribe(list(state.test), method=method)
+            words = list(state.test)
+            predicted = dict(zip(words, transcribe(words, method=method)))
             seconds = time.perf_counter() - start
             per, wer = scoring.phoneme_scores(predicted, state.test)
             metrics[f"{method}_test_per"] = round(per, 2)
@@ -331,7 +333,9 @@ class Seq2SeqTask(Task):
         metrics["test_wer"] = metrics["beam_test_wer"]
         new_words = [w for w in NEW_WORDS if w not in state.entries]
         examples = transcribe(new_words)
-        metrics["examples"] = {w: " ".join(examples[w]) for w in new_words}
+        metrics["examples"] = {
+            w: " ".join(p) for w, p in zip(new_words, examples)
+        }
         return metrics
 
     def title(self, config, state):
@@ -357,23 +361,47 @@ class Seq2SeqTask(Task):
 TASK = Seq2SeqTask()
 
 
-run = TASK.run  # trains, evaluates and saves; returns the metrics
+def run(config, callbacks=(), distribute="none", overwrite=False):
+    """Trains, evaluates and saves the run that `config` (a `Config`)
+    describes, in `config.output`; returns its metrics, as `metrics.json`
+    holds them. A rerun resumes an unfinished run and returns a finished
+    one's metrics (`recipes.task.Task.run`)."""
+    return TASK.run(config, callbacks, distribute, overwrite)
 
 
 def load(output, config=None):
     """A `Transcriber` from a run's folder (`model.keras` and
-    `vocab.json`): `load(OUTPUT)(["keras"])` -> `{"keras": [...]}`."""
+    `vocab.json`): `load(OUTPUT)(["keras", "zoo"])` -> `[[...], [...]]`,
+    one list of phonemes per word, in order. It decodes with the run's
+    `config.json` settings (beam width, length penalty, lengths) unless
+    `config` is given."""
     output = pathlib.Path(output)
+    if config is None:
+        saved = output / "config.json"
+        known = {f.name for f in dataclasses.fields(Config)}
+        config = Config(
+            **{
+                k: v
+                for k, v in json.loads(saved.read_text()).items()
+                if k in known
+            }
+            if saved.is_file()
+            else {}
+        )
     model = keras.saving.load_model(
         output / "model.keras", safe_mode=True, compile=False
     )
     vocab = cmudict.Vocabulary.from_json(
         json.loads((output / "vocab.json").read_text())
     )
-    return predictors.Transcriber(model, vocab, config or Config())
+    return predictors.Transcriber(model, vocab, config)
 
 
 def main(argv=None):
+    """`python -m recipes.seq2seq` with the command-line arguments
+    `argv` (a list of strings; default `sys.argv[1:]`); returns the run's
+    metrics. Bad arguments raise `harness.UsageError` (one line, exit 2
+    from the command line)."""
     return cli.main(TASK, "python -m recipes.seq2seq", __doc__, HELP, argv)
 
 

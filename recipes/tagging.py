@@ -388,10 +388,19 @@ class TaggingTask(Task):
 TASK = TaggingTask()
 
 
-run = TASK.run  # trains, evaluates and saves; returns the metrics
+def run(config, callbacks=(), distribute="none", overwrite=False):
+    """Trains, evaluates and saves the run that `config` (a `Config`)
+    describes, in `config.output`; returns its metrics, as `metrics.json`
+    holds them. A rerun resumes an unfinished run and returns a finished
+    one's metrics (`recipes.task.Task.run`)."""
+    return TASK.run(config, callbacks, distribute, overwrite)
 
 
 def main(argv=None):
+    """`python -m recipes.tagging` with the command-line arguments
+    `argv` (a list of strings; default `sys.argv[1:]`); returns the run's
+    metrics. Bad arguments raise `harness.UsageError` (one line, exit 2
+    from the command line)."""
     return cli.main(TASK, "python -m recipes.tagging", __doc__, HELP, argv)
 
 

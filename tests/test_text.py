@@ -45,3 +45,24 @@ def test_a_vocabulary_built_from_lower_case_text_finds_the_capitals(tmp_path):
     reloaded = keras.saving.load_model(tmp_path / "m.keras", safe_mode=True)
     again = reloaded.get_layer("vocabulary").encode([capitals])[0].tolist()
     assert again == ids
+
+
+@pytest.mark.parametrize(
+    "string, tokens",
+    [
+        ("Pass the butter!", ["Pass", "the", "butter", "!"]),
+        ("I don't know...", ["I", "don't", "know", "..."]),
+        ("3.5% of U.S. sales", ["3.5", "%", "of", "U.S.", "sales"]),
+        ('a well-known "word"', ["a", "well-known", '"', "word", '"']),
+        ("(İstanbul’s)", ["(", "İstanbul’s", ")"]),
+    ],
+)
+def test_split_punctuation_splits_a_string_as_treebanks_do(string, tokens):
+    got = text.tokenize(string, lowercase=False, split_punctuation=True)
+    assert got == tokens
+    # Without it, whitespace only; a list of words is never re-split.
+    assert text.tokenize(string, lowercase=False) == string.split()
+    assert (
+        text.tokenize(string.split(), lowercase=False, split_punctuation=True)
+        == string.split()
+    )

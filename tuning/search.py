@@ -131,12 +131,12 @@ SKIPPED = ("output", "init_from", "tensorboard")
 
 def parse(argv):
     """`(SearchOptions, recipe config, recipe module)` from the command."""
-    first = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    first = flags.ArgumentParser(add_help=False, allow_abbrev=False)
     first.add_argument("--task", default="tagging")
     task = first.parse_known_args(argv)[0].task
     flags.check_choice("task", task, TASKS)
     recipe = RECIPES[task]
-    parser = argparse.ArgumentParser(
+    parser = flags.ArgumentParser(
         prog="python -m tuning.search",
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,

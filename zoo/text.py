@@ -24,6 +24,7 @@ needs nothing but Python.
 """
 
 import collections
+import re
 import unicodedata
 
 from zoo import validation as v
@@ -61,10 +62,35 @@ def normalize(token, *, lowercase=True, strip_punctuation=False):
     return token
 
 
-def tokenize(text, *, lowercase=True, strip_punctuation=False):
+# An initialism (`U.S.`), a word (letters, digits, `_`; inner `'`, `’`,
+# `.`, `-` kept: `don't`, `3.5`, `well-known`) or a run of one
+# punctuation character (`...`).
+_WORD_OR_PUNCTUATION = re.compile(
+    r"(?:[^\W\d_]\.){2,}"  # initialism
+    r"|\w+(?:['’.\-]\w+)*"  # word
+    r"|([^\w\s])\1*"  # punctuation
+)
+
+
+def tokenize(
+    text, *, lowercase=True, strip_punctuation=False, split_punctuation=False
+):
     """Whitespace-split `text` (a string, or a list of tokens already
-    split), normalised; tokens that normalise to nothing are dropped."""
-    tokens = text.split() if isinstance(text, str) else list(text)
+    split), normalised; tokens that normalise to nothing are dropped.
+
+    `split_punctuation=True` also splits a string's punctuation from its
+    words, as treebanks tokenise (`"butter!"` -> `butter`, `!`; `don't`,
+    `3.5`, `well-known` and `...` stay whole). A list is never re-split.
+    """
+    if isinstance(text, str) and split_punctuation:
+        tokens = [
+            m.group(0)
+            for m in _WORD_OR_PUNCTUATION.finditer(
+                unicodedata.normalize("NFC", text)
+            )
+        ]
+    else:
+        tokens = text.split() if isinstance(text, str) else list(text)
     normal = (
         normalize(t, lowercase=lowercase, strip_punctuation=strip_punctuation)
         for t in tokens

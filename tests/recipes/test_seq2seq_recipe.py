@@ -92,12 +92,22 @@ def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
     model = keras.saving.load_model(out / "model.keras", safe_mode=True)
     assert model.count_params() == metrics["params"]
     transcribe = seq2seq.load(out, tiny_config(tmp_path))
-    result = transcribe(["bad", "", "xyz", "kodabekodabe"], method="greedy")
-    assert result[""] == []  # empty input, empty pronunciation
+    words = ["xyz", "bad", "", "bad", "kodabekodabe"]
+    with pytest.warns(UserWarning):
+        result = transcribe(words, method="greedy")
+    # One list per word, in the input's order, duplicates included.
+    assert len(result) == len(words) and result[1] == result[3]
+    assert result[2] == []  # empty input, empty pronunciation
     # Letters the model never saw map to the unknown id; no crash.
-    assert set(result["xyz"]) <= {p.rstrip("012") for p in SOUNDS.values()}
+    assert set(result[0]) <= {p.rstrip("012") for p in SOUNDS.values()}
+    assert transcribe.transcribe(["bad"], method="greedy") == [result[1]]
+    with pytest.raises(TypeError, match="`words` must be a list"):
+        transcribe("bad")
     with pytest.warns(UserWarning, match="longer than --max-word-length 8"):
         transcribe(["kodabekodabe"])
+    # Without a config, the run's own config.json decides (its lengths).
+    default = seq2seq.Config().max_word_length
+    assert seq2seq.load(out).max_word_length == 8 != default
 
 
 @pytest.mark.every_backend

@@ -91,6 +91,15 @@ def test_tagging_run_writes_metrics_model_and_plot(tmp_path):
         ("cat", "NOUN"),
         (".", "."),
     ]
+    # A raw string is split into words and punctuation, as the corpus is;
+    # a list of words is used as it is; one result per input, in order.
+    tagger = predictors.Tagger(model)
+    assert tagger.tag(["the dog sees a cat.", ["a", "cat"]]) == [
+        tagged,
+        [("a", "DET"), ("cat", "NOUN")],
+    ]
+    with pytest.raises(TypeError, match="`sentences` must be a list"):
+        tagger.tag("the dog sees a cat .")
     assert len(metrics["example"]) == len(tagging.EXAMPLE.split())
     assert (out / "tensorboard").is_dir()
 
