@@ -11,7 +11,7 @@ DEMO_STAMP := $(VENV)/.installed-demo
 # install the `tensorflow` extra yourself). The demos need only the
 # recipes; the tests need everything but the classical baselines.
 DEMO_EXTRAS := ".[tensorflow-cpu,recipes]"
-DEV_EXTRAS := ".[dev,tensorflow-cpu,jax,torch,recipes,tuning,docs,export]"
+DEV_EXTRAS := ".[dev,tensorflow-cpu,jax,torch,recipes,tfds,tuning,docs,export]"
 export PYTHONHASHSEED := 0
 export TF_CPP_MIN_LOG_LEVEL := 2
 # Run on all cores of the machine, but not more: 2 in CI.

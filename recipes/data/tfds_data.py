@@ -22,7 +22,7 @@ def _tfds():
     except ImportError as error:
         raise DataError(
             "--dataset tfds:NAME needs tensorflow-datasets: "
-            "pip install 'stacked-rnn-zoo[recipes]'"
+            "pip install 'stacked-rnn-zoo[tfds]'"
         ) from error
     return tfds
 
