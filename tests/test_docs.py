@@ -42,8 +42,15 @@ def test_mkdocs_builds_strict(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "WARNING" not in result.stderr, result.stderr
     assert (tmp_path / "site" / "index.html").is_file()
-    api = (tmp_path / "site" / "api" / "index.html").read_text()
+    api = (tmp_path / "site" / "api.html").read_text()
     assert "zoo.StackedRNN" in api  # the reference came from the docstrings
+    # Pages link to `page.html` (not `page/`): the site navigates from disk.
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert 'href="api.html"' in index
+    # The recipes' page shows their documented entry points, no aliases.
+    recipes_page = (tmp_path / "site" / "api-recipes.html").read_text()
+    assert "TASK.run" not in recipes_page
+    assert "with the command-line arguments" in recipes_page
 
 
 def test_every_nav_page_exists_and_every_page_is_in_nav():
