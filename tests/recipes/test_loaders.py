@@ -14,6 +14,7 @@ import pytest
 from harness.errors import shorten
 from recipes.data import brown
 from recipes.data import corpora
+from recipes.data import datasets
 from recipes.data import packages
 from recipes.data.columns import check_bio
 from recipes.data.columns import read_columns
@@ -640,6 +641,46 @@ def test_read_conllu_refuses_whitespace_in_a_tag(tmp_path):
     ):
         read_conllu(path)
     assert read_conllu(path, column="xpos") == [(["a", "b"], ["N", "N"])]
+
+
+def _user_data(tmp_path, dataset, text, **overrides):
+    path = tmp_path / "train.data"
+    path.write_text(text)
+    fields = dict(
+        dataset=dataset, train_file=str(path), dev_file="", test_file="",
+        text_column="text", label_column="label", quick=False,
+        train_examples=0, eval_examples=0,
+    )  # fmt: skip
+    return types.SimpleNamespace(**{**fields, **overrides})
+
+
+def test_a_training_split_of_one_tag_or_label_is_refused(tmp_path):
+    conllu = "".join(
+        f"1\tw{i}\tw\tNOUN\tN\t_\t0\troot\t_\t_\n"
+        f"2\tv{i}\tv\tNOUN\tN\t_\t1\tobj\t_\t_\n\n"
+        for i in range(20)
+    )
+    config = _user_data(tmp_path, "conllu", conllu)
+    with pytest.raises(
+        DataError,
+        match=r"^the train split has one tag only, 'NOUN' \(CoNLL-U UPOS "
+        r"from .*train.data\): a tagger trained on it learns nothing; train "
+        r"on at least two tags$",
+    ):
+        datasets.load_tagging(config)
+    assert len(datasets.load_tagging(config, column="head-direction").train)
+    table = "text,label\n" + "".join(f"w{i},pos\n" for i in range(20))
+    config = _user_data(tmp_path, "csv", table)
+    with pytest.raises(
+        DataError, match=r"^the train split has one label only, 'pos' \(CSV"
+    ):
+        datasets.load_classification(config)
+    # Two labels, but a cut to one example leaves one.
+    table = "text,label\n" + "".join(f"w{i},{i % 2}\n" for i in range(20))
+    config = _user_data(tmp_path, "csv", table, train_examples=1)
+    data = datasets.load_classification(config)
+    with pytest.raises(DataError, match=r"one label only, '[01]' \(CSV"):
+        data.cut(config, (100, 100, 100))
 
 
 # -- the real corpora, where their packages are installed -------------------
