@@ -20,3 +20,21 @@ def run_cli(main, argv=None):
     except UsageError as error:
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(error.exit_code) from None
+
+
+def shorten(value, limit=80):
+    """`value` as an error message shows it: its `repr`, cut to `limit`
+    characters when longer, followed by its full length, so that a 2 MB
+    line read from a data file keeps the message on one short line.
+
+    A string shows its first `limit` characters (`'abc'... (2,000,000
+    characters)`); another value (a list of column names) its repr's.
+    """
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        return f"{value[:limit]!r}... ({len(value):,} characters)"
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters)"

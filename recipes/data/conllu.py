@@ -16,6 +16,7 @@ becomes `_`, because the recipes split raw text on whitespace.
 import pathlib
 import re
 
+from harness.errors import shorten
 from recipes.data.errors import DataError
 
 COLUMNS = {"upos": 3, "xpos": 4, "deprel": 7, "head-direction": 6}
@@ -78,7 +79,8 @@ def read_conllu(path, column="upos"):
     Raises:
         ValueError: `column` is not one of `COLUMNS`.
         DataError: the file is unreadable, not UTF-8, malformed (with file
-            and line), has a token without a tag (`_`), or has no sentence.
+            and line), has a token without a tag (`_`) or with whitespace in
+            its tag (`NOUN ` would be a tag of its own), or has no sentence.
     """
     if column not in COLUMNS:
         raise ValueError(
@@ -96,14 +98,15 @@ def read_conllu(path, column="upos"):
             if len(fields) != 10:
                 raise DataError(
                     f"{path}:{number}: expected 10 tab-separated fields, got "
-                    f"{len(fields)}: {line!r}"
+                    f"{len(fields)}: {shorten(line)}"
                 )
             token_id, form, tag = fields[0], fields[1], fields[index]
             if _RANGE.fullmatch(token_id) or _EMPTY.fullmatch(token_id):
                 continue
             if not _ID.fullmatch(token_id):
                 raise DataError(
-                    f"{path}:{number}: token id {token_id!r} is not an integer"
+                    f"{path}:{number}: token id {shorten(token_id)} is not an "
+                    "integer"
                 )
             if not form:
                 raise DataError(
@@ -111,8 +114,14 @@ def read_conllu(path, column="upos"):
                 )
             if not tag or tag == "_":
                 raise DataError(
-                    f"{path}:{number}: token {form!r} has no {column.upper()} "
-                    f"tag ({tag!r})"
+                    f"{path}:{number}: token {shorten(form)} has no "
+                    f"{column.upper()} tag ({shorten(tag)})"
+                )
+            if _SPACE.search(tag):
+                raise DataError(
+                    f"{path}:{number}: token {shorten(form)}'s "
+                    f"{column.upper()} tag {shorten(tag)} holds whitespace "
+                    "(CoNLL-U fields are separated by single tabs)"
                 )
             if column == "head-direction":
                 tag = _direction(path, number, token_id, tag)
@@ -131,8 +140,8 @@ def _direction(path, number, token_id, head):
     """ "left", "right" or "root": where token `token_id`'s `head` is."""
     if not _ID.fullmatch(head):
         raise DataError(
-            f"{path}:{number}: token {token_id}'s HEAD {head!r} is not an "
-            "integer"
+            f"{path}:{number}: token {token_id}'s HEAD {shorten(head)} is not "
+            "an integer"
         )
     head, token = int(head), int(token_id)
     return "root" if head == 0 else ("left" if head < token else "right")

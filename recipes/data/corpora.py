@@ -46,10 +46,12 @@ Classification, `(text, label)` pairs:
 - `read_text_csv`: the user's own CSV file with a header row.
 """
 
+import collections
 import csv
 import io
 import pathlib
 
+from harness.errors import shorten
 from recipes.data import packages
 from recipes.data.columns import check_bio
 from recipes.data.columns import read_columns
@@ -95,58 +97,148 @@ def _csv_rows(
 ):
     """`(text, label)` rows of CSV `text`; `path` is for messages.
 
-    `labels`, if given, are the only labels allowed.
+    The `csv` module parses with `strict=True` (a quote followed by
+    anything but a comma or a line end is an error), the header's names
+    must differ, and every row must have as many fields as the header:
+    an unquoted comma in a text would otherwise shift a word into the
+    label column and invent a class. Blank lines are skipped. `labels`,
+    if given, are the only labels allowed.
     """
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    try:
-        header = reader.fieldnames
-        if not header:
+    lines = io.StringIO(text, newline="").readlines()
+    reader = csv.reader(lines, strict=True)
+    header, rows = None, []
+    while True:
+        start = reader.line_num + 1  # the line this record starts on
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as error:
             raise DataError(
-                f"{path}: empty; a CSV file with a header row naming the "
-                f"columns {text_column!r} and {label_column!r} is required"
+                _csv_error(path, lines, start, reader, error)
+            ) from error
+        if not row or (header and len(row) == 1 and not row[0].strip()):
+            continue
+        if header is None:
+            header = row
+            columns = _header_columns(
+                path, start, header, (text_column, label_column)
             )
-        missing = [c for c in (text_column, label_column) if c not in header]
-        if missing:
+            continue
+        if len(row) != len(header):
+            raw = "".join(lines[start - 1 : reader.line_num]).rstrip("\r\n")
             raise DataError(
-                f"{path}:1: no column {', '.join(map(repr, missing))} in the "
-                f"header {header}"
+                f"{path}:{start}: {_fields(len(row))}, but the header has "
+                f"{len(header)} ({shorten(header)}): {shorten(raw)}; quote a "
+                'value that holds a comma or a line break ("good movie, '
+                'really good")'
             )
-        rows = []
-        for row in reader:
-            line = reader.line_num
-            value = (row.get(text_column) or "").strip()
-            label = (row.get(label_column) or "").strip()
-            if drop_empty_text and not value:
-                continue
-            for name, content in ((text_column, value), (label_column, label)):
-                if not content:
-                    raise DataError(
-                        f"{path}:{line}: no value in column {name!r}"
-                    )
-            if labels is not None and label not in labels:
-                raise DataError(
-                    f"{path}:{line}: {label_column} {label!r} is not one of "
-                    f"{', '.join(labels)}"
-                )
-            rows.append((value, label))
-    except csv.Error as error:
-        raise DataError(f"{path}:{reader.line_num}: {error}") from error
+        value, label = (row[i].strip() for i in columns)
+        if drop_empty_text and not value:
+            continue
+        for name, content in ((text_column, value), (label_column, label)):
+            if not content:
+                raise DataError(f"{path}:{start}: no value in column {name!r}")
+        if labels is not None and label not in labels:
+            raise DataError(
+                f"{path}:{start}: {label_column} {shorten(label)} is not one "
+                f"of {', '.join(labels)}"
+            )
+        rows.append((value, label))
+    if header is None:
+        raise DataError(
+            f"{path}: empty; a CSV file with a header row naming the "
+            f"columns {text_column!r} and {label_column!r} is required"
+        )
     if not rows:
         raise DataError(f"{path}: no rows after the header")
     return rows
+
+
+def _fields(count):
+    return f"{count} field" + ("" if count == 1 else "s")
+
+
+def _header_columns(path, line, header, names):
+    """The indices of `names` in the CSV `header` (read at `line`)."""
+    counts = collections.Counter(header)
+    twice = [name for name, count in counts.items() if count > 1]
+    if twice:
+        raise DataError(
+            f"{path}:{line}: the header names {shorten(twice[0])} "
+            f"{counts[twice[0]]} times ({shorten(header)}); each column needs "
+            "a name of its own"
+        )
+    missing = [name for name in names if name not in counts]
+    if missing:
+        raise DataError(
+            f"{path}:{line}: no column {', '.join(map(shorten, missing))} in "
+            f"the header {shorten(header)}"
+        )
+    return [header.index(name) for name in names]
+
+
+def _csv_error(path, lines, start, reader, error):
+    """The message for the `csv.Error` raised reading the record that
+    starts at line `start`."""
+    if str(error) == "unexpected end of data":
+        opened = _open_quote_line(lines, start)
+        return (
+            f"{path}:{opened}: a quote opens a value here and is never "
+            "closed (the file ends inside it); close it, or write a quote "
+            'inside a quoted value as two ("")'
+        )
+    line = max(start, reader.line_num)
+    raw = "".join(lines[start - 1 : line]).rstrip("\r\n")
+    if str(error).startswith("field larger than field limit"):
+        return (
+            f"{path}:{line}: a value longer than {csv.field_size_limit():,} "
+            f"characters (the csv module's limit): {shorten(raw)}"
+        )
+    return f"{path}:{line}: {error}: {shorten(raw)}"
+
+
+def _open_quote_line(lines, start):
+    """The line of the quote left open in the CSV record starting at line
+    `start` (which runs to the end of `lines`)."""
+    opened, quoted, field_start = start, False, True
+    for number, line in enumerate(lines[start - 1 :], start):
+        index = 0
+        while index < len(line):
+            char = line[index]
+            if quoted:
+                if char == '"' and line[index + 1 : index + 2] == '"':
+                    index += 1  # a doubled quote inside a quoted value
+                elif char == '"':
+                    quoted, field_start = False, False
+            elif char == '"' and field_start:
+                quoted, opened = True, number
+            else:
+                field_start = char in ",\r\n"
+            index += 1
+    return opened
 
 
 def read_text_csv(path, text_column="text", label_column="label"):
     """`(text, label)` rows of a UTF-8 CSV file with a header row.
 
     Other columns are ignored; texts and labels are stripped of leading and
-    trailing whitespace.
+    trailing whitespace. Parsing is strict (`_csv_rows`): every row has as
+    many fields as the header, whose names differ.
 
     Raises:
-        DataError: the file is unreadable, not UTF-8, lacks a header or a
-            named column, or a row lacks a text or label (with its line).
+        DataError: `text_column` and `label_column` are the same column;
+            the file is unreadable, not UTF-8, lacks a header or a named
+            column, names a column twice, has a row with another number of
+            fields than the header, a quote left open (with the line it
+            opens on), or a row without a text or label (with its line).
     """
     path = pathlib.Path(path)
+    if text_column == label_column:
+        raise DataError(
+            f"--text-column and --label-column are both {shorten(text_column)}"
+            "; the text and the label must be two different columns"
+        )
     text = read_text(path, "a CSV file")
     return _csv_rows(path, text, text_column, label_column, False)
 

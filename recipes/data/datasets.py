@@ -12,6 +12,7 @@ import pathlib
 import random
 import re
 
+from harness.errors import shorten
 from recipes.data import brown
 from recipes.data import columns
 from recipes.data import conllu
@@ -57,15 +58,20 @@ class Data:
     dev: list
     test: list
     description: str
+    what: str = "labels"  # or "tags": (words, tags) sentences
 
     def cut(self, config, quick_sizes):
         """These data with each split cut to `--quick`'s `quick_sizes` and
-        to `--train-examples` / `--eval-examples` (`splits.cut_splits`)."""
+        to `--train-examples` / `--eval-examples` (`splits.cut_splits`),
+        checked again: a cut must leave every split an item and the
+        training split two labels."""
         parts = splits.cut_splits(
             (self.train, self.dev, self.test), config, quick_sizes
         )
-        return dataclasses.replace(
-            self, **dict(zip(("train", "dev", "test"), parts))
+        return _checked(
+            dataclasses.replace(
+                self, **dict(zip(("train", "dev", "test"), parts))
+            )
         )
 
     def sizes(self):
@@ -182,7 +188,7 @@ def load_tagging(config, column=None):
             data_dir=config.tfds_data_dir,
         )
         description = f"TFDS {dataset} ({config.tfds_tags_feature} tags)"
-    return _checked(Data(*parts, description=description))
+    return _checked(Data(*parts, description=description, what="tags"))
 
 
 def load_classification(config):
@@ -222,6 +228,10 @@ def load_classification(config):
 
 
 def _checked(data):
+    """`data`, once every split has an item and the training split holds
+    two labels (or tags) at least: a classifier or a tagger trained on one
+    learns nothing, and would score a perfect accuracy on data of that one
+    label, so it is refused rather than trained."""
     for split, items in (
         ("train", data.train),
         ("dev", data.dev),
@@ -229,4 +239,15 @@ def _checked(data):
     ):
         if not items:
             raise DataError(f"the {split} split is empty ({data.description})")
+    if data.what == "tags":
+        seen = {tag for _, tags in data.train for tag in tags}
+    else:
+        seen = {label for _, label in data.train}
+    if len(seen) == 1:
+        kind = "tagger" if data.what == "tags" else "classifier"
+        raise DataError(
+            f"the train split has one {data.what[:-1]} only, "
+            f"{shorten(seen.pop())} ({data.description}): a {kind} trained "
+            f"on it learns nothing; train on at least two {data.what}"
+        )
     return data

@@ -182,6 +182,24 @@ def test_cli_errors_exit_2_with_one_line(argv, message, tmp_path, capsys):
     assert len(err.splitlines()) == 1
 
 
+def test_a_csv_row_that_would_invent_a_class_exits_2(tmp_path, capsys):
+    path = write_csv(tmp_path / "t.csv", rows=30)
+    with path.open("a") as handle:
+        handle.write("good movie, really good,pos\nfine,neg\n")
+    argv = ["--dataset", "csv", "--train-file", str(path)]
+    with pytest.raises(SystemExit) as exit_info:
+        harness.run_cli(
+            classification.main, [*argv, "--output", str(tmp_path / "o")]
+        )
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: {path}:32: 3 fields, but the header has 2 (['text', "
+        "'label']): 'good movie, really good,pos'; quote a value that holds "
+        'a comma or a line break ("good movie, really good")'
+    )
+    assert not (tmp_path / "o" / "metrics.json").exists()
+
+
 def _tfds_imdb_examples(builder, split, **kwargs):
     import tensorflow as tf
 

@@ -4,14 +4,17 @@ data run only where the distribution is installed."""
 
 import importlib.metadata
 import pathlib
+import re
 import subprocess
 import sys
 import types
 
 import pytest
 
+from harness.errors import shorten
 from recipes.data import brown
 from recipes.data import corpora
+from recipes.data import datasets
 from recipes.data import packages
 from recipes.data.columns import check_bio
 from recipes.data.columns import read_columns
@@ -463,12 +466,221 @@ def test_read_text_csv(tmp_path):
     ):
         corpora.read_text_csv(path)
     assert corpora.read_text_csv(path, text_column="body") == [("hello", "a")]
-    path.write_text("text,label\nhello,a\nworld\n,b\n")
+    path.write_text("text,label\nhello,a\nworld,\n,b\n")
     with pytest.raises(DataError, match=r"mine.csv:3: no value in column 'l"):
+        corpora.read_text_csv(path)
+    path.write_text("text,label\nhello,a\n\n  \n,b\n")  # blank lines skipped
+    with pytest.raises(DataError, match=r"mine.csv:5: no value in column 't"):
         corpora.read_text_csv(path)
     path.write_text("")
     with pytest.raises(DataError, match=r"mine.csv: empty"):
         corpora.read_text_csv(path)
+
+
+@pytest.mark.parametrize(
+    "row,fields",
+    [
+        ("good movie, really good,pos", 3),  # would invent a class
+        ("fine,pos,extra", 3),  # a trailing column would be dropped
+        ("fine,pos,", 3),
+        ("lonely", 1),
+    ],
+)
+def test_read_text_csv_refuses_rows_with_another_field_count(
+    tmp_path, row, fields
+):
+    path = tmp_path / "mine.csv"
+    path.write_text(f'text,label\nok,neg\n"two\nlines",neg\n{row}\nlast,pos\n')
+    with pytest.raises(DataError) as info:
+        corpora.read_text_csv(path)
+    assert str(info.value) == (
+        f"{path}:5: {fields} field{'s' if fields > 1 else ''}, but the header "
+        f"has 2 (['text', 'label']): {row!r}; quote a value that holds a "
+        'comma or a line break ("good movie, really good")'
+    )
+    path.write_text('text,label\n"good movie, really good",pos\nbad,neg\n')
+    assert corpora.read_text_csv(path) == [
+        ("good movie, really good", "pos"),
+        ("bad", "neg"),
+    ]
+
+
+def test_read_text_csv_refuses_duplicate_and_shared_columns(tmp_path):
+    path = tmp_path / "mine.csv"
+    path.write_text("text,text,label\na,b,pos\nc,d,neg\n")
+    with pytest.raises(
+        DataError,
+        match=r"mine.csv:1: the header names 'text' 2 times \(\['text', "
+        r"'text', 'label'\]\); each column needs a name of its own",
+    ):
+        corpora.read_text_csv(path)
+    path.write_text("\ntext,label,note,note\na,pos,x,y\n")
+    with pytest.raises(DataError, match=r"mine.csv:2: the header names 'n"):
+        corpora.read_text_csv(path)
+    path.write_text("text,label\na,pos\nb,neg\n")
+    with pytest.raises(
+        DataError,
+        match=r"^--text-column and --label-column are both 'label'; the text "
+        "and the label must be two different columns$",
+    ):
+        corpora.read_text_csv(path, text_column="label")
+
+
+def test_read_text_csv_reports_an_unclosed_quote_where_it_opens(tmp_path):
+    path = tmp_path / "mine.csv"
+    message = (
+        "a quote opens a value here and is never closed (the file ends "
+        "inside it); close it, or write a quote inside a quoted value as two "
+        '("")'
+    )
+    path.write_text(
+        'text,label\nok,pos\n"never closed,neg\nmore,pos\nend,neg\n'
+    )
+    with pytest.raises(DataError) as info:
+        corpora.read_text_csv(path)
+    assert str(info.value) == f"{path}:3: {message}"
+    # Doubled quotes inside, and a record that spans lines before the
+    # quote that stays open.
+    path.write_text('text,label\n"a ""b""\nc",pos\n"d\ne","x\n""y"" z\nw,neg\n')
+    with pytest.raises(DataError) as info:
+        corpora.read_text_csv(path)
+    assert str(info.value) == f"{path}:5: {message}"
+    path.write_text('text,label\nok,pos\n"a"b,neg\n')  # strict: no text after
+    with pytest.raises(
+        DataError, match=r"""mine.csv:3: ',' expected after '"': '"a"b,neg'$"""
+    ):
+        corpora.read_text_csv(path)
+
+
+def test_shorten_cuts_long_values():
+    assert shorten("abc") == "'abc'"
+    assert shorten("a\nb" * 10, limit=4) == "'a\\nba'... (30 characters)"
+    assert shorten(["x" * 5, "y"], limit=6) == "['xxxx... (14 characters)"
+    assert shorten(12) == "12"
+
+
+def _two_mb(tmp_path, name, before, line, after=""):
+    path = tmp_path / name
+    path.write_text(before + line + after)
+    return path
+
+
+def test_data_errors_cut_a_2mb_line(tmp_path):
+    big = "x" * 2_000_000
+    cases = [
+        (
+            lambda p: corpora.read_text_csv(p),
+            _two_mb(
+                tmp_path,
+                "a.csv",
+                "text,label\nok,pos\n",
+                "x," * 10**6 + "pos\n",
+            ),
+            r"a.csv:3: 1000001 fields, .*: '(x,){40}'... "
+            r"\(2,000,003 characters\)",
+        ),
+        (
+            lambda p: corpora.read_text_csv(p),
+            _two_mb(tmp_path, "b.csv", "text,label\nok,pos\n", f"{big},pos\n"),
+            r"b.csv:3: a value longer than 131,072 characters \(the csv "
+            r"module's limit\): 'x{80}'... \(2,000,004 characters\)$",
+        ),
+        (
+            lambda p: corpora.read_text_csv(p),
+            _two_mb(tmp_path, "c.csv", "text,label," + "c," * 10**6 + "\n", ""),
+            r"c.csv:1: the header names 'c' 1000000 times \(\['text', "
+            r"'label', 'c', 'c', [' ,c]+\.\.\. \(5,000,021 characters\)\); ",
+        ),
+        (
+            read_conllu,
+            _two_mb(tmp_path, "d.conllu", "# c\n", f"1\t{big}\n"),
+            r"d.conllu:2: expected 10 .* got 2: '1\\tx{78}'... \(2,000,002 ",
+        ),
+        (
+            read_columns,
+            _two_mb(tmp_path, "e.txt", "a\tO\n", f"{big} y O\n"),
+            r"e.txt:2: too many columns \(3; line 1 has 2\): 'x{80}'... "
+            r"\(2,000,004 characters\); every token line",
+        ),
+    ]
+    for read, path, pattern in cases:
+        with pytest.raises(DataError) as info:
+            read(path)
+        message = str(info.value)
+        assert re.search(pattern, message), message[:300]
+        assert len(message) < 400 and "\n" not in message
+
+
+def test_read_columns_refuses_lines_with_other_column_counts(tmp_path):
+    path = tmp_path / "eng.train"
+    # A CoNLL-2003 file with one `token tag` line: tag column 1 would read
+    # the NER tag there and POS tags elsewhere.
+    path.write_text("EU NNP B-NP B-ORG\nrejects O\n\nPeter NNP B-NP B-PER\n")
+    with pytest.raises(
+        DataError,
+        match=r"eng.train:2: too few columns \(2; line 1 has 4\): "
+        r"'rejects O'; every token line needs the same columns \(token "
+        r"column 0, tag column 1\)$",
+    ):
+        read_columns(path, tag_column=1)
+    # A CoNLL-U file read as columns: its comments would become tokens.
+    path = tmp_path / "tiny.conllu"
+    path.write_text(CONLLU)
+    with pytest.raises(DataError, match=r"tiny.conllu:2: too many columns"):
+        read_columns(path)
+
+
+def test_read_conllu_refuses_whitespace_in_a_tag(tmp_path):
+    path = tmp_path / "bad.conllu"
+    path.write_text(
+        "1\ta\ta\tNOUN\tN\t_\t0\troot\t_\t_\n2\tb\tb\tNOUN \tN\t_\t1\tx\t_\t_\n"
+    )
+    with pytest.raises(
+        DataError,
+        match=r"bad.conllu:2: token 'b''s UPOS tag 'NOUN ' holds whitespace",
+    ):
+        read_conllu(path)
+    assert read_conllu(path, column="xpos") == [(["a", "b"], ["N", "N"])]
+
+
+def _user_data(tmp_path, dataset, text, **overrides):
+    path = tmp_path / "train.data"
+    path.write_text(text)
+    fields = dict(
+        dataset=dataset, train_file=str(path), dev_file="", test_file="",
+        text_column="text", label_column="label", quick=False,
+        train_examples=0, eval_examples=0,
+    )  # fmt: skip
+    return types.SimpleNamespace(**{**fields, **overrides})
+
+
+def test_a_training_split_of_one_tag_or_label_is_refused(tmp_path):
+    conllu = "".join(
+        f"1\tw{i}\tw\tNOUN\tN\t_\t0\troot\t_\t_\n"
+        f"2\tv{i}\tv\tNOUN\tN\t_\t1\tobj\t_\t_\n\n"
+        for i in range(20)
+    )
+    config = _user_data(tmp_path, "conllu", conllu)
+    with pytest.raises(
+        DataError,
+        match=r"^the train split has one tag only, 'NOUN' \(CoNLL-U UPOS "
+        r"from .*train.data\): a tagger trained on it learns nothing; train "
+        r"on at least two tags$",
+    ):
+        datasets.load_tagging(config)
+    assert len(datasets.load_tagging(config, column="head-direction").train)
+    table = "text,label\n" + "".join(f"w{i},pos\n" for i in range(20))
+    config = _user_data(tmp_path, "csv", table)
+    with pytest.raises(
+        DataError, match=r"^the train split has one label only, 'pos' \(CSV"
+    ):
+        datasets.load_classification(config)
+    # Two labels, but a cut to one example leaves one.
+    table = "text,label\n" + "".join(f"w{i},{i % 2}\n" for i in range(20))
+    config = _user_data(tmp_path, "csv", table, train_examples=1)
+    data = datasets.load_classification(config)
+    with pytest.raises(DataError, match=r"one label only, '[01]' \(CSV"):
+        data.cut(config, (100, 100, 100))
 
 
 # -- the real corpora, where their packages are installed -------------------

@@ -388,7 +388,10 @@ def test_run_directory_refuses_other_runs_and_keeps_finished_ones(
     assert fresh["params"] != first["params"]
     # A tagger is no classifier to fine-tune, even where the labels match.
     table = tmp_path / "texts.csv"
-    table.write_text("text,label\n" + "".join(f"w{i},NOUN\n" for i in range(9)))
+    table.write_text(
+        "text,label\n"
+        + "".join(f"w{i},{('NOUN', 'VERB')[i % 2]}\n" for i in range(9))
+    )
     tagger = tmp_path / "out" / "model.keras"
     argv = [
         "--dataset", "csv", "--train-file", str(table), "--init-from",
