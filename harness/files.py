@@ -1,8 +1,10 @@
 """JSON and CSV written atomically: complete on disk before they replace
 the file they update, so that a job killed while writing loses nothing
-(the previous file stays whole)."""
+(the previous file stays whole); fingerprints of files and values, for a
+run to tell whether what it trains on changed."""
 
 import csv
+import hashlib
 import json
 import os
 import pathlib
@@ -42,3 +44,30 @@ def write_rows(rows, folder, name, columns=()):
     folder = pathlib.Path(folder)
     write_csv(folder / f"{name}.csv", rows, columns)
     write_json(folder / f"{name}.json", rows)
+
+
+def fingerprint(path):
+    """`{"bytes": size, "sha256": hex digest}` of the file at `path`."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return {"bytes": os.path.getsize(path), "sha256": digest.hexdigest()}
+
+
+def digest(values):
+    """The sha256 hex digest of `values` (lists, tuples, dicts, strings,
+    numbers, NumPy arrays, sets) as canonical JSON: equal values, equal
+    digests, whatever the order of a dict's or set's items."""
+    text = json.dumps(values, sort_keys=True, default=_jsonable)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _jsonable(value):
+    if hasattr(value, "tolist"):  # NumPy arrays and scalars
+        return value.tolist()
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=repr)
+    if hasattr(value, "__dict__"):
+        return vars(value)
+    return repr(value)

@@ -63,7 +63,14 @@ class FolderLock:
         lock = path / self.NAME
         self.created = not lock.exists()
         while True:
-            handle = lock.open("a+")
+            try:
+                handle = lock.open("a+")
+            except OSError as error:  # a folder, a file not ours to write
+                raise UsageError(
+                    f"{self.flag} {path}: its lock file {lock} cannot be "
+                    f"opened ({error.strerror}); remove it if no job runs "
+                    f"there, or choose another {self.flag}"
+                ) from None
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -144,8 +151,9 @@ class RunDirectory:
       that did not finish: resumed) or `"finished"`; another job sees
       the folder as running (its lock);
     - a non-empty folder holding no run is refused;
-    - `overwrite=True` empties the folder first (logs and TensorBoard
-      files included);
+    - `overwrite=True` empties the folder (logs and TensorBoard files
+      included), but only at `begin`, once the new run's data loaded: a
+      bad flag or data file leaves the old run whole;
     - `abandon()`: a new run that failed before its first epoch was
       backed up (bad data) removes what it wrote, so that a rerun with
       corrected settings is not refused as another config.
@@ -163,9 +171,14 @@ class RunDirectory:
         }
         self.overwrite = overwrite
         self.state = None
+        self._emptied = False  # whether `begin` has run (with overwrite)
         self._lock = FolderLock(path)
 
     def open(self):
+        """Locks the folder and checks it: a rerun of this config, a new
+        run, or (`overwrite`) one to empty. Nothing is deleted here: with
+        `overwrite`, `begin` empties the folder once the new run's data
+        are loaded, so that a typo in a data flag loses no run."""
         path = self.path
         self._lock.acquire()
         try:
@@ -179,10 +192,11 @@ class RunDirectory:
     def _check_and_write(self, path):
         saved = path / "config.json"
         self.state = "new"
+        self._emptied = not self.overwrite
         if self.overwrite:
-            empty_folder(path)
-        elif saved.is_file():
-            old = {**self.defaults, **json.loads(saved.read_text())}
+            return  # `begin` empties the folder and writes config.json
+        if saved.is_file():
+            old = {**self.defaults, **self._saved_config(saved)}
             changed = sorted(
                 k
                 for k in set(old) | set(self.config)
@@ -206,13 +220,43 @@ class RunDirectory:
             )
         files.write_json(saved, self.config)
 
+    @staticmethod
+    def _saved_config(saved):
+        """A run's `config.json` as a dict; one line if it is damaged."""
+        try:
+            values = json.loads(saved.read_text())
+        except (ValueError, UnicodeDecodeError) as error:
+            found = f"not JSON ({error})"
+        else:
+            if isinstance(values, dict):
+                return values
+            found = f"a JSON {type(values).__name__}, not an object"
+        raise UsageError(
+            f"{saved} is damaged: {found}; pass --overwrite to start the "
+            "run again, or choose another --output"
+        )
+
+    def begin(self):
+        """Call once the run's config and data are checked, before it
+        writes anything else: `overwrite` empties the folder (logs and
+        TensorBoard files included) and writes `config.json` now."""
+        if self._emptied:
+            return
+        empty_folder(self.path)
+        files.write_json(self.path / "config.json", self.config)
+        self._emptied = True
+
     @property
     def finished(self):
         return (self.path / "metrics.json").is_file()
 
     def abandon(self):
         """After a failure: a new run with no epoch backed up empties the
-        folder it filled (removed too if this job created it)."""
+        folder it filled (removed too if this job created it); an
+        `overwrite` that had not begun leaves the old run as it was."""
+        if not self._emptied:
+            self.close(remove=self._lock.created)
+            return
         if self.state != "new" or (self.path / "backup").exists():
             return
         empty_folder(self.path, ignore_errors=True)

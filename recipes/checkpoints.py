@@ -39,6 +39,7 @@ import keras
 import numpy as np
 
 from harness import files
+from harness.errors import UsageError
 
 METADATA = "training_metadata.json"
 
@@ -99,6 +100,55 @@ def write_log(path, rows):
     files.write_csv(path, numbered, ["epoch", *keys], missing="NA")
 
 
+class BackupError(UsageError):
+    """A backup that cannot be restored: a file its metadata names is
+    missing or does not load. One line naming the file (exit 2)."""
+
+
+def _changed(key, old, new):
+    """`(what, how)` for a fingerprint entry that differs: what a user
+    would call it and its old and new values (a file named)."""
+    if key == "files" and isinstance(old, dict) and isinstance(new, dict):
+        names = sorted(
+            k for k in set(old) | set(new) if old.get(k) != new.get(k)
+        )
+        return "data", ", ".join(
+            f"{name} {_short(old.get(name))} -> {_short(new.get(name))}"
+            for name in names[:3]
+        )
+    if key == "examples":
+        return "data", (
+            f"the examples loaded differ: {_short(old)} -> {_short(new)}"
+        )
+    return key, f"{key} {_short(old)} -> {_short(new)}"
+
+
+def _short(value):
+    """A fingerprint value on one short line."""
+    if isinstance(value, dict) and "sha256" in value:
+        return f"{value.get('bytes')} bytes, sha256 {value['sha256'][:12]}"
+    if isinstance(value, str) and len(value) == 64:
+        return f"sha256 {value[:12]}"  # a digest
+    return "none" if value is None else str(value)[:60]
+
+
+def _load_arrays(path):
+    with np.load(path) as arrays:
+        return [arrays[f"arr_{i}"] for i in range(len(arrays.files))]
+
+
+def _load_rng(model, path):
+    arrays = _load_arrays(path)
+    variables = _rng_variables(model)
+    if len(arrays) != len(variables):
+        raise ValueError(
+            f"holds {len(arrays)} seed generator states; the model has "
+            f"{len(variables)}"
+        )
+    for variable, array in zip(variables, arrays):
+        variable.assign(array)
+
+
 class RunBackup(keras.callbacks.Callback):
     """Backs a run up at every epoch's end; `restore` resumes it.
 
@@ -109,14 +159,26 @@ class RunBackup(keras.callbacks.Callback):
         early_stopping: the run's `keras.callbacks.EarlyStopping`, whose
             state is kept and given back on resume.
         log: `log.csv` to rewrite from the backup's logs (None: none).
+        fingerprint: what the run trains on (a JSON-able dict: its data,
+            backend and Keras version; `recipes.training.fingerprint`),
+            kept in the backup: `restore` refuses a backup made on other
+            data or another backend (None: not checked).
 
     Put it after the callbacks that add to the epoch's logs or decide to
     stop (validation metrics, `EarlyStopping`, `TerminateOnNaN`): what
     it saves is then the epoch as those callbacks left it.
     """
 
-    def __init__(self, directory, source=None, early_stopping=None, log=None):
+    def __init__(
+        self,
+        directory,
+        source=None,
+        early_stopping=None,
+        log=None,
+        fingerprint=None,
+    ):
         super().__init__()
+        self.fingerprint = fingerprint
         self.directory = pathlib.Path(directory)
         self.source = pathlib.Path(source) if source else self.directory
         self.early_stopping = early_stopping
@@ -127,55 +189,135 @@ class RunBackup(keras.callbacks.Callback):
         self.resumed_at = 0  # epochs done when the run resumed (0: none)
         self.diverged = 0  # the epoch (1-based) whose loss was not finite
         self._early = None  # EarlyStopping state to give back
-        self._best = None  # the file holding the best weights
+        self._best_arrays = None  # early stopping's best, from `restore`
         self._clock = time.perf_counter()
 
     # --- resume ---------------------------------------------------------
+
+    def _damaged(self, path, what):
+        return BackupError(
+            f"{path}: {what}; the backup in {self.source} cannot be "
+            f"restored, so the run cannot resume (rerun with --overwrite to "
+            "start again, or choose another --output)"
+        )
 
     def _metadata(self):
         path = self.source / METADATA
         if not path.is_file():
             return None
         try:
-            return json.loads(path.read_text())
-        except ValueError as error:
-            raise ValueError(
-                f"{path} is not a backup this recipe wrote ({error}); "
-                "delete the backup folder to start the run again"
+            metadata = json.loads(path.read_text())
+        except (ValueError, UnicodeDecodeError) as error:
+            raise self._damaged(
+                path, f"not a backup this recipe wrote ({error})"
+            ) from None
+        epoch = metadata.get("epoch") if isinstance(metadata, dict) else None
+        if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch < 1:
+            raise self._damaged(
+                path, "not a backup this recipe wrote (no epoch number)"
+            )
+        return metadata
+
+    def _named(self, metadata, key, required=True):
+        """The file `metadata[key]` names, checked to be in the backup."""
+        name = metadata.get(key)
+        if not name:
+            if required:
+                raise self._damaged(
+                    self.source / METADATA, f"names no {key} file"
+                )
+            return None
+        path = self.source / str(name)
+        if not path.is_file():
+            raise self._damaged(
+                path, f"missing (named by {METADATA} as the {key})"
+            )
+        return path
+
+    def _load(self, path, load):
+        try:
+            return load(path)
+        except Exception as error:  # h5py, NumPy and Keras raise any kind
+            found = str(error).splitlines()[0][:200] if str(error) else ""
+            raise self._damaged(
+                path, f"does not load ({type(error).__name__}: {found})"
             ) from None
 
     def restore(self, model):
         """Loads the last backed-up epoch into `model` (weights and
-        optimizer state); returns how many epochs are done (0: none)."""
+        optimizer state); returns how many epochs are done (0: none).
+
+        Every file the backup's metadata names must load (weights, seed
+        generator states, the early-stopping best weights): a missing or
+        damaged one raises `BackupError` naming it, rather than resuming
+        on fresh weights."""
         metadata = self._metadata()
         if metadata is None:
             return 0
-        weights = self.source / metadata.get("weights", "latest.weights.h5")
-        if weights.is_file():
-            if model.optimizer is not None and not model.optimizer.built:
-                model.optimizer.build(model.trainable_variables)
-            model.load_weights(str(weights))
-        rng = metadata.get("rng")
-        if rng and (self.source / rng).is_file():
-            with np.load(self.source / rng) as arrays:
-                for i, variable in enumerate(_rng_variables(model)):
-                    variable.assign(arrays[f"arr_{i}"])
-        self.rows = list(metadata.get("logs", []))
-        self.stopped = bool(metadata.get("stopped", False))
-        self.train_seconds = float(metadata.get("train_seconds", 0.0))
-        self._early = metadata.get("early_stopping")
-        best = metadata.get("best_weights")
-        self._best = self.source / best if best else None
+        self._check_fingerprint(metadata)
+        weights = self._named(metadata, "weights")
+        rng = self._named(metadata, "rng", required=False)
+        best = self._named(metadata, "best_weights", required=False)
+        if model.optimizer is not None and not model.optimizer.built:
+            model.optimizer.build(model.trainable_variables)
+        self._load(weights, lambda path: model.load_weights(str(path)))
+        if rng is not None:
+            self._load(rng, lambda path: _load_rng(model, path))
+        self._best_arrays = (
+            self._load(best, _load_arrays) if best is not None else None
+        )
+        try:
+            self.rows = [dict(row) for row in metadata.get("logs", [])]
+            for row in self.rows:
+                row["epoch"] = int(row["epoch"])
+            self.stopped = bool(metadata.get("stopped", False))
+            self.train_seconds = float(metadata.get("train_seconds", 0.0))
+            early = metadata.get("early_stopping") or None
+            if early is not None:
+                early = {
+                    "wait": int(early["wait"]),
+                    "best": float(early["best"]),
+                    "best_epoch": int(early["best_epoch"]),
+                }
+            self._early = early
+        except (TypeError, ValueError, KeyError) as error:
+            raise self._damaged(
+                self.source / METADATA,
+                f"not a backup this recipe wrote ({error!r})",
+            ) from None
         if self.log is not None and self.rows:
             write_log(self.log, self.rows)
-        self.resumed_at = int(metadata["epoch"])
+        self.resumed_at = metadata["epoch"]
         return self.resumed_at
 
+    def _check_fingerprint(self, metadata):
+        saved, now = metadata.get("fingerprint"), self.fingerprint
+        if not saved or not now or saved == now:
+            return
+        if not isinstance(saved, dict):
+            raise self._damaged(
+                self.source / METADATA, "holds a damaged fingerprint"
+            )
+        changed = [
+            _changed(key, saved.get(key), now.get(key))
+            for key in sorted(set(saved) | set(now))
+            if saved.get(key) != now.get(key)
+            # The files name what changed; the examples' digest follows.
+            and not (
+                key == "examples" and saved.get("files") != now.get("files")
+            )
+        ]
+        whats = dict.fromkeys(what for what, _ in changed)
+        raise BackupError(
+            f"{self.source / METADATA}: the backup of epoch "
+            f"{metadata['epoch']} was trained on other {' and '.join(whats)} "
+            f"({'; '.join(how for _, how in changed)}); resuming would mix "
+            "them: rerun with what it started with to resume, or pass "
+            "--overwrite to start again, or choose another --output"
+        )
+
     def _best_weights(self):
-        if self._best is None or not self._best.is_file():
-            return None
-        with np.load(self._best) as arrays:
-            return [arrays[f"arr_{i}"] for i in range(len(arrays.files))]
+        return self._best_arrays
 
     def _give_back_early_stopping(self):
         stopper, state = self.early_stopping, self._early
@@ -244,6 +386,8 @@ class RunBackup(keras.callbacks.Callback):
             "train_seconds": round(self.train_seconds, 3),
             "logs": self.rows,
         }
+        if self.fingerprint:
+            metadata["fingerprint"] = self.fingerprint
         stopper = self.early_stopping
         if stopper is not None and stopper.best is not None:
             metadata["early_stopping"] = {

@@ -9,8 +9,11 @@ model from a zoo backbone and a `zoo.heads` head (`build`), its loss and
 metrics (declared once), its batches, its evaluation and examples.
 """
 
+import os
+
 import keras
 
+from harness import files
 from recipes import settings
 from recipes import training
 
@@ -32,6 +35,30 @@ class Task:
     def prepare(self, config):
         """Data, vocabulary, labels (and a model to train on from)."""
         raise NotImplementedError
+
+    # The settings naming files a run reads (a rerun checks they did not
+    # change under its backup): their sizes and hashes name the file.
+    DATA_FILES = ("train_file", "dev_file", "test_file", "init_from")
+
+    def data_fingerprint(self, config, state):
+        """What the run trains on, for a rerun to compare with its backup
+        (`recipes.checkpoints.RunBackup`): the size and sha256 of each file
+        in `DATA_FILES` the config names, and a digest of the examples
+        `prepare` loaded (its `state.data`'s, or `state`'s, `train`, `dev`
+        and `test`), which a package corpus's other version or split
+        changes too."""
+        named = {name: getattr(config, name, "") for name in self.DATA_FILES}
+        data = getattr(state, "data", state)
+        return {
+            "files": {
+                f"--{name.replace('_', '-')} {path}": files.fingerprint(path)
+                for name, path in named.items()
+                if path and os.path.isfile(path)
+            },
+            "examples": files.digest(
+                [getattr(data, part, None) for part in ("train", "dev", "test")]
+            ),
+        }
 
     def write(self, output, state):
         """Writes what travels beside `model.keras`; returns the names."""

@@ -45,7 +45,9 @@ from recipes import settings
 # --- callbacks, fit, history, save ------------------------------------------
 
 
-def make_callbacks(config, output, monitor, metric_callbacks=(), backup=None):
+def make_callbacks(
+    config, output, monitor, metric_callbacks=(), backup=None, fingerprint=None
+):
     """Validation metrics, early stopping, a NaN guard, the backup (with
     `log.csv`, a `recipes.checkpoints.RunBackup`), TensorBoard.
 
@@ -56,6 +58,8 @@ def make_callbacks(config, output, monitor, metric_callbacks=(), backup=None):
     best weights included: `recipes.checkpoints`). `backup` is where
     this job resumes from and backs up to: `(directory, source)`
     (default `(OUTPUT/backup, same)`; a non-chief worker's differ).
+    `fingerprint` (`fingerprint()`) is kept in the backup, which a rerun
+    on other data or another backend refuses to resume from.
     """
     directory, source = backup or (output / "backup", None)
     stopper = keras.callbacks.EarlyStopping(
@@ -73,6 +77,7 @@ def make_callbacks(config, output, monitor, metric_callbacks=(), backup=None):
             source=source,
             early_stopping=stopper,
             log=output / "log.csv" if source is None else None,
+            fingerprint=fingerprint,
         ),
     ]
     if writes_tensorboard(config):
@@ -96,6 +101,17 @@ def writes_tensorboard(config):
         flush=True,
     )
     return False
+
+
+def fingerprint(task, config, state):
+    """What a run trains on, kept in its backup: the task's
+    `data_fingerprint` (its data files' sizes and hashes, a digest of the
+    examples loaded), the backend and the Keras version."""
+    return {
+        "backend": keras.backend.backend(),
+        "keras": keras.version(),
+        **task.data_fingerprint(config, state),
+    }
 
 
 class Finished(dict):
@@ -207,7 +223,11 @@ def train_and_evaluate(
         run_dir = rundir.RunDirectory(config.output, config, overwrite)
         output = run_dir.open()
         if run_dir.state == "finished":
-            metrics = json.loads((output / "metrics.json").read_text())
+            try:
+                metrics = finished_metrics(task, output / "metrics.json")
+            except BaseException:
+                run_dir.close()
+                raise
             print(
                 f"{output} holds a finished run of this config; not "
                 "retraining (pass --overwrite to train again)"
@@ -220,7 +240,7 @@ def train_and_evaluate(
     else:
         output = dist.prepare_output(config)
     try:
-        metrics = _train(task, config, callbacks, dist, output)
+        metrics = _train(task, config, callbacks, dist, output, run_dir)
     except BaseException:
         if run_dir is not None:
             run_dir.abandon()
@@ -232,7 +252,36 @@ def train_and_evaluate(
     return metrics
 
 
-def _train(task, config, extra_callbacks, dist, output):
+def finished_metrics(task, path):
+    """The `metrics.json` of a finished run, checked to be whole (what a
+    rerun prints): a damaged one is one line naming it."""
+
+    def refuse(found):
+        return harness.UsageError(
+            f"{path} is damaged: {found}; the run's results cannot be "
+            "shown: pass --overwrite to train again, or choose another "
+            "--output"
+        )
+
+    def no_constant(name):  # NaN, Infinity: metrics.json writes null
+        raise ValueError(f"{name} is not a value metrics.json holds")
+
+    try:
+        metrics = json.loads(path.read_text(), parse_constant=no_constant)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise refuse(f"not JSON ({error})") from None
+    if not isinstance(metrics, dict):
+        raise refuse(f"a JSON {type(metrics).__name__}, not an object")
+    try:
+        task.summary(metrics)
+        if not isinstance(metrics["wrote"], list):
+            raise TypeError("'wrote' is not a list")
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise refuse(f"{type(error).__name__}: {error}") from None
+    return metrics
+
+
+def _train(task, config, extra_callbacks, dist, output, run_dir=None):
     keras.utils.set_random_seed(config.seed)
     # Loading a corpus and building the vocabulary takes seconds to
     # minutes: say so, rather than print nothing until the first epoch.
@@ -241,6 +290,9 @@ def _train(task, config, extra_callbacks, dist, output):
     if note:
         print(f"loading {task.name} data ...", flush=True)
     state = task.prepare(config)
+    kept = fingerprint(task, config, state)
+    if run_dir is not None:
+        run_dir.begin()  # --overwrite empties the folder only now
     written = task.write(output, state)
     batch_size = dist.global_batch(config.batch_size)
     pad_to = pipeline.rows_multiple(batch_size, keras.backend.backend())
@@ -267,6 +319,7 @@ def _train(task, config, extra_callbacks, dist, output):
         monitor=task.monitor(state),
         metric_callbacks=task.callbacks(config, state, dist.predictor(model)),
         backup=dist.backup(config, output),
+        fingerprint=kept,
     ) + list(extra_callbacks)
     backup = next(c for c in callbacks if isinstance(c, checkpoints.RunBackup))
     if os.environ.get(checkpoints.PAUSE_ENV):

@@ -8,6 +8,7 @@ import keras
 import numpy as np
 import pytest
 
+import harness
 from recipes import checkpoints
 from recipes import tagging
 from tests.recipes.test_tagging import tiny_config
@@ -135,3 +136,134 @@ def test_a_kill_after_training_but_before_metrics_loses_nothing(tmp_path):
     log = (tmp_path / "b" / "out" / "log.csv").read_text().splitlines()
     assert [line.split(",")[0] for line in log] == ["epoch", "1", "2", "3"]
     assert not (tmp_path / "b" / "out" / "backup").exists()
+
+
+def _backed_up(tmp_path, epochs=2, **options):
+    model = _model()
+    stopper = keras.callbacks.EarlyStopping(
+        monitor="val_loss", patience=50, restore_best_weights=True
+    )
+    backup = checkpoints.RunBackup(
+        tmp_path / "b", early_stopping=stopper, **options
+    )
+    _fit(model, backup, epochs=epochs, stopper=stopper)
+    return tmp_path / "b"
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["missing weights", "truncated weights", "truncated rng", "truncated best"],
+)
+def test_a_backup_whose_files_do_not_load_is_refused_naming_the_file(
+    tmp_path, damage
+):
+    # Before: a missing weights file was skipped, and the run "resumed
+    # from the backup of epoch 2" on fresh weights.
+    folder = _backed_up(tmp_path)
+    metadata = json.loads((folder / checkpoints.METADATA).read_text())
+    key = {"weights": "weights", "rng": "rng", "best": "best_weights"}[
+        damage.split()[1]
+    ]
+    path = folder / metadata[key]
+    if damage.startswith("missing"):
+        path.unlink()
+    else:
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(checkpoints.BackupError) as info:
+        checkpoints.RunBackup(folder).restore(_model(seed=1))
+    message = str(info.value)
+    assert message.startswith(f"{path}: ")
+    assert "rerun with --overwrite to start again" in message
+    assert "\n" not in message
+    assert isinstance(info.value, harness.UsageError)  # one line, exit 2
+
+
+def test_a_truncated_metadata_file_is_one_line_naming_it(tmp_path):
+    folder = _backed_up(tmp_path)
+    path = folder / checkpoints.METADATA
+    path.write_text(path.read_text()[:40])
+    with pytest.raises(harness.UsageError, match="--overwrite") as info:
+        checkpoints.RunBackup(folder).restore(_model())
+    assert str(info.value).startswith(f"{path}: not a backup")
+
+
+FINGERPRINT = {
+    "backend": "tensorflow",
+    "keras": "3.0.0",
+    "files": {"--train-file a.csv": {"bytes": 10, "sha256": "ab" * 32}},
+    "examples": "cd" * 32,
+}
+
+
+def test_a_backup_of_other_data_or_another_backend_is_refused(tmp_path):
+    folder = _backed_up(tmp_path, fingerprint=FINGERPRINT)
+    same = checkpoints.RunBackup(folder, fingerprint=dict(FINGERPRINT))
+    assert same.restore(_model(seed=1)) == 2
+    other = {**FINGERPRINT, "backend": "jax"}
+    with pytest.raises(harness.UsageError) as info:
+        checkpoints.RunBackup(folder, fingerprint=other).restore(_model())
+    assert "trained on other backend (backend tensorflow -> jax)" in str(
+        info.value
+    )
+    edited = {
+        **FINGERPRINT,
+        "files": {"--train-file a.csv": {"bytes": 12, "sha256": "ef" * 32}},
+        "examples": "00" * 32,
+    }
+    with pytest.raises(harness.UsageError) as info:
+        checkpoints.RunBackup(folder, fingerprint=edited).restore(_model())
+    message = str(info.value)
+    assert "trained on other data (--train-file a.csv 10 bytes" in message
+    assert "-> 12 bytes, sha256 efefefefefef)" in message
+    assert "pass --overwrite to start again" in message
+
+
+class KillAfterEpoch(keras.callbacks.Callback):
+    """What a kill just after epoch `epoch`'s backup leaves."""
+
+    def __init__(self, epoch):
+        super().__init__()
+        self.epoch = epoch
+
+    def on_epoch_end(self, epoch, logs=None):
+        if epoch + 1 == self.epoch:
+            raise KeyboardInterrupt(f"simulated kill after epoch {epoch + 1}")
+
+
+def test_a_rerun_refuses_a_backup_it_cannot_restore_or_made_on_other_data(
+    tmp_path, capsys
+):
+    # Before: with the weights file gone the rerun printed "resuming from
+    # the backup of epoch 2/3" and trained on from fresh weights, and it
+    # resumed silently over changed data.
+    config = tiny_config(tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        tagging.run(config, callbacks=[KillAfterEpoch(2)])
+    capsys.readouterr()
+    weights = tmp_path / "out" / "backup" / "epoch-2.weights.h5"
+    saved = weights.read_bytes()
+    weights.unlink()
+    with pytest.raises(harness.UsageError) as info:
+        tagging.run(config)
+    assert str(info.value).startswith(f"{weights}: missing")
+    assert "rerun with --overwrite to start again" in str(info.value)
+    weights.write_bytes(saved[: len(saved) // 2])
+    with pytest.raises(harness.UsageError, match="does not load"):
+        tagging.run(config)
+    assert "resuming" not in capsys.readouterr().out
+    weights.write_bytes(saved)
+
+    document = tmp_path / "corpus" / "ca00"
+    text = document.read_text()
+    document.write_text(text + "\n" + text.split("\n\n")[0] + "\n")
+    with pytest.raises(harness.UsageError) as info:
+        tagging.run(config)
+    assert "the backup of epoch 2 was trained on other data (the examples" in (
+        str(info.value)
+    )
+    document.write_text(text)
+    resumed = tagging.run(config)  # the data it started with: resumes
+    assert "resuming from the backup of epoch 2/3" in capsys.readouterr().out
+    assert resumed["epochs_run"] == 3
+    assert resumed["resumed_at_epoch"] == 2

@@ -111,6 +111,8 @@ def test_overwrite_empties_the_folder_logs_and_tensorboard_included(tmp_path):
     other = config(tmp_path, units=12)
     directory = rundir.RunDirectory(run.output, other, overwrite=True)
     directory.open()
+    assert (out / "metrics.json").is_file()  # kept until the data load
+    directory.begin()
     directory.close()
     assert sorted(p.name for p in out.iterdir()) == ["config.json"]
     assert json.loads((out / "config.json").read_text())["units"] == 12
@@ -166,3 +168,83 @@ def test_a_bad_schedule_is_one_line(tmp_path, capsys):
     assert err == (
         "error: --lr-schedule must be one of constant, cosine; received 'step'"
     )
+
+
+def one_line(capsys, call):
+    """The error line `harness.run_cli` prints for `call()`, checking
+    that it exits 2 with that one line and no traceback."""
+    with pytest.raises(SystemExit) as info:
+        harness.run_cli(lambda argv: call(), [])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1, err
+    return err.strip()
+
+
+def finished_run(tmp_path, metrics):
+    """A folder holding what a finished run of `config(tmp_path)` leaves,
+    its `metrics.json` being `metrics` (text)."""
+    run = config(tmp_path, corpus_dir=str(tmp_path / "corpus"))
+    directory = rundir.RunDirectory(run.output, run)
+    directory.open()
+    directory.close()
+    out = pathlib.Path(run.output)
+    (out / "metrics.json").write_text(metrics)
+    (out / "model.keras").write_text("the trained model")
+    return run, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"test_accuracy": 0.9, "wr', '{"test_accuracy": NaN}', "NaN", "[1]"],
+)
+def test_a_damaged_metrics_file_of_a_finished_run_is_one_line(
+    tmp_path, capsys, text
+):
+    # Before: json's error or `KeyError: 'split_tokens'` as a traceback.
+    run, out = finished_run(tmp_path, text)
+    err = one_line(capsys, lambda: tagging.run(run))
+    assert err.startswith(f"error: {out / 'metrics.json'} is damaged: ")
+    assert err.endswith(
+        "pass --overwrite to train again, or choose another --output"
+    )
+    assert (out / "metrics.json").read_text() == text  # left as it was
+    assert not (out / ".lock").exists()
+
+
+@pytest.mark.parametrize("text", ['{"units": 1', "[1, 2]", "\xff"])
+def test_a_damaged_config_file_is_one_line(tmp_path, capsys, text):
+    run, out = finished_run(tmp_path, "{}")
+    (out / "config.json").write_text(text)
+    err = one_line(capsys, lambda: tagging.run(run))
+    assert err.startswith(f"error: {out / 'config.json'} is damaged: ")
+    assert "pass --overwrite to start the run again" in err
+    assert (out / "config.json").read_text() == text
+
+
+def test_a_lock_that_is_a_folder_is_one_line(tmp_path, capsys):
+    run = config(tmp_path)
+    (pathlib.Path(run.output) / ".lock").mkdir(parents=True)
+    err = one_line(capsys, lambda: tagging.run(run))
+    assert err.startswith(
+        f"error: --output {run.output}: its lock file "
+        f"{run.output}/.lock cannot be opened (Is a directory)"
+    )
+
+
+def test_overwrite_checks_the_data_before_it_deletes_the_old_run(
+    tmp_path, capsys
+):
+    # Before: --overwrite emptied the folder first, and a typo in a data
+    # flag lost the finished run.
+    _, out = finished_run(tmp_path, '{"wrote": []}')
+    typo = config(tmp_path, corpus_dir=str(tmp_path / "corpsu"), units=12)
+    err = one_line(capsys, lambda: tagging.run(typo, overwrite=True))
+    assert "corpsu" in err
+    assert (out / "model.keras").read_text() == "the trained model"
+    assert json.loads((out / "config.json").read_text())["units"] != 12
+    assert sorted(p.name for p in out.iterdir()) == [
+        "config.json",
+        "metrics.json",
+        "model.keras",
+    ]
