@@ -276,6 +276,15 @@ CASES = [
         check_gradients=True,
     ),
     case(
+        zoo.layers.TokenEmbedding,
+        init_kwargs=dict(input_dim=10, output_dim=4, mask_zero=True),
+        input_data=_ids((3, 5), 10),
+        lengths=LENGTHS,
+        expected_output_shape=(3, 5, 4),
+        expected_num_trainable_weights=1,
+        check_gradients=True,
+    ),
+    case(
         zoo.layers.TokenVocabulary,
         init_kwargs=dict(tokens=["the", "cat", "sat"], name="vocabulary"),
         input_data=_ids((3, 5), 5),

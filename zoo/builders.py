@@ -9,6 +9,7 @@ from zoo import validation as v
 from zoo.layers.characters import CharacterEncoder
 from zoo.layers.embedding_dropout import EmbeddingDropout
 from zoo.layers.stacked_rnn import StackedRNN
+from zoo.layers.token_embedding import TokenEmbedding
 
 
 def _unique_name(prefix):
@@ -44,7 +45,9 @@ def stacked_rnn(
 
     Pass exactly one of `input_dim` (float features, `(batch, timesteps,
     input_dim)`) or `vocabulary_size` (integer token ids, `(batch,
-    timesteps)`, embedded and masked on id 0). The model's output is the
+    timesteps)`, embedded by a `zoo.layers.TokenEmbedding` and masked on
+    id 0; an id outside `[0, vocabulary_size)` is a `ValueError` when the
+    model is called eagerly). The model's output is the
     `zoo.layers.StackedRNN` output: by default one vector per timestep,
     ready for a tagging head or a pooling classifier.
 
@@ -72,6 +75,7 @@ def stacked_rnn(
             arguments are declared in `zoo.options.CHARACTER_OPTIONS`.
         mask_value: for float inputs, mask timesteps whose features all
             equal this value (`keras.layers.Masking`); `None` for no mask.
+            Refused with `vocabulary_size` (the embedding masks id 0).
         sequence_length: fixed number of timesteps, or `None` for any.
         batch_size: fixed batch size (needed for `stateful=True`).
         return_sequences: whether the top layer returns every timestep.
@@ -122,13 +126,20 @@ def stacked_rnn(
         options.validate("embedding_dropout", embedding_dropout)
         options.validate("mask_zero", mask_zero)
         options.validate("char_vocabulary_size", char_vocabulary_size)
+        if mask_value is not None:
+            raise ValueError(
+                "`mask_value` masks float inputs; with `vocabulary_size` "
+                "the embedding masks token id 0 (`mask_zero`), so pass "
+                f"mask_value=None; received mask_value={mask_value!r} with "
+                f"vocabulary_size={vocabulary_size!r}."
+            )
         inputs = keras.Input(
             (sequence_length,),
             batch_size=batch_size,
             dtype="int32",
             name=f"{name}_token_ids",
         )
-        embedding = keras.layers.Embedding(
+        embedding = TokenEmbedding(
             vocabulary_size,
             embedding_dim,
             mask_zero=mask_zero,

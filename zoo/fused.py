@@ -190,6 +190,39 @@ def backend_supports(cell, length, bidirectional, backend=None):
     return True
 
 
+def check_inputs(sequences, mask=None):
+    """Raises a `ValueError` naming `inputs` or `mask` when their shapes
+    cannot be read by a stack: an empty time axis, or a mask that is not
+    `(batch, timesteps)` of the inputs.
+
+    Reads static shapes only (concrete in an eager call, possibly None
+    while traced), so it costs nothing in a compiled step. Without it the
+    backends fail deep inside (TensorFlow's `StridedSlice`, JAX's "scan
+    got values with different leading axis sizes", PyTorch's "index 6 is
+    out of bounds").
+    """
+    shape = tuple(sequences.shape)
+    if len(shape) == 3 and shape[1] == 0:
+        raise ValueError(
+            f"`inputs` of shape {shape} has no timesteps: a stack reads "
+            "(batch, timesteps, features) with at least one timestep; "
+            "drop empty sequences or pad them to length 1 (masked)."
+        )
+    if mask is None:
+        return
+    mask_shape = tuple(mask.shape)
+    expected = shape[:2]
+    fits = len(mask_shape) == 2 and all(
+        a is None or b is None or a == b for a, b in zip(mask_shape, expected)
+    )
+    if not fits:
+        raise ValueError(
+            f"`mask` of shape {mask_shape} does not fit inputs of shape "
+            f"{shape}: it must be (batch, timesteps) = {expected}, one "
+            "boolean a step."
+        )
+
+
 def right_padded_lengths(mask):
     """Per-row lengths if `mask` is right-padded with no empty row, else None.
 
@@ -321,6 +354,7 @@ def call_run(
         return_state: also return the run's final states, in that order
             (PyTorch backend only): `(output, states)`.
     """
+    check_inputs(x)
     first = directions(entries[0])[0]
     if training and first.cell.dropout > 0:
         mask = first.cell.get_dropout_mask(x[:, 0, :])

@@ -122,7 +122,8 @@ def sequence_tagger(
             two inputs (token ids and character ids, `zoo.stacked_rnn(...,
             char_vocabulary_size=...)`) the tagger takes both.
         num_tags: output columns (recipes keep column 0 for padding).
-        labels: optional names of the columns (a `LabelNames` layer).
+        labels: optional names of the columns (a `LabelNames` layer),
+            distinct.
         vocabulary: optional `zoo.layers.TokenVocabulary` put first.
         characters: optional `zoo.layers.CharacterVocabulary` put first
             on the character input.
@@ -174,7 +175,8 @@ def sequence_classifier(
         pooling: `"last"`, `"mean"`, `"max"` or `"attention"`
             (`zoo.layers.SequencePooling`; all ignore padding).
         attention_units: hidden size of the attention pooling.
-        labels: optional names of the classes (a `LabelNames` layer).
+        labels: optional names of the classes (a `LabelNames` layer),
+            distinct.
         vocabulary: optional `zoo.layers.TokenVocabulary` put first.
         dropout: dropout on the pooled vector before the softmax.
         seed: seed of that dropout.

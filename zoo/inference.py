@@ -28,6 +28,8 @@ import importlib
 import keras
 
 from zoo import validation as v
+from zoo import walk
+from zoo.layers.token_embedding import TokenEmbedding
 
 
 def compile_function(model, function, *, jit_compile=False):
@@ -76,6 +78,50 @@ def compile_function(model, function, *, jit_compile=False):
     return function
 
 
+def id_checks(model):
+    """The token-id inputs of `model` that can be range-checked before a
+    compiled call: a list of `(input index, argument name, vocabulary
+    size)`.
+
+    A `zoo.Seq2Seq` checks its source and target ids; a model with one
+    `zoo.layers.TokenEmbedding` (every zoo backbone, tagger and
+    classifier with token inputs) checks its first input, when that input
+    holds integers. Other models (several embeddings of a user's own
+    graph) get no check here: their `TokenEmbedding`s still check each
+    eager call.
+    """
+    sizes = [
+        getattr(model, "source_vocabulary_size", None),
+        getattr(model, "target_vocabulary_size", None),
+    ]
+    if all(isinstance(size, int) for size in sizes):
+        return [(0, "source_ids", sizes[0]), (1, "target_ids", sizes[1])]
+    embeddings = [
+        layer
+        for layer in walk.iter_layers(model)
+        if isinstance(layer, TokenEmbedding)
+    ]
+    inputs = getattr(model, "inputs", None) or []
+    if len(embeddings) != 1 or not inputs:
+        return []
+    if "int" not in str(inputs[0].dtype):
+        return []
+    return [(0, "inputs", embeddings[0].input_dim)]
+
+
+def check_ids(checks, inputs):
+    """Raises a `ValueError` if `inputs` (one array or a list, as the
+    model takes them) holds a token id out of range (`id_checks`)."""
+    several = isinstance(inputs, (list, tuple))
+    for index, name, size in checks:
+        if several and index >= len(inputs):
+            continue
+        if not several and index > 0:
+            continue
+        ids = inputs[index] if several else inputs
+        v.check_ids(name, ids, size, what=f"token ids (vocabulary_size={size})")
+
+
 def inference_function(model, *, jit_compile=False, numpy=True):
     """`model(inputs, training=False)`, compiled for the current backend.
 
@@ -90,7 +136,10 @@ def inference_function(model, *, jit_compile=False, numpy=True):
 
     Returns:
         A function `inputs -> outputs`: `inputs` as `model` takes them (an
-        array, or a list of arrays for a model with several inputs).
+        array, or a list of arrays for a model with several inputs). It
+        checks token ids before the compiled call (`id_checks`): an id
+        outside `[0, vocabulary_size)` is a `ValueError` naming it, not
+        NaN rows (JAX) or a backend's index error.
 
     Example:
     ```python
@@ -109,10 +158,12 @@ def inference_function(model, *, jit_compile=False, numpy=True):
         return model(inputs, training=False)
 
     compiled = compile_function(model, call, jit_compile=jit_compile)
+    checks = id_checks(model)
 
     def run(inputs):
         if isinstance(inputs, tuple):
             inputs = list(inputs)
+        check_ids(checks, inputs)
         outputs = compiled(inputs)
         if not numpy:
             return outputs

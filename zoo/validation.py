@@ -15,7 +15,10 @@ The checks return the value they accept, so that a caller can write
 - `fail(name, value, allowed)`: raises the error for any other check;
 - `describe_number` and `interval`: a range in words (`"a float in
   [0, 1)"`) or as an interval (`"[0, 1)"`, `"[1, inf)"`), as
-  `zoo.options.Option.interval` gives an option's.
+  `zoo.options.Option.interval` gives an option's;
+- `check_ids(name, ids, size)`: integer ids (token ids, tags) in
+  `[0, size)`, checked on concrete values only (`concrete`): NumPy arrays
+  and eager tensors of every backend, never a tensor being traced.
 
 Example:
 ```python
@@ -27,6 +30,9 @@ zoo.validation.check_rate("dropout", 1.5)
 
 import math
 import numbers
+
+import keras
+import numpy as np
 
 
 class ArgumentTypeError(TypeError, ValueError):
@@ -214,3 +220,58 @@ def infer_num_layers(num_layers, **per_layer_args):
             )
         return num_layers
     return 2
+
+
+def concrete(value):
+    """`value` as a NumPy array if it holds values now, else None.
+
+    NumPy arrays, lists and the eager tensors of every backend have
+    values; a `keras.KerasTensor`, a tensor in a `tf.function` or a
+    `tf.data` map, and a JAX tracer (under `jax.jit`) have none: a check
+    that needs the values skips them, so a compiled step never waits for
+    one (see docs/limits.md).
+    """
+    if isinstance(value, (np.ndarray, np.generic, list, tuple, int)):
+        return np.asarray(value)
+    if value is None or keras.backend.is_keras_tensor(value):
+        return None
+    try:
+        return keras.ops.convert_to_numpy(value)
+    except Exception:  # a symbolic tensor or a tracer: no values to read
+        return None
+
+
+def check_ids(name, ids, size, *, what="ids", mask=None):
+    """Returns `ids` if every id is an integer in `[0, size)`.
+
+    Otherwise raises a `ValueError` naming the argument, the first bad id,
+    where it is and the allowed range: "`inputs` must hold token ids in
+    [0, 10) (vocabulary_size=10); received 99 at index (0, 2).". Only
+    concrete values are checked (`concrete`); symbolic and traced tensors
+    pass through unchecked.
+
+    Args:
+        name: the argument's name, for the message.
+        ids: integer ids, any shape.
+        size: how many ids there are (the vocabulary size, `num_tags`).
+        what: what the ids are, for the message (`"token ids
+            (vocabulary_size=10)"`).
+        mask: optional boolean mask of `ids`' shape (or a prefix of it):
+            ids where it is False are not checked.
+    """
+    values = concrete(ids)
+    if values is None or values.size == 0:
+        return ids
+    bad = (values < 0) | (values >= size)
+    if mask is not None:
+        mask = concrete(mask)
+        if mask is not None and mask.shape == values.shape:
+            bad &= mask.astype(bool)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        value = values[where].item()
+        raise ValueError(
+            f"`{name}` must hold {what} in [0, {size}); received "
+            f"{value!r} at index {where}."
+        )
+    return ids

@@ -14,6 +14,7 @@ from zoo.layers.residual_wrapper import ResidualWrapper
 from zoo.layers.scalar_mix import ScalarMix
 from zoo.layers.stacked_rnn import StackedRNN
 from zoo.layers.stacked_rnn import StackLayer
+from zoo.layers.token_embedding import TokenEmbedding
 from zoo.layers.variational_dropout import VariationalDropout
 from zoo.layers.vocabulary import CharacterVocabulary
 from zoo.layers.vocabulary import LabelNames
@@ -35,6 +36,7 @@ __all__ = [
     "SequencePooling",
     "StackLayer",
     "StackedRNN",
+    "TokenEmbedding",
     "TokenVocabulary",
     "VariationalDropout",
     "WeightDropGRU",

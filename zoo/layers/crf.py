@@ -281,6 +281,17 @@ class CRF(keras.layers.Layer):
 
     # --- Likelihood -------------------------------------------------------
 
+    def _check_tags(self, tags, mask=None):
+        """Range-checks concrete `tags` against `num_tags`: -1 would wrap
+        to the last tag, and on JAX a tag >= num_tags gives NaN."""
+        v.check_ids(
+            "tags",
+            tags,
+            self.num_tags,
+            what=f"tags of CRF {self.name!r} (num_tags={self.num_tags})",
+            mask=mask,
+        )
+
     def log_likelihood(self, emissions, tags, mask=None):
         """Log-probability of `tags` under the CRF, `(batch,)` float32.
 
@@ -290,11 +301,18 @@ class CRF(keras.layers.Layer):
 
         Args:
             emissions: `(batch, time, num_tags)` scores.
-            tags: integer `(batch, time)` gold tags; masked steps ignored.
+            tags: integer `(batch, time)` gold tags in `[0, num_tags)`;
+                masked steps ignored. A tag out of range at an unmasked
+                step is a `ValueError` when `tags` holds values (eager
+                calls; not while a step is traced), never a wrapped index.
             mask: optional boolean `(batch, time)`.
         """
+        self._check_tags(tags, mask)
         emissions, steps, mask = self._prepare(emissions, mask)
         tags = _time_major(ops.cast(ops.convert_to_tensor(tags), "int32"))
+        # A masked step is ignored whatever it holds (-1 padding too): it
+        # is never gathered.
+        tags = ops.where(mask, tags, 0)
         transitions, start, end = self._weights()
         batch = ops.shape(emissions)[0]
 
@@ -351,6 +369,7 @@ class CRF(keras.layers.Layer):
         only the real steps (Keras's mask) gives the exact NLL of a
         right-padded sequence. Returns `(batch, time)` float32.
         """
+        self._check_tags(tags)
         emissions, steps, _ = self._prepare(emissions, None)
         tags = ops.cast(ops.convert_to_tensor(tags), "int32")
         transitions, start, end = self._weights()

@@ -186,10 +186,13 @@ class StackedRNN(keras.layers.Layer):
             and `zoo.fast_path_report` walk).
 
     Call arguments:
-        sequences: a `(batch, timesteps, features)` tensor.
+        sequences: a `(batch, timesteps, features)` tensor with at least
+            one timestep (an empty time axis is a `ValueError` naming
+            `inputs`).
         initial_state: optional flat list of initial states, in the
             `return_state` order.
-        mask: optional `(batch, timesteps)` boolean mask.
+        mask: optional `(batch, timesteps)` boolean mask (another shape
+            is a `ValueError` naming `mask` and both shapes).
         training: whether dropout is active.
 
     Returns:
@@ -477,6 +480,7 @@ class StackedRNN(keras.layers.Layer):
         return per_layer
 
     def call(self, sequences, initial_state=None, mask=None, training=None):
+        fused.check_inputs(sequences, mask)
         initial_states = self._split_initial_state(initial_state)
         x = sequences
         outputs, states = [], []

@@ -144,7 +144,7 @@ class LabelNames(_PassThrough):
     names output column `i`.
 
     Args:
-        labels: list of strings, one per output column.
+        labels: list of distinct strings, one per output column.
     """
 
     def __init__(self, labels, **kwargs):
@@ -154,6 +154,14 @@ class LabelNames(_PassThrough):
             raise ValueError(
                 "`labels` must be a non-empty list of strings; received "
                 f"{labels!r}."
+            )
+        counts = collections.Counter(labels)
+        repeated = sorted(x for x, n in counts.items() if n > 1)
+        if repeated:
+            raise ValueError(
+                "`labels` must name each output column once; received "
+                f"{', '.join(map(repr, repeated))} more than once in "
+                f"labels={labels!r}."
             )
         self.labels = labels
 

@@ -14,6 +14,13 @@ into a prompt buffer of fixed length (a decoder-only layout) and
 `BeamSampler` has no length normalisation. A small decoder written with
 `keras.ops` is simpler to test and to reason about.
 
+Ids are range-checked where they enter: `source_ids` (and
+`sequence_log_prob`'s `target_ids`) must hold ids in `[0,
+vocabulary_size)`, checked on their values before any compiled call (a
+`ValueError` naming the id, not NaN probabilities on JAX); `beam_width`
+and `max_length` are integers >= 1 and `length_penalty` a finite float
+>= 0.
+
 Conventions: id 0 is padding and is never generated; `start_id` and
 `end_id` are ids >= 1 of the target vocabulary (reserving id 1 for
 out-of-vocabulary tokens is the suggested convention, and mapping unknown
@@ -25,7 +32,6 @@ whatever the decoder computes for it is ignored.
 """
 
 import functools
-import numbers
 
 from keras import ops
 
@@ -65,18 +71,19 @@ def _check_common(model, start_id, end_id, max_length):
 
 def _check_beam(beam_width, length_penalty):
     v.check_positive_int("beam_width", beam_width)
-    if isinstance(length_penalty, bool) or not isinstance(
-        length_penalty, numbers.Real
-    ):
-        raise TypeError(
-            "`length_penalty` must be a float >= 0; received "
-            f"length_penalty={length_penalty!r}."
-        )
-    if length_penalty < 0:
-        raise ValueError(
-            "`length_penalty` must be >= 0 (0 ranks by total log-prob); "
-            f"received length_penalty={length_penalty!r}."
-        )
+    # Finite: an infinite or NaN exponent turns every score into garbage.
+    v.check_number("length_penalty", length_penalty, float, low=0.0)
+
+
+def _check_source(model, source_ids):
+    """Range-checks concrete source ids (`zoo.validation.check_ids`)."""
+    size = model.source_vocabulary_size
+    return v.check_ids(
+        "source_ids",
+        source_ids,
+        size,
+        what=f"source token ids (source_vocabulary_size={size})",
+    )
 
 
 def _step(step_model, previous, encoder_outputs, source_mask, states):
@@ -93,6 +100,7 @@ def _never_padding(log_probs):
 
 
 def _encode(model, source_ids):
+    _check_source(model, source_ids)
     source_ids = ops.convert_to_tensor(source_ids, "int32")
     if len(source_ids.shape) != 2:
         raise ValueError(
@@ -349,6 +357,14 @@ def sequence_log_prob(model, source_ids, target_ids, *, start_id):
     """
     _check_model(model)
     _check_id("start_id", start_id, model.target_vocabulary_size)
+    _check_source(model, source_ids)
+    size = model.target_vocabulary_size
+    v.check_ids(
+        "target_ids",
+        target_ids,
+        size,
+        what=f"target token ids (target_vocabulary_size={size})",
+    )
     source_ids = ops.convert_to_tensor(source_ids, "int32")
     target_ids = ops.convert_to_tensor(target_ids, "int32")
     start = ops.zeros_like(target_ids[:, :1]) + start_id
@@ -415,4 +431,13 @@ def compiled_decoder(model, method="greedy", *, jit_compile=False, **options):
     model.encoder_model()
     model.decoder_step_model()
     function = functools.partial(decode, model, **options)
-    return inference.compile_function(model, function, jit_compile=jit_compile)
+    compiled = inference.compile_function(
+        model, function, jit_compile=jit_compile
+    )
+
+    def run(source_ids):
+        # Here, not in the trace: a compiled call has no values to check.
+        _check_source(model, source_ids)
+        return compiled(source_ids)
+
+    return run

@@ -10,6 +10,7 @@ from zoo import spec as spec_lib
 from zoo import validation as v
 from zoo._package import PACKAGE
 from zoo.layers.stacked_rnn import StackedRNN
+from zoo.layers.token_embedding import TokenEmbedding
 from zoo.seq2seq.layers import BIDIRECTIONAL_MERGES
 from zoo.seq2seq.layers import BRIDGES
 from zoo.seq2seq.layers import SCORES
@@ -109,7 +110,10 @@ class Seq2Seq(keras.Model):
     and attends for all decoder steps in parallel.
 
     Ids: id 0 is padding in both vocabularies (`Embedding(mask_zero=True)`)
-    and sequences are right-padded; the masks are computed once
+    and sequences are right-padded; an id outside `[0, vocabulary_size)`
+    is a `ValueError` in an eager call and in the decoders
+    (`zoo.layers.TokenEmbedding`, `zoo.greedy_decode`, `zoo.beam_search`,
+    `compiled_decoder`); the masks are computed once
     (`zoo.seq2seq.PaddingMask`) and passed explicitly to each stack and to
     the attention. The start and end ids are the caller's choice (never
     0); reserving id 1 for out-of-vocabulary tokens is the suggested
@@ -252,13 +256,13 @@ class Seq2Seq(keras.Model):
         parts = {
             "source_mask": PaddingMask(name=f"{name}_source_mask"),
             "target_mask": PaddingMask(name=f"{name}_target_mask"),
-            "source_embedding": keras.layers.Embedding(
+            "source_embedding": TokenEmbedding(
                 source_vocabulary_size,
                 embedding_dim,
                 mask_zero=True,
                 name=f"{name}_source_embedding",
             ),
-            "target_embedding": keras.layers.Embedding(
+            "target_embedding": TokenEmbedding(
                 target_vocabulary_size,
                 embedding_dim,
                 mask_zero=True,
