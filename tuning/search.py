@@ -437,6 +437,7 @@ def main(argv=None):
     options, config, _ = parse(argv)
     check(options, config)
     project = project_dir(options, config)
+    harness.errors.writes_to(project)  # a rerun resumes the search
     stamp = stamp_of(options, config)
     # One search per project: the job that owns it (a standalone search,
     # or the launcher of a --distributed one, whose chief and tuners are
