@@ -165,6 +165,27 @@ def check_range(name, value, low=None, high=None):
         raise UsageError(f"{flag_of(name)} must be {bounds}; received {value}")
 
 
+# The largest seed: every backend's generator takes a 32-bit unsigned one
+# (a bigger or negative `keras.utils.set_random_seed` is a ValueError).
+MAX_SEED = 2**32 - 1
+
+
+def check_seed(name, value):
+    """Returns `value`, a seed, unless it is out of [0, 2**32 - 1]: then a
+    `UsageError` naming `--name` (every backend refuses it, too late)."""
+    if not 0 <= value <= MAX_SEED:
+        raise UsageError(
+            f"{flag_of(name)} must be an integer in [0, {MAX_SEED}] "
+            f"(2**32 - 1); received {value}"
+        )
+    return value
+
+
+def parse_seed(name, text):
+    """`Setting`'s `parse` for a seed flag: an integer in [0, 2**32 - 1]."""
+    return check_seed(name, convert(name, text, int))
+
+
 def load_yaml(text):
     """`yaml.safe_load`, with YAML 1.2's floats: PyYAML follows YAML 1.1,
     where `1e-3` (no dot) is a string, and a learning rate written that

@@ -64,6 +64,8 @@ RECIPE_DEFAULTS = {
 
 
 LR_SCHEDULES = ("constant", "cosine")
+# The settings that are seeds: integers in [0, 2**32 - 1] (`flags.MAX_SEED`).
+SEEDS = ("seed",)
 # `--quick`'s most epochs, where a recipe's `Config.QUICK` does not say.
 QUICK_EPOCHS = 2
 
@@ -213,6 +215,8 @@ def parse_flag(name, text, kind, option=None):
             f"{', '.join(special)}; received {text!r}"
         )
     value = flags.convert(name, text, kind)
+    if name in SEEDS:
+        return flags.check_seed(name, value)
     if option is not None:
         try:
             value = option.check_entry(name, value)
@@ -321,7 +325,13 @@ def check_setting(name, value, kind):
             if value is None:
                 return flags.check_value(name, value, kind)
             return zoo.options.validate(name, value)
-        return flags.check_value(name, value, kind)
+        value = flags.check_value(name, value, kind)
+        if name in SEEDS and not 0 <= value <= flags.MAX_SEED:
+            raise ValueError(
+                f"`{name}` must be an integer in [0, {flags.MAX_SEED}] "
+                f"(2**32 - 1); received {name}={value}"
+            )
+        return value
     except ValueError as error:
         message = str(error).strip().splitlines()[0].rstrip(".")
         if isinstance(value, str) and kind in (int, float):
