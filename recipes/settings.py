@@ -156,6 +156,8 @@ STACK_HELP = {
     "init_from": "a model.keras saved by this recipe: train on from it "
     "(its vocabulary and labels), or only evaluate it with --epochs 0",
     "tensorboard": "write TensorBoard logs to OUTPUT/tensorboard",
+    "unroll": "not in the recipes, which pad each batch to its own length "
+    "(Keras unrolls a fixed number of timesteps)",
     "train_file": "your training file (--dataset conllu, columns or csv)",
     "dev_file": "your validation file; default: 10%% cut from train",
     "test_file": "your test file; default: 10%% cut from train",
@@ -357,6 +359,16 @@ def resolve_config(config_cls, args):
         # A recipe's own `--quick` sizes (`Config.QUICK`), unless given.
         for name, value in getattr(config_cls, "QUICK", {}).items():
             values.setdefault(name, value)
+    unroll = values.get("unroll")
+    if unroll is True or (isinstance(unroll, list) and True in unroll):
+        # Keras unrolls a fixed number of timesteps; the recipes pad each
+        # batch to its longest sequence (`recipes.pipeline`), so the time
+        # axis is undefined when the model is built.
+        raise harness.UsageError(
+            f"--unroll: received {unroll!r}, but the recipes pad each batch "
+            "to its own length and Keras unrolls only a fixed number of "
+            "timesteps; leave --unroll out (false)"
+        )
     if values.get("model"):
         # A registered backbone: its own defaults hold for every stack
         # option not given explicitly (None: "the variant's value").
