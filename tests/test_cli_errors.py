@@ -4,6 +4,7 @@ file and Ctrl-C each end in one line on standard error, with exit code 2
 (1 for a failure while a model trained, 130 for Ctrl-C); run in-process."""
 
 import errno
+import os
 
 import keras
 import numpy as np
@@ -199,3 +200,37 @@ def test_ctrl_c_is_one_line_and_exit_130(capsys, tmp_path):
         raise KeyboardInterrupt
 
     assert one_line(capsys, tool, [], code=130) == "error: interrupted (Ctrl-C)"
+
+
+@pytest.mark.parametrize(
+    "command, reason",
+    [
+        (["/nonexistent/binary"], "/nonexistent/binary: no such file"),
+        (["no-such-command-here", "-x"], "no-such-command-here: not found on"),
+        (["TEXT"], "TEXT: not an executable file"),
+    ],
+)
+def test_launch_names_a_command_that_cannot_run(
+    command, reason, capsys, tmp_path
+):
+    text = tmp_path / "notes.txt"
+    text.write_text("not a program\n")
+    text.chmod(0o644)
+    command = [str(text) if c == "TEXT" else c for c in command]
+    reason = reason.replace("TEXT", str(text))
+    argv = ["--workers", "1", "--", *command]
+    err = one_line(capsys, launch.main, argv)
+    assert f"the command after -- cannot run: {reason}" in err
+    assert f"received: {' '.join(command)}" in err
+
+
+def test_a_supervisor_names_a_child_that_cannot_start():
+    from harness import processes
+
+    with pytest.raises(harness.UsageError) as info:
+        with processes.Supervisor(log=open(os.devnull, "w")) as group:
+            group.start("worker 0", ["/nonexistent/binary", "a b"])
+    assert str(info.value) == (
+        "cannot start worker 0: /nonexistent/binary: No such file or "
+        "directory; received: /nonexistent/binary 'a b'"
+    )
