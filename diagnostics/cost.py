@@ -128,7 +128,8 @@ def parse_args(argv):
     )
     add(
         "--seed",
-        type=int,
+        action=flags.Setting,
+        parse=flags.parse_seed,
         default=0,
         help="seed of the weights and data (default: %(default)s)",
     )

@@ -86,7 +86,16 @@ def parse(argv):
         else:
             text += " (default: %(default)s)"
         flag = "--" + name.replace("_", "-")
-        parser.add_argument(flag, type=kind, default=default, help=text)
+        if name == "seed":
+            parser.add_argument(
+                flag,
+                action=flags.Setting,
+                parse=flags.parse_seed,
+                default=default,
+                help=text,
+            )
+        else:
+            parser.add_argument(flag, type=kind, default=default, help=text)
     parser.add_argument(
         "--quick",
         action="store_true",

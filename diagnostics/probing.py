@@ -129,7 +129,8 @@ def parse(argv):
     )
     parser.add_argument(
         "--seed",
-        type=int,
+        action=flags.Setting,
+        parse=flags.parse_seed,
         default=0,
         help="seed of the sentence sample and of each probe's weights "
         "(default: %(default)s)",

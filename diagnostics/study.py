@@ -198,6 +198,8 @@ def plan(args):
     if min(depths) < 1:
         raise harness.UsageError(f"--depths must be >= 1; received {depths}")
     seeds = _integers("--seeds", args.seeds)
+    for seed in seeds:
+        flags.check_seed("seeds", seed)
     names = [g.strip() for g in args.groups.split(",") if g.strip()]
     if not names or len(set(names)) != len(names):
         flag = "--variants" if args.kind == "depth" else "--budgets"

@@ -165,6 +165,27 @@ def check_range(name, value, low=None, high=None):
         raise UsageError(f"{flag_of(name)} must be {bounds}; received {value}")
 
 
+# The largest seed: every backend's generator takes a 32-bit unsigned one
+# (a bigger or negative `keras.utils.set_random_seed` is a ValueError).
+MAX_SEED = 2**32 - 1
+
+
+def check_seed(name, value):
+    """Returns `value`, a seed, unless it is out of [0, 2**32 - 1]: then a
+    `UsageError` naming `--name` (every backend refuses it, too late)."""
+    if not 0 <= value <= MAX_SEED:
+        raise UsageError(
+            f"{flag_of(name)} must be an integer in [0, {MAX_SEED}] "
+            f"(2**32 - 1); received {value}"
+        )
+    return value
+
+
+def parse_seed(name, text):
+    """`Setting`'s `parse` for a seed flag: an integer in [0, 2**32 - 1]."""
+    return check_seed(name, convert(name, text, int))
+
+
 def load_yaml(text):
     """`yaml.safe_load`, with YAML 1.2's floats: PyYAML follows YAML 1.1,
     where `1e-3` (no dot) is a string, and a learning rate written that
@@ -173,7 +194,15 @@ def load_yaml(text):
     import yaml  # an optional dependency (the `recipes` extra)
 
     class Loader(yaml.SafeLoader):
-        pass
+        def construct_mapping(self, node, deep=False):
+            # PyYAML keeps the last of two equal keys without a word.
+            seen = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                if isinstance(key, str) and key in seen:
+                    raise DuplicateKey(key, key_node.start_mark.line + 1)
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
 
     Loader.add_implicit_resolver(
         "tag:yaml.org,2002:float",
@@ -189,22 +218,70 @@ def load_yaml(text):
     return yaml.load(text, Loader=Loader)  # noqa: S506 - a SafeLoader
 
 
+class DuplicateKey(ValueError):
+    """A key given twice in one mapping of a settings file."""
+
+    def __init__(self, key, line=None):
+        where = f" (line {line})" if line else ""
+        super().__init__(f"the key {key!r} is given twice{where}")
+        self.key = key
+
+
+def _json_object(pairs):
+    """`json.loads`'s `object_pairs_hook`: a dict, refusing a key given
+    twice (the json module keeps the last without a word)."""
+    values = {}
+    for key, value in pairs:
+        if key in values:
+            raise DuplicateKey(key)
+        values[key] = value
+    return values
+
+
+def parse_error(error):
+    """A JSON or YAML parse error on one line: where and what."""
+    mark = getattr(error, "problem_mark", None)  # PyYAML's
+    if mark is not None:
+        problem = " ".join(
+            part
+            for part in (getattr(error, "context", None), error.problem)
+            if part
+        )
+        return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
+    return " ".join(str(error).split())
+
+
 def read_config_file(path, flag="--config"):
-    """The settings of a JSON or YAML (`.yaml`, `.yml`) file, a dict."""
+    """The settings of a JSON or YAML (`.yaml`, `.yml`) file, a dict. A
+    file that cannot be read, is not UTF-8, does not parse or gives a key
+    twice is a `UsageError` on one line."""
     path = pathlib.Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as error:
-        raise UsageError(f"{flag} {path}: cannot read ({error})") from error
+        reason = error.strerror or error
+        raise UsageError(f"{flag} {path}: cannot read ({reason})") from None
+    except UnicodeDecodeError as error:
+        raise UsageError(
+            f"{flag} {path}: not UTF-8 text (byte "
+            f"0x{error.object[error.start]:02x} at offset {error.start}); "
+            "save it as UTF-8"
+        ) from None
     try:
         if path.suffix in (".yaml", ".yml"):
             values = load_yaml(text)
         else:
-            values = json.loads(text)
+            values = json.loads(text, object_pairs_hook=_json_object)
     except UsageError:
         raise
+    except DuplicateKey as error:
+        raise UsageError(
+            f"{flag} {path}: {error}; give each setting once"
+        ) from None
     except Exception as error:  # noqa: BLE001 - any parse error is the user's
-        raise UsageError(f"{flag} {path}: cannot parse ({error})") from error
+        raise UsageError(
+            f"{flag} {path}: cannot parse ({parse_error(error)})"
+        ) from None
     if not isinstance(values, dict):
         raise UsageError(f"{flag} {path}: expected a mapping of settings")
     return values

@@ -17,12 +17,16 @@ standard library only (no Keras, no keras-tuner).
 import contextlib
 import errno
 import os
+import shlex
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
+
+from harness.errors import UsageError
 
 # Set by `recipes.launch` in its children: the launcher's process id.
 ENV_LAUNCHER = "RECIPES_LAUNCHER_PID"
@@ -147,6 +151,26 @@ os.kill(parent, signal.SIGKILL)
 """
 
 
+def check_command(command, what="the command"):
+    """Raises `UsageError` unless `command[0]` is an executable (a path,
+    or a name found on PATH), naming it: before any process starts."""
+    if not command:
+        raise UsageError(f"{what} is empty")
+    if shutil.which(command[0]) is None:
+        path = command[0]
+        reason = (
+            "no such file"
+            if os.sep in path and not os.path.exists(path)
+            else "not an executable file"
+            if os.sep in path
+            else "not found on PATH"
+        )
+        raise UsageError(
+            f"{what} cannot run: {path}: {reason}; received: "
+            f"{shlex.join(command)}"
+        )
+
+
 class Deadline:
     """Kills this process (SIGKILL, after printing `message`) unless
     `cancel` is called within `timeout` seconds.
@@ -217,7 +241,21 @@ class Child:
         self.start()
 
     def start(self):
-        self.popen = subprocess.Popen(
+        try:
+            self.popen = self._popen()
+        except OSError as error:  # no such executable, or not executable
+            raise UsageError(
+                f"cannot start {self.name}: {self.command[0]}: "
+                f"{error.strerror or error}; received: "
+                f"{shlex.join(self.command)}"
+            ) from None
+        self.reader = threading.Thread(
+            target=self._stream, name=f"{self.name}-output", daemon=True
+        )
+        self.reader.start()
+
+    def _popen(self):
+        return subprocess.Popen(
             self.command,
             env=self.env,
             stdin=subprocess.DEVNULL,
@@ -230,10 +268,6 @@ class Child:
             # starts in turn (a shell's commands, a tool's workers).
             start_new_session=True,
         )
-        self.reader = threading.Thread(
-            target=self._stream, name=f"{self.name}-output", daemon=True
-        )
-        self.reader.start()
 
     @property
     def pid(self):

@@ -92,6 +92,9 @@ def main(task, prog, doc, help_texts, argv=None):
             raise harness.UsageError("--data-dir must name a folder")
         os.environ[cache.ENV] = args.data_dir
     config = settings.resolve_config(task.Config, args)
+    # A full disk or Ctrl-C from here on names the run's folder, which a
+    # rerun of the same command resumes (`harness.run_cli`).
+    harness.errors.writes_to(config.output)
     metrics = training.train_and_evaluate(
         task,
         config,

@@ -111,6 +111,7 @@ def check(options, command):
     flags.check_range("grace", options.grace, low=0)
     if not command:
         raise harness.UsageError("no command to run after --")
+    processes.check_command(command, "the command after --")
     recipe = next((r for r in RECIPES if r in command), None)
     joined = " ".join(command)
     if recipe and not (

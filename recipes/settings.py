@@ -64,6 +64,8 @@ RECIPE_DEFAULTS = {
 
 
 LR_SCHEDULES = ("constant", "cosine")
+# The settings that are seeds: integers in [0, 2**32 - 1] (`flags.MAX_SEED`).
+SEEDS = ("seed",)
 # `--quick`'s most epochs, where a recipe's `Config.QUICK` does not say.
 QUICK_EPOCHS = 2
 
@@ -154,6 +156,8 @@ STACK_HELP = {
     "init_from": "a model.keras saved by this recipe: train on from it "
     "(its vocabulary and labels), or only evaluate it with --epochs 0",
     "tensorboard": "write TensorBoard logs to OUTPUT/tensorboard",
+    "unroll": "not in the recipes, which pad each batch to its own length "
+    "(Keras unrolls a fixed number of timesteps)",
     "train_file": "your training file (--dataset conllu, columns or csv)",
     "dev_file": "your validation file; default: 10%% cut from train",
     "test_file": "your test file; default: 10%% cut from train",
@@ -213,6 +217,8 @@ def parse_flag(name, text, kind, option=None):
             f"{', '.join(special)}; received {text!r}"
         )
     value = flags.convert(name, text, kind)
+    if name in SEEDS:
+        return flags.check_seed(name, value)
     if option is not None:
         try:
             value = option.check_entry(name, value)
@@ -321,7 +327,13 @@ def check_setting(name, value, kind):
             if value is None:
                 return flags.check_value(name, value, kind)
             return zoo.options.validate(name, value)
-        return flags.check_value(name, value, kind)
+        value = flags.check_value(name, value, kind)
+        if name in SEEDS and not 0 <= value <= flags.MAX_SEED:
+            raise ValueError(
+                f"`{name}` must be an integer in [0, {flags.MAX_SEED}] "
+                f"(2**32 - 1); received {name}={value}"
+            )
+        return value
     except ValueError as error:
         message = str(error).strip().splitlines()[0].rstrip(".")
         if isinstance(value, str) and kind in (int, float):
@@ -347,6 +359,16 @@ def resolve_config(config_cls, args):
         # A recipe's own `--quick` sizes (`Config.QUICK`), unless given.
         for name, value in getattr(config_cls, "QUICK", {}).items():
             values.setdefault(name, value)
+    unroll = values.get("unroll")
+    if unroll is True or (isinstance(unroll, list) and True in unroll):
+        # Keras unrolls a fixed number of timesteps; the recipes pad each
+        # batch to its longest sequence (`recipes.pipeline`), so the time
+        # axis is undefined when the model is built.
+        raise harness.UsageError(
+            f"--unroll: received {unroll!r}, but the recipes pad each batch "
+            "to its own length and Keras unrolls only a fixed number of "
+            "timesteps; leave --unroll out (false)"
+        )
     if values.get("model"):
         # A registered backbone: its own defaults hold for every stack
         # option not given explicitly (None: "the variant's value").

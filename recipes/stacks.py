@@ -9,7 +9,6 @@ timesteps.
 Results: a table on screen, `metrics.json` and `loss.png` in `--output`.
 """
 
-import argparse
 import json
 import pathlib
 import sys
@@ -17,7 +16,9 @@ import time
 
 import keras
 
+import harness
 import zoo
+from harness import flags
 from harness import plots
 from recipes.data import synthetic
 
@@ -67,13 +68,16 @@ def plot(histories, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = flags.ArgumentParser(
+        prog="python -m recipes.stacks", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--output", default="runs/demo-stacks")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seed", action=flags.Setting, parse=flags.parse_seed, default=0
+    )
     args = parser.parse_args(argv)
-    if args.epochs < 1:
-        parser.error(f"--epochs must be >= 1; received {args.epochs}")
+    flags.check_range("epochs", args.epochs, low=1)
     output = pathlib.Path(args.output)
     output.mkdir(parents=True, exist_ok=True)
 
@@ -138,4 +142,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    harness.run_cli(main)

@@ -341,6 +341,15 @@ def write_stamp(project, stamp):
 def check(options, config):
     """Refuses bad search flags before any data is read."""
     flags.check_choice("tuner", options.tuner, TUNERS)
+    directory = pathlib.Path(options.directory)
+    for folder in (directory, *directory.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                raise harness.UsageError(
+                    f"--directory {options.directory}: {folder} is a file, "
+                    "not a folder; name a folder for the search projects"
+                )
+            break
     epochs = search_epochs(config)
     if options.tuner == "hyperband" and epochs < 2:
         raise harness.UsageError(
@@ -388,11 +397,17 @@ def make_hypermodel(problem, options):
             name=f"{problem.task}_stack",
         )
     except ValueError as error:
-        raise harness.UsageError(_flags(str(error))) from None
+        ranged = {
+            item.partition("=")[0].strip().replace("-", "_")
+            for item in options.range
+        }
+        raise harness.UsageError(_flags(str(error), ranged)) from None
 
 
-def _flags(message):
-    """The hypermodel's argument names as this command's flags."""
+def _flags(message, ranged=()):
+    """The hypermodel's argument names as this command's flags; a name in
+    `ranged` was given by `--range NAME=...` (which wins over `--cells`,
+    `--layers` and `--widths`)."""
     for old, new in (
         ("`budget_params`", "--budget-params"),
         ("`search`", "--search"),
@@ -400,6 +415,8 @@ def _flags(message):
         ("`ranges['num_layers']`", "--layers"),
         ("`ranges['units']`", "--widths"),
     ):
+        if old.startswith("`ranges[") and old[9:-3] in ranged:
+            continue  # `--range NAME` below
         message = message.replace(old, new)
     return re.sub(r"`ranges\['(\w+)'\]`", r"--range \1", message).rstrip(".")
 
@@ -437,6 +454,7 @@ def main(argv=None):
     options, config, _ = parse(argv)
     check(options, config)
     project = project_dir(options, config)
+    harness.errors.writes_to(project)  # a rerun resumes the search
     stamp = stamp_of(options, config)
     # One search per project: the job that owns it (a standalone search,
     # or the launcher of a --distributed one, whose chief and tuners are

@@ -229,7 +229,8 @@ def _positive_int(name, value):
 
 
 def _seed(name, value):
-    return validation.check_number(name, value, int, low=0)
+    # Every backend's generator takes a 32-bit unsigned seed.
+    return validation.check_number(name, value, int, low=0, high=2**32 - 1)
 
 
 def _learning_rate(name, value):

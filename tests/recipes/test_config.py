@@ -150,6 +150,80 @@ def test_config_file_type_errors_exit_2_naming_the_key(
 
 
 @pytest.mark.parametrize(
+    "name, data, message",
+    [
+        (
+            "bad.yaml",
+            b"units: [1, 2\nepochs: 3\n",
+            "cannot parse (line 2, column 7: while parsing a flow sequence "
+            "expected ',' or ']'",
+        ),
+        ("bad.json", b'{"units": 3,}', "cannot parse (Expecting property"),
+        (
+            "latin.yaml",
+            b"units: 3\n# caf\xe9\n",
+            "not UTF-8 text (byte 0xe9 at offset 14); save it as UTF-8",
+        ),
+        (
+            "twice.yaml",
+            b"units: 3\nepochs: 1\nunits: 4\n",
+            "the key 'units' is given twice (line 3); give each setting once",
+        ),
+        (
+            "twice.json",
+            b'{"units": 3, "units": 4}',
+            "the key 'units' is given twice; give each setting once",
+        ),
+    ],
+)
+def test_a_config_file_that_does_not_parse_is_one_line(
+    name, data, message, tmp_path, capsys
+):
+    path = tmp_path / name
+    path.write_bytes(data)
+    argv = ["--config", str(path), "--output", str(tmp_path / "out")]
+    with pytest.raises(SystemExit) as info:
+        harness.run_cli(tagging.main, argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert err == f"error: --config {path}: {message}" or (
+        err.startswith(f"error: --config {path}: {message}")
+    ), err
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+@pytest.mark.parametrize(
+    "argv, text",
+    [
+        (["--unroll"], None),
+        ([], "activation: relu\nunroll: true\n"),
+        ([], "unroll: [false, true]\nnum_layers: 2\n"),
+    ],
+)
+def test_unroll_is_refused_before_any_data_is_read(
+    name, argv, text, tmp_path, capsys, monkeypatch
+):
+    # Keras unrolls a fixed number of timesteps; the recipes' batches each
+    # have their own length.
+    monkeypatch.setattr(
+        "recipes.training.train_and_evaluate",
+        lambda *a, **k: pytest.fail("reached training"),
+    )
+    if text:
+        path = tmp_path / "config.yaml"
+        path.write_text(text)
+        argv = [*argv, "--config", str(path)]
+    with pytest.raises(SystemExit) as info:
+        harness.run_cli(RECIPES[name].main, [*argv, "--output", str(tmp_path)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("error: --unroll: received ")
+    assert "Keras unrolls only a fixed number of timesteps" in err
+
+
+@pytest.mark.parametrize(
     "text, value",
     [("1e-3", 1e-3), ("-2E+2", -200.0), ("3", 3), ("1.5e-4", 1.5e-4)],
 )

@@ -279,6 +279,10 @@ def test_a_chief_that_fails_stops_the_launch(tmp_path, monkeypatch):
         (["--learning-rate", "inf"], "--learning-rate must be a finite"),
         (["--search", "cell,depth"], "unknown name(s) ['depth']"),
         (["--range", "dropout=0:2"], "--range dropout must lie in [0, 1)"),
+        # --range wins over --widths, and is the flag named.
+        (["--range", "units=5:1"], "--range units is empty: min 5 > max 1"),
+        (["--range", "seed=0,4294967296"], "--range seed entries must lie"),
+        (["--seed", "-1"], "--seed must be an integer in [0, 4294967295]"),
         # Once a traceback: the search's keyword arguments shadowed a
         # module of the same name (`common`) in the function raising it.
         (
@@ -294,6 +298,20 @@ def test_bad_input_exits_2_with_one_line(extra, message, tmp_path, capsys):
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), lines
     assert message in lines[0], lines[0]
+
+
+def test_a_directory_that_is_a_file_is_named(tmp_path, capsys):
+    (tmp_path / "taken").write_text("a file")
+    args = tiny_args(tmp_path, "--directory", str(tmp_path / "taken" / "x"))
+    with pytest.raises(SystemExit) as info:
+        harness.run_cli(search.main, args)
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"error: --directory {tmp_path / 'taken' / 'x'}: "
+        f"{tmp_path / 'taken'} is a file, not a folder; name a folder for "
+        "the search projects"
+    )
 
 
 def test_a_directory_holding_another_search_is_refused(tmp_path, capsys):
