@@ -20,7 +20,8 @@ from recipes import stacks
 from recipes import tagging
 from tuning import search
 
-pytestmark = pytest.mark.every_backend
+# CLI behaviour, not a backend's: the TensorFlow tier runs it.
+pytestmark = pytest.mark.tf_tier
 
 # Every product command line, as `(main, the arguments before a flag)`.
 CLIS = {

@@ -227,7 +227,8 @@ def concrete(value):
 
     NumPy arrays, lists and the eager tensors of every backend have
     values; a `keras.KerasTensor`, a tensor in a `tf.function` or a
-    `tf.data` map, and a JAX tracer (under `jax.jit`) have none: a check
+    `tf.data` map, a JAX tracer (under `jax.jit`) and a tensor that
+    `torch.compile` traces have none: a check
     that needs the values skips them, so a compiled step never waits for
     one (see docs/limits.md).
     """
@@ -235,6 +236,11 @@ def concrete(value):
         return np.asarray(value)
     if value is None or keras.backend.is_keras_tensor(value):
         return None
+    if keras.backend.backend() == "torch":
+        import torch
+
+        if torch.compiler.is_compiling():  # traced by `jit_compile=True`
+            return None
     try:
         return keras.ops.convert_to_numpy(value)
     except Exception:  # a symbolic tensor or a tracer: no values to read

@@ -12,7 +12,7 @@ from diagnostics import gradients
 from diagnostics import probing
 from diagnostics import study
 
-pytestmark = pytest.mark.every_backend
+pytestmark = pytest.mark.tf_tier  # parsers only: any backend will do
 
 TOOLS = {
     "activations": activations.parse,

@@ -231,6 +231,7 @@ class KillAfterEpoch(keras.callbacks.Callback):
             raise KeyboardInterrupt(f"simulated kill after epoch {epoch + 1}")
 
 
+@pytest.mark.slow  # ~30 s a backend; the unit tests above cover each check
 def test_a_rerun_refuses_a_backup_it_cannot_restore_or_made_on_other_data(
     tmp_path, capsys
 ):

@@ -15,7 +15,7 @@ from recipes import seq2seq
 from recipes import settings
 from recipes import tagging
 
-pytestmark = pytest.mark.every_backend
+pytestmark = pytest.mark.tf_tier  # parsers only: any backend will do
 
 RECIPES = {
     "tagging": tagging,
