@@ -216,7 +216,7 @@ def test_probes_read_syntax_from_a_treebank(tagger, tmp_path):
         probing.main(["--model", str(model), "--properties", "pos,deprel"])
 
 
-@pytest.mark.tf_tier  # the probe itself runs on every backend above
+@pytest.mark.slow  # ~50 s: trains a G2P model; the probe runs in make test
 def test_a_g2p_encoders_letters_are_probed_for_their_phonemes(
     tmp_path, monkeypatch
 ):

@@ -190,6 +190,7 @@ def test_merge_refuses_repeated_trials_and_other_settings(depth, tmp_path):
         study.main(["merge", one, *out])
 
 
+@pytest.mark.slow  # ~50 s; the depth study above runs the same grid code
 def test_budget_study_keeps_each_stack_near_its_budget(tmp_path):
     output = tmp_path / "study"
     summary = study.main(
