@@ -137,6 +137,23 @@ def empty_folder(path, ignore_errors=False):
             child.unlink()
 
 
+def read_saved_config(saved):
+    """A run's `config.json` (the path `saved`) as a dict; one line (a
+    `UsageError`) if it is damaged."""
+    try:
+        values = json.loads(saved.read_text())
+    except (ValueError, UnicodeDecodeError) as error:
+        found = f"not JSON ({error})"
+    else:
+        if isinstance(values, dict):
+            return values
+        found = f"a JSON {type(values).__name__}, not an object"
+    raise UsageError(
+        f"{saved} is damaged: {found}; pass --overwrite to start the "
+        "run again, or choose another --output"
+    )
+
+
 class RunDirectory:
     """`--output` as a contract between a job and its reruns.
 
@@ -196,7 +213,7 @@ class RunDirectory:
         if self.overwrite:
             return  # `begin` empties the folder and writes config.json
         if saved.is_file():
-            old = {**self.defaults, **self._saved_config(saved)}
+            old = {**self.defaults, **read_saved_config(saved)}
             changed = sorted(
                 k
                 for k in set(old) | set(self.config)
@@ -219,22 +236,6 @@ class RunDirectory:
                 "recipe; choose another --output or pass --overwrite"
             )
         files.write_json(saved, self.config)
-
-    @staticmethod
-    def _saved_config(saved):
-        """A run's `config.json` as a dict; one line if it is damaged."""
-        try:
-            values = json.loads(saved.read_text())
-        except (ValueError, UnicodeDecodeError) as error:
-            found = f"not JSON ({error})"
-        else:
-            if isinstance(values, dict):
-                return values
-            found = f"a JSON {type(values).__name__}, not an object"
-        raise UsageError(
-            f"{saved} is damaged: {found}; pass --overwrite to start the "
-            "run again, or choose another --output"
-        )
 
     def begin(self):
         """Call once the run's config and data are checked, before it

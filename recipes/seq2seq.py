@@ -51,6 +51,7 @@ import harness
 import zoo
 from harness import files
 from harness import flags
+from harness import rundir
 from recipes import cli
 from recipes import pipeline
 from recipes import predictors
@@ -379,15 +380,8 @@ def load(output, config=None):
     if config is None:
         saved = output / "config.json"
         known = {f.name for f in dataclasses.fields(Config)}
-        config = Config(
-            **{
-                k: v
-                for k, v in json.loads(saved.read_text()).items()
-                if k in known
-            }
-            if saved.is_file()
-            else {}
-        )
+        values = rundir.read_saved_config(saved) if saved.is_file() else {}
+        config = Config(**{k: v for k, v in values.items() if k in known})
     model = keras.saving.load_model(
         output / "model.keras", safe_mode=True, compile=False
     )

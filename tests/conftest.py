@@ -25,6 +25,8 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 import keras  # noqa: E402
 import pytest  # noqa: E402
 
+from harness import plots  # noqa: E402
+
 if keras.backend.backend() == "torch":
     import torch
 
@@ -141,3 +143,16 @@ def _seed():
     # JAX and PyTorch loaded it takes 1-3 s a test (a fifth to a third of
     # the suite's time); Python's own collector still runs.
     keras.backend.clear_session(free_memory=False)
+
+
+@pytest.fixture
+def kept_figures(monkeypatch):
+    """The figures `harness.plots` closes, kept open (to draw and look
+    at), closed after the test."""
+    plt = plots.pyplot()
+    kept = []
+    monkeypatch.setattr(plt, "close", kept.append)
+    yield kept
+    monkeypatch.undo()
+    for fig in kept:
+        plt.close(fig)

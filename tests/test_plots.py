@@ -14,18 +14,6 @@ QUICK_TITLE = (
 )
 
 
-@pytest.fixture
-def kept_figures(monkeypatch):
-    """The figures the plots close, kept open and drawn to look at."""
-    plt = plots.pyplot()
-    kept = []
-    monkeypatch.setattr(plt, "close", kept.append)
-    yield kept
-    monkeypatch.undo()
-    for fig in kept:
-        plt.close(fig)
-
-
 def _visible_ticks(ax):
     low, high = ax.get_xlim()
     return [t for t in ax.get_xticks() if low <= t <= high]

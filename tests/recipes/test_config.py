@@ -110,6 +110,18 @@ def test_bad_flags_exit_2_with_one_line(argv, message, tmp_path, capsys):
     assert message in err and len(err.splitlines()) == 1, err
 
 
+def _config_error(path, tmp_path, capsys):
+    """The one stderr line of the tagger run with `--config path`, which
+    must exit 2."""
+    argv = ["--config", str(path), "--output", str(tmp_path / "out")]
+    with pytest.raises(SystemExit) as info:
+        harness.run_cli(tagging.main, argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    return err
+
+
 @pytest.mark.parametrize(
     "suffix, text, message",
     [
@@ -138,12 +150,7 @@ def test_config_file_type_errors_exit_2_naming_the_key(
 ):
     path = tmp_path / f"config{suffix}"
     path.write_text(text)
-    argv = ["--config", str(path), "--output", str(tmp_path / "out")]
-    with pytest.raises(SystemExit) as info:
-        harness.run_cli(tagging.main, argv)
-    assert info.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1, err
+    err = _config_error(path, tmp_path, capsys)
     assert err.startswith(f"error: --config {path}: ") and message in err
     if "'1e-3'" in text:
         assert "a number in quotes is a string" in err
@@ -181,12 +188,7 @@ def test_a_config_file_that_does_not_parse_is_one_line(
 ):
     path = tmp_path / name
     path.write_bytes(data)
-    argv = ["--config", str(path), "--output", str(tmp_path / "out")]
-    with pytest.raises(SystemExit) as info:
-        harness.run_cli(tagging.main, argv)
-    assert info.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1, err
+    err = _config_error(path, tmp_path, capsys)
     assert err == f"error: --config {path}: {message}" or (
         err.startswith(f"error: --config {path}: {message}")
     ), err

@@ -4,24 +4,11 @@ recipe's one model) and fits its figure; trial numbers are keras-tuner's
 
 import pytest
 
-from harness import plots
 from tests.recipes.test_tagging import tiny_config
 from tuning import report
 from tuning import search
 
 pytest.importorskip("matplotlib")
-
-
-@pytest.fixture
-def kept_figures(monkeypatch):
-    """The figures the plots close, kept open to look at."""
-    plt = plots.pyplot()
-    kept = []
-    monkeypatch.setattr(plt, "close", kept.append)
-    yield kept
-    monkeypatch.undo()
-    for fig in kept:
-        plt.close(fig)
 
 
 def _problem_and_hypermodel(tmp_path, **options):
