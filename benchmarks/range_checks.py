@@ -5,10 +5,12 @@
 Issue 30 made ids, tags and shapes checked where they enter the library:
 `zoo.layers.TokenEmbedding` checks token ids (`zoo.validation.check_ids`)
 and `zoo.layers.StackedRNN` the time axis and the mask's shape
-(`zoo.fused.check_inputs`). The id check reads values, so it runs only
-where the ids are concrete: on TensorFlow and JAX a train step is traced
-and compiled and the check is skipped while tracing; on PyTorch (eager
-unless `jit_compile=True`) it runs at every step.
+(`zoo.fused.check_inputs`). The id check reads values where the ids are
+concrete: on PyTorch (eager unless `jit_compile=True`) at every step. On
+TensorFlow a train step is traced and compiled, and the check is skipped
+while tracing (TensorFlow's gather checks on CPU); on JAX the compiled
+step compares the ids with the range itself and calls back to the host
+only when one is out of it (JAX would gather it as NaN).
 
 This script builds two identical token-input models (`zoo.stacked_rnn`
 backbone, a softmax per step, sparse cross-entropy, Adam): one runs as the

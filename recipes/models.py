@@ -7,6 +7,7 @@ under (`recipes>LabelNames`), so those files load too.
 """
 
 import pathlib
+import zipfile
 
 import keras
 
@@ -99,6 +100,13 @@ def load_saved_model(path, flag):
     path = pathlib.Path(path)
     if not path.is_file():
         raise harness.UsageError(f"{flag} {path}: no such file")
+    if path.suffix == ".keras" and not zipfile.is_zipfile(path):
+        # Keras says "File not found" for a file that is there but empty
+        # or cut short (a .keras file is a zip archive).
+        raise harness.UsageError(
+            f"{flag} {path}: not a whole .keras file ({path.stat().st_size} "
+            "bytes, not a zip archive): empty or cut short; save it again"
+        )
     try:
         return keras.saving.load_model(path, safe_mode=True, compile=False)
     except Exception as error:  # noqa: BLE001 - any load failure

@@ -53,6 +53,7 @@ from harness import files
 from harness import flags
 from harness import rundir
 from recipes import cli
+from recipes import models
 from recipes import pipeline
 from recipes import predictors
 from recipes import scoring
@@ -382,9 +383,7 @@ def load(output, config=None):
         known = {f.name for f in dataclasses.fields(Config)}
         values = rundir.read_saved_config(saved) if saved.is_file() else {}
         config = Config(**{k: v for k, v in values.items() if k in known})
-    model = keras.saving.load_model(
-        output / "model.keras", safe_mode=True, compile=False
-    )
+    model = models.load_saved_model(output / "model.keras", "model")
     vocab = cmudict.Vocabulary.from_json(
         json.loads((output / "vocab.json").read_text())
     )

@@ -8,6 +8,7 @@ PyTorch.
 """
 
 import math
+import re
 
 import keras
 import numpy as np
@@ -73,6 +74,33 @@ def test_seq2seq_refuses_an_out_of_range_source_id():
     assert np.isfinite(keras.ops.convert_to_numpy(scores)).all()
 
 
+def _raises_naming(value, allowed="[0, 10)"):
+    """An error whatever its type (JAX reports the library's `ValueError`
+    raised in a host callback as a `JaxRuntimeError`; TensorFlow's graph
+    its own index error) whose message names `value` and the range."""
+    value, allowed = str(value), re.escape(allowed)
+    return pytest.raises(
+        Exception, match=rf"(?s){allowed}.*{value}|{value}.*{allowed}"
+    )
+
+
+def test_a_traced_predict_or_fit_never_turns_a_bad_id_into_nan():
+    # `predict` and `fit` trace their step on TensorFlow and JAX, where no
+    # value can be read: JAX used to gather id 99 as a row of NaN.
+    # On TensorFlow, Keras's `take` wrapped -1 to the last row.
+    for bad in (99, -1):
+        model = _backbone()
+        model.predict(BAD_IDS % 10, verbose=0)  # compiled with good ids
+        with _raises_naming(bad):
+            model.predict(np.array([[1, 2, bad]], "int32"), verbose=0)
+    tagger = keras.Sequential([_backbone(), keras.layers.Dense(3)])
+    tagger.compile(
+        "sgd", keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    )
+    with _raises_naming(99):
+        tagger.fit(BAD_IDS, np.zeros((2, 3)), verbose=0)
+
+
 # Item 5: CRF tags out of range (-1 wrapped to the last tag).
 
 
@@ -93,6 +121,30 @@ def test_the_crf_refuses_tags_out_of_range():
     assert np.isfinite(
         keras.ops.convert_to_numpy(crf.log_likelihood(emissions, tags, mask))
     ).all()
+
+
+def _crf_tagger():
+    tokens = keras.Input((None,), dtype="int32")
+    emissions = keras.layers.Dense(3)(
+        keras.layers.Embedding(4, 4, mask_zero=True)(tokens)
+    )
+    crf = CRF(3)
+    model = keras.Model(tokens, crf(emissions))
+    model.compile("sgd", loss=crf.loss)
+    return model
+
+
+def test_a_crf_trained_with_fit_refuses_a_tag_out_of_range():
+    # On JAX, tag 7 of 3 inside a traced train step gave a NaN loss; on
+    # TensorFlow, -1 was the last tag. A new model each time: after an
+    # error inside a JAX `fit`, Keras has dropped the model's variables.
+    ids = np.array([[1, 1, 1], [1, 1, 0]], "int32")
+    for bad in (7, -1):
+        model = _crf_tagger()
+        model.fit(ids, np.array([[0, 1, 2], [1, 2, 0]], "int32"), verbose=0)
+        tags = np.array([[0, 1, bad], [1, 2, 0]], "int32")
+        with _raises_naming(bad, "[0, 3)"):
+            model.fit(ids, tags, verbose=0)
 
 
 # Item 6: beam search's numbers.
@@ -129,6 +181,16 @@ def test_duplicate_label_names_are_refused():
         zoo.heads.sequence_tagger(backbone, 3, labels=["a", "b", "b"])
     with pytest.raises(ValueError, match=r"`labels`.*'a'"):
         zoo.layers.LabelNames(["a", "b", "a"])
+
+
+def test_head_sizes_and_an_empty_vocabulary_are_named():
+    # Found by the hostile run: `num_outputs` was named, not the argument.
+    with pytest.raises(ValueError, match=r"`num_classes`.*0"):
+        zoo.heads.sequence_classifier(_backbone(), 0)
+    with pytest.raises(ValueError, match=r"`num_tags`.*0"):
+        zoo.heads.sequence_tagger(_backbone(), 0)
+    with pytest.raises(ValueError, match=r"`tokens`.*at least one"):
+        zoo.layers.TokenVocabulary([])
 
 
 # Item 14: an empty time axis, a mask of the wrong shape.

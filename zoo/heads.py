@@ -77,8 +77,10 @@ def _inputs(backbone, vocabulary, characters=None):
     return inputs[0], backbone(x[0])
 
 
-def _outputs(features, units, labels, seed, dropout, name, crf=False):
-    v.check_positive_int("num_outputs", units)
+def _outputs(
+    features, units, labels, seed, dropout, name, crf=False, argument=None
+):
+    v.check_positive_int(argument or "num_outputs", units)
     v.check_rate("dropout", dropout)
     if dropout:
         features = keras.layers.Dropout(
@@ -149,7 +151,14 @@ def sequence_tagger(
             f"{tuple(features.shape)}."
         )
     outputs = _outputs(
-        features, num_tags, labels, seed, dropout, "tags", crf=head == "crf"
+        features,
+        num_tags,
+        labels,
+        seed,
+        dropout,
+        "tags",
+        crf=head == "crf",
+        argument="num_tags",
     )
     return keras.Model(inputs, outputs, name=name)
 
@@ -200,5 +209,13 @@ def sequence_classifier(
         features = SequencePooling(
             pooling, attention_units=attention_units, name="pooling"
         )(features)
-    outputs = _outputs(features, num_classes, labels, seed, dropout, "classes")
+    outputs = _outputs(
+        features,
+        num_classes,
+        labels,
+        seed,
+        dropout,
+        "classes",
+        argument="num_classes",
+    )
     return keras.Model(inputs, outputs, name=name)

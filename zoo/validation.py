@@ -17,8 +17,9 @@ The checks return the value they accept, so that a caller can write
   [0, 1)"`) or as an interval (`"[0, 1)"`, `"[1, inf)"`), as
   `zoo.options.Option.interval` gives an option's;
 - `check_ids(name, ids, size)`: integer ids (token ids, tags) in
-  `[0, size)`, checked on concrete values only (`concrete`): NumPy arrays
-  and eager tensors of every backend, never a tensor being traced.
+  `[0, size)`, checked on concrete values (`concrete`): NumPy arrays and
+  eager tensors of every backend; inside a step that JAX traces, by the
+  compiled step itself (JAX would gather a bad id as NaN).
 
 Example:
 ```python
@@ -253,8 +254,10 @@ def check_ids(name, ids, size, *, what="ids", mask=None):
     Otherwise raises a `ValueError` naming the argument, the first bad id,
     where it is and the allowed range: "`inputs` must hold token ids in
     [0, 10) (vocabulary_size=10); received 99 at index (0, 2).". Only
-    concrete values are checked (`concrete`); symbolic and traced tensors
-    pass through unchecked.
+    concrete values are checked here (`concrete`); a JAX tracer is checked
+    by the compiled step (`_check_traced_jax_ids`); symbolic tensors and
+    TensorFlow or `torch.compile` graphs pass through (their own gathers
+    raise an index error).
 
     Args:
         name: the argument's name, for the message.
@@ -266,13 +269,24 @@ def check_ids(name, ids, size, *, what="ids", mask=None):
             ids where it is False are not checked.
     """
     values = concrete(ids)
-    if values is None or values.size == 0:
+    if values is None:
+        if _is_jax_tracer(ids):
+            return _check_traced_jax_ids(name, ids, size, what, mask)
+        if _is_tf_graph_tensor(ids):
+            _check_traced_tf_ids(name, ids, size, what, mask)
         return ids
-    bad = (values < 0) | (values >= size)
+    if values.size == 0:
+        return ids
     if mask is not None:
         mask = concrete(mask)
-        if mask is not None and mask.shape == values.shape:
-            bad &= mask.astype(bool)
+    _raise_for_bad_ids(name, values, size, what, mask)
+    return ids
+
+
+def _raise_for_bad_ids(name, values, size, what, mask):
+    bad = (values < 0) | (values >= size)
+    if mask is not None and np.shape(mask) == values.shape:
+        bad &= np.asarray(mask).astype(bool)
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
         value = values[where].item()
@@ -280,4 +294,86 @@ def check_ids(name, ids, size, *, what="ids", mask=None):
             f"`{name}` must hold {what} in [0, {size}); received "
             f"{value!r} at index {where}."
         )
-    return ids
+
+
+def _is_jax_tracer(value):
+    if keras.backend.backend() != "jax":
+        return False
+    import jax
+
+    return isinstance(value, jax.core.Tracer)
+
+
+def _is_tf_graph_tensor(value):
+    if keras.backend.backend() != "tensorflow":
+        return False
+    import tensorflow as tf
+
+    return isinstance(value, tf.Tensor) and not tf.executing_eagerly()
+
+
+def _check_traced_tf_ids(name, ids, size, what, mask):
+    """The id check inside a TensorFlow graph (`fit`, `predict`, a
+    `tf.function`, a `tf.data` map).
+
+    TensorFlow's own gather refuses an id at or above the size on CPU, but
+    Keras's `ops.take` first wraps negative ids NumPy-style (-1 is the last
+    row), so a -1 would pass without a word. An `Assert` op in the graph
+    (run by `tf.function`'s automatic control dependencies; XLA drops it)
+    fails the step with the same words and the first bad id.
+    """
+    import tensorflow as tf
+
+    bad = tf.logical_or(ids < 0, ids >= size)
+    if mask is not None and getattr(mask, "shape", None) == ids.shape:
+        bad = tf.logical_and(bad, tf.cast(mask, tf.bool))
+    tf.debugging.Assert(
+        tf.logical_not(tf.reduce_any(bad)),
+        [
+            f"`{name}` must hold {what} in [0, {size}); received",
+            tf.boolean_mask(ids, bad)[:1],
+        ],
+    )
+
+
+def _check_traced_jax_ids(name, ids, size, what, mask):
+    """The id check inside a step that JAX traces (`fit`, `predict`, `jit`);
+    returns `ids`, which the caller must use in place of its own.
+
+    JAX gathers an out-of-range id as a row of NaN, without a word, so a
+    traced step checks too: a comparison and a reduction over the ids in
+    the compiled graph, and, only when an id is out of range, a host
+    callback that raises the same `ValueError` as the eager check (JAX
+    re-raises it from the compiled call). The callback is a
+    `jax.pure_callback` inside `lax.cond` whose result the step uses: no
+    side effect is ordered into the step, so a step with good ids runs as
+    fast as without the check (`benchmarks/range_checks.py`), and the
+    check cannot be pruned as dead code. TensorFlow's graphs are checked
+    by `_check_traced_tf_ids`; PyTorch runs eagerly.
+    """
+    import jax
+    import jax.numpy as jnp
+
+    bad = (ids < 0) | (ids >= size)
+    if mask is not None and getattr(mask, "shape", None) == ids.shape:
+        bad = bad & mask.astype(bool)
+        operands = (ids, mask)
+    else:
+        operands = (ids,)
+
+    def report(values, *maybe_mask):
+        _raise_for_bad_ids(
+            name,
+            np.asarray(values),
+            size,
+            what,
+            np.asarray(maybe_mask[0]) if maybe_mask else None,
+        )
+        return np.asarray(values)
+
+    def checked(*args):
+        return jax.pure_callback(
+            report, jax.ShapeDtypeStruct(ids.shape, ids.dtype), *args
+        )
+
+    return jax.lax.cond(jnp.any(bad), checked, lambda *args: args[0], *operands)

@@ -284,7 +284,7 @@ class CRF(keras.layers.Layer):
     def _check_tags(self, tags, mask=None):
         """Range-checks concrete `tags` against `num_tags`: -1 would wrap
         to the last tag, and on JAX a tag >= num_tags gives NaN."""
-        v.check_ids(
+        return v.check_ids(
             "tags",
             tags,
             self.num_tags,
@@ -303,11 +303,12 @@ class CRF(keras.layers.Layer):
             emissions: `(batch, time, num_tags)` scores.
             tags: integer `(batch, time)` gold tags in `[0, num_tags)`;
                 masked steps ignored. A tag out of range at an unmasked
-                step is a `ValueError` when `tags` holds values (eager
-                calls; not while a step is traced), never a wrapped index.
+                step is an error naming it (a `ValueError` in eager calls;
+                inside a step that JAX or TensorFlow traces, the backend's
+                error around the same words), never a wrapped index.
             mask: optional boolean `(batch, time)`.
         """
-        self._check_tags(tags, mask)
+        tags = self._check_tags(tags, mask)
         emissions, steps, mask = self._prepare(emissions, mask)
         tags = _time_major(ops.cast(ops.convert_to_tensor(tags), "int32"))
         # A masked step is ignored whatever it holds (-1 padding too): it
@@ -369,7 +370,7 @@ class CRF(keras.layers.Layer):
         only the real steps (Keras's mask) gives the exact NLL of a
         right-padded sequence. Returns `(batch, time)` float32.
         """
-        self._check_tags(tags)
+        tags = self._check_tags(tags)
         emissions, steps, _ = self._prepare(emissions, None)
         tags = ops.cast(ops.convert_to_tensor(tags), "int32")
         transitions, start, end = self._weights()

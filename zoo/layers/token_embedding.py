@@ -37,7 +37,7 @@ class TokenEmbedding(keras.layers.Embedding):
     """
 
     def call(self, inputs):
-        v.check_ids(
+        inputs = v.check_ids(
             "inputs",
             inputs,
             self.input_dim,

@@ -55,6 +55,11 @@ class TokenVocabulary(_PassThrough):
     ):
         super().__init__(**kwargs)
         tokens = list(tokens)
+        if not tokens:
+            raise ValueError(
+                "`tokens` must hold at least one token (ids 0 and 1, "
+                "padding and [UNK], are added to them); received []."
+            )
         bad = [t for t in tokens if not isinstance(t, str) or not t]
         if bad:
             raise ValueError(

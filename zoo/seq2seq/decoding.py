@@ -100,7 +100,7 @@ def _never_padding(log_probs):
 
 
 def _encode(model, source_ids):
-    _check_source(model, source_ids)
+    source_ids = _check_source(model, source_ids)
     source_ids = ops.convert_to_tensor(source_ids, "int32")
     if len(source_ids.shape) != 2:
         raise ValueError(
@@ -357,9 +357,9 @@ def sequence_log_prob(model, source_ids, target_ids, *, start_id):
     """
     _check_model(model)
     _check_id("start_id", start_id, model.target_vocabulary_size)
-    _check_source(model, source_ids)
+    source_ids = _check_source(model, source_ids)
     size = model.target_vocabulary_size
-    v.check_ids(
+    target_ids = v.check_ids(
         "target_ids",
         target_ids,
         size,
@@ -437,7 +437,7 @@ def compiled_decoder(model, method="greedy", *, jit_compile=False, **options):
 
     def run(source_ids):
         # Here, not in the trace: a compiled call has no values to check.
-        _check_source(model, source_ids)
+        source_ids = _check_source(model, source_ids)
         return compiled(source_ids)
 
     return run
