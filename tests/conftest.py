@@ -43,6 +43,10 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    if config.getoption("--run-slow"):
+        # For settings read when a test module is imported (hypothesis's
+        # number of examples in tests/test_params.py).
+        os.environ["ZOO_RUN_SLOW"] = "1"
     config.addinivalue_line(
         "markers", "tf_only: needs the TensorFlow backend (skipped on others)"
     )

@@ -76,7 +76,9 @@ def _without_tensorflow(tmp_path, backend, *args):
 
 
 @pytest.mark.tf_only  # once per suite: it starts the other backends itself
-@pytest.mark.parametrize("backend", ["jax", "torch"])
+@pytest.mark.parametrize(
+    "backend", [pytest.param("jax", marks=pytest.mark.slow), "torch"]
+)
 def test_a_recipe_runs_to_the_end_without_tensorflow(backend, tmp_path):
     from tests.recipes.test_tagging import write_corpus
 

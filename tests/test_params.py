@@ -56,7 +56,12 @@ def stack_configs(draw):
     # Fewer in the core tier (JAX, PyTorch), where each model compiles
     # (10 took 36 s on JAX); the count is the same arithmetic everywhere,
     # and the default backend's tier draws 20.
-    max_examples=5 if os.environ.get("ZOO_TEST_TIER") == "core" else 20,
+    # `make test-all` (--run-slow) draws 20 stacks; `make test` fewer.
+    max_examples=20
+    if os.environ.get("ZOO_RUN_SLOW")
+    else 5
+    if os.environ.get("ZOO_TEST_TIER") == "core"
+    else 8,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -22,7 +22,7 @@ def _skip_kwargs(skip):
     return {"residual": skip == "residual", "highway": skip == "highway"}
 
 
-@pytest.mark.grid(stride=5)
+@pytest.mark.grid(stride=12)
 @pytest.mark.parametrize(
     "cell,bidirectional,skip,layer_norm",
     list(itertools.product(CELLS, (False, True), SKIPS, (False, True))),

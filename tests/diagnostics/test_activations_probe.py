@@ -102,7 +102,7 @@ def test_the_best_probe_beats_the_majority_class(probed):
     assert max(pos.values()) > rows[0]["majority_baseline"] + 0.1
 
 
-@pytest.mark.tf_tier  # the probe on a tagger runs on every backend above
+@pytest.mark.slow  # the probe on a tagger runs on every backend above
 def test_a_classifiers_layers_are_probed_for_tags_it_never_saw(
     tagger, tmp_path
 ):

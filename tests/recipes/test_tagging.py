@@ -453,7 +453,13 @@ def test_a_registered_backbone_by_name_with_flags_overriding(tmp_path):
 
 @pytest.mark.every_backend
 @pytest.mark.parametrize(
-    "head,chars", [("crf", True), ("softmax", False), ("crf", False)]
+    "head,chars",
+    [
+        ("crf", True),
+        ("softmax", False),
+        # The CRF and the plain word features are each in a case above.
+        pytest.param("crf", False, marks=pytest.mark.slow),
+    ],
 )
 def test_heads_and_character_features_train_and_reload(tmp_path, head, chars):
     config = tiny_config(

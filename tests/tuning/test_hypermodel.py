@@ -416,6 +416,7 @@ def test_classification_and_seq2seq_heads_build_and_train_a_step():
     assert isinstance(model, keras.Model)
 
 
+@pytest.mark.slow  # a whole search; the CLI search test runs in make test
 def test_a_list_range_searches_those_values_and_a_grid_tries_each(tmp_path):
     hypermodel = tagger(
         search=["num_layers", "seed"],
