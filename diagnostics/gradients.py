@@ -138,10 +138,7 @@ def check(args):
     args.depths = sorted(set(depths))
     for name in ("units", "steps", "batch_size", "timesteps"):
         flags.check_range(name, getattr(args, name), low=1)
-    if not args.learning_rate > 0:
-        raise harness.UsageError(
-            f"--learning-rate must be > 0; received {args.learning_rate}"
-        )
+    flags.check_positive("learning_rate", args.learning_rate)
     return args
 
 

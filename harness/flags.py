@@ -165,6 +165,16 @@ def check_range(name, value, low=None, high=None):
         raise UsageError(f"{flag_of(name)} must be {bounds}; received {value}")
 
 
+def check_positive(name, value):
+    """Raises `UsageError` naming `--name` unless `value` is a finite
+    number > 0 (a learning rate: inf and NaN pass a plain `> 0` test or
+    fail it without saying why)."""
+    if not (math.isfinite(value) and value > 0):
+        raise UsageError(
+            f"{flag_of(name)} must be a finite number > 0; received {value}"
+        )
+
+
 # The largest seed: every backend's generator takes a 32-bit unsigned one
 # (a bigger or negative `keras.utils.set_random_seed` is a ValueError).
 MAX_SEED = 2**32 - 1

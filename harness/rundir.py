@@ -129,7 +129,7 @@ def empty_folder(path, ignore_errors=False):
     for child in pathlib.Path(path).iterdir():
         if child.name == FolderLock.NAME:
             continue
-        if child.is_dir():
+        if child.is_dir() and not child.is_symlink():
             shutil.rmtree(child, ignore_errors=ignore_errors)
         elif ignore_errors:
             child.unlink(missing_ok=True)
@@ -206,12 +206,38 @@ class RunDirectory:
             raise
         return path
 
+    # What a run keeps in its folder, and whether each is a file or a
+    # folder: one of the other kind (a `metrics.json` folder, a `backup`
+    # file) would fail the run when it writes there, after training.
+    ENTRIES = {
+        "config.json": "file",
+        "metrics.json": "file",
+        "model.keras": "file",
+        "log.csv": "file",
+        "backup": "folder",
+    }
+
+    def _check_entries(self, path):
+        for name, kind in self.ENTRIES.items():
+            entry = path / name
+            if not (entry.exists() or entry.is_symlink()):
+                continue
+            found = "folder" if entry.is_dir() else "file"
+            if found != kind or not (entry.is_dir() or entry.is_file()):
+                found = found if entry.exists() else "broken link"
+                raise UsageError(
+                    f"--output {path}: {name} is a {found}, where a run "
+                    f"keeps a {kind}; move it away, or pass --overwrite "
+                    "to start again"
+                )
+
     def _check_and_write(self, path):
         saved = path / "config.json"
         self.state = "new"
         self._emptied = not self.overwrite
         if self.overwrite:
             return  # `begin` empties the folder and writes config.json
+        self._check_entries(path)
         if saved.is_file():
             old = {**self.defaults, **read_saved_config(saved)}
             changed = sorted(

@@ -10,7 +10,6 @@ files are read is `harness.flags`.
 
 import argparse
 import dataclasses
-import math
 import re
 import typing
 
@@ -401,15 +400,7 @@ def check_training(config):
                 zoo.options.validate(name, value)
             except ValueError as error:
                 raise harness.UsageError(_as_flag(name, error)) from None
-    if not math.isfinite(config.learning_rate):
-        raise harness.UsageError(
-            f"--learning-rate must be a finite number > 0; received "
-            f"{config.learning_rate}"
-        )
-    if config.learning_rate <= 0:
-        raise harness.UsageError(
-            f"--learning-rate must be > 0; received {config.learning_rate}"
-        )
+    flags.check_positive("learning_rate", config.learning_rate)
     flags.check_choice("lr_schedule", config.lr_schedule, LR_SCHEDULES)
 
 

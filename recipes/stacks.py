@@ -9,7 +9,6 @@ timesteps.
 Results: a table on screen, `metrics.json` and `loss.png` in `--output`.
 """
 
-import json
 import pathlib
 import sys
 import time
@@ -18,8 +17,10 @@ import keras
 
 import harness
 import zoo
+from harness import files
 from harness import flags
 from harness import plots
+from harness import rundir
 from recipes.data import synthetic
 
 CELLS = ("simple_rnn", "gru", "lstm")
@@ -79,8 +80,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     flags.check_range("epochs", args.epochs, low=1)
     output = pathlib.Path(args.output)
-    output.mkdir(parents=True, exist_ok=True)
+    # One job per folder; the lock's `acquire` also makes the folder and
+    # names --output in one line if it cannot (a file there, no rights).
+    with rundir.FolderLock(output):
+        return _compare(args, output)
 
+
+def _compare(args, output):
     x, y = synthetic.make_task(seed=args.seed)
     split = int(0.8 * len(x))
     results, histories = [], {}
@@ -134,8 +140,7 @@ def main(argv=None):
             f"{r['last_loss']:>11.4f}{r['val_accuracy']:>9.3f}"
             f"{r['seconds']:>9.1f}"
         )
-    with open(output / "metrics.json", "w") as f:
-        json.dump(results, f, indent=2)
+    files.write_json(output / "metrics.json", results)
     plot(histories, output / "loss.png")
     print(f"\nWrote {output / 'metrics.json'} and {output / 'loss.png'}")
     return results

@@ -233,7 +233,7 @@ def ranges_of(options):
     for item in options.range:
         name, _, spec = item.partition("=")
         name = name.strip().replace("-", "_")
-        if not spec:
+        if not spec or not name:
             raise harness.UsageError(
                 f"--range must be NAME=MIN:MAX[:STEP] or NAME=A,B; "
                 f"received {item!r}"
@@ -418,6 +418,7 @@ def _flags(message, ranged=()):
         if old.startswith("`ranges[") and old[9:-3] in ranged:
             continue  # `--range NAME` below
         message = message.replace(old, new)
+    message = message.replace("`ranges` has unknown", "--range has unknown")
     return re.sub(r"`ranges\['(\w+)'\]`", r"--range \1", message).rstrip(".")
 
 

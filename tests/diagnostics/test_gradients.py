@@ -108,7 +108,11 @@ def test_quick_sets_defaults_and_explicit_flags_win():
         (["--steps", "0"], "--steps must be >= 1; received 0"),
         (["--units", "0"], "--units must be >= 1; received 0"),
         (["--batch-size", "0"], "--batch-size must be >= 1; received 0"),
-        (["--learning-rate", "-1"], "--learning-rate must be > 0; received"),
+        (["--learning-rate", "-1"], "--learning-rate must be a finite "
+         "number > 0; received -1"),
+        # Found by the hostile run: inf passed a plain `> 0` and trained.
+        (["--learning-rate", "inf"], "--learning-rate must be a finite "
+         "number > 0; received inf"),
     ],
 )  # fmt: skip
 def test_bad_input_names_the_flag_value_and_allowed(argv, message, tmp_path):

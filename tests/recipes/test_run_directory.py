@@ -13,6 +13,7 @@ import pytest
 import harness
 from harness import rundir
 from recipes import settings
+from recipes import stacks
 from recipes import tagging
 
 pytestmark = pytest.mark.every_backend
@@ -248,3 +249,42 @@ def test_overwrite_checks_the_data_before_it_deletes_the_old_run(
         "metrics.json",
         "model.keras",
     ]
+
+
+@pytest.mark.parametrize(
+    "name,make,found,kind",
+    [
+        ("metrics.json", pathlib.Path.mkdir, "folder", "file"),
+        ("config.json", pathlib.Path.mkdir, "folder", "file"),
+        ("backup", pathlib.Path.touch, "file", "folder"),
+    ],
+)
+def test_a_run_file_of_the_wrong_kind_is_one_line(
+    tmp_path, capsys, name, make, found, kind
+):
+    # Found by the hostile run: a `metrics.json` folder failed the run
+    # with IsADirectoryError after training; a `backup` file with
+    # FileExistsError at the first backup.
+    run = config(tmp_path)
+    out = pathlib.Path(run.output)
+    directory = rundir.RunDirectory(run.output, run)
+    directory.open()
+    directory.close()
+    if name == "config.json":
+        (out / name).unlink()
+    make(out / name)
+    err = one_line(capsys, lambda: tagging.run(run))
+    assert err == (
+        f"error: --output {out}: {name} is a {found}, where a run keeps a "
+        f"{kind}; move it away, or pass --overwrite to start again"
+    )
+    assert (out / name).exists()  # left as it was
+
+
+def test_the_stacks_demo_names_an_output_that_is_a_file(tmp_path, capsys):
+    output = tmp_path / "out"
+    output.write_text("not a folder")
+    err = one_line(
+        capsys, lambda: stacks.main(["--output", str(output), "--epochs", "1"])
+    )
+    assert err.startswith(f"error: --output {output}")

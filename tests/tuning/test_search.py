@@ -282,6 +282,9 @@ def test_a_chief_that_fails_stops_the_launch(tmp_path, monkeypatch):
         # --range wins over --widths, and is the flag named.
         (["--range", "units=5:1"], "--range units is empty: min 5 > max 1"),
         (["--range", "seed=0,4294967296"], "--range seed entries must lie"),
+        # Found by the hostile run: these named `ranges`, not the flag.
+        (["--range", "=1:2"], "--range must be NAME=MIN:MAX[:STEP]"),
+        (["--range", "unitz=1:2"], "--range has unknown name(s) ['unitz']"),
         (["--seed", "-1"], "--seed must be an integer in [0, 4294967295]"),
         # Once a traceback: the search's keyword arguments shadowed a
         # module of the same name (`common`) in the function raising it.
