@@ -31,15 +31,18 @@ REFUSED = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 # The folder the running job writes and whether a rerun of the same
 # command resumes it (`writes_to`); what `run_cli`'s lines name.
-_OUTPUT = {"folder": None, "resumes": False}
+_OUTPUT = {"folder": None, "resumes": False, "rerun": "the same command"}
 
 
-def writes_to(folder, resumes=True):
+def writes_to(folder, resumes=True, rerun="the same command"):
     """Tells `run_cli` the folder this job writes (a recipe's `--output`,
-    a search's project) and whether rerunning the same command resumes
-    from its last backup; its one-line errors then name it."""
+    a search's project), whether a rerun resumes from its last backup,
+    and what to rerun (`"the same command without --overwrite"` for a
+    run started with `--overwrite`, which would empty the folder again);
+    its one-line errors then name them."""
     _OUTPUT["folder"] = None if folder is None else pathlib.Path(folder)
     _OUTPUT["resumes"] = bool(resumes)
+    _OUTPUT["rerun"] = rerun
 
 
 def _size(count):
@@ -129,9 +132,9 @@ def _kept(training):
     if training:
         return (
             f"; the work up to the last backup in {folder} is kept: rerun "
-            "the same command to resume from it"
+            f"{_OUTPUT['rerun']} to resume from it"
         )
-    return "; rerun the same command once fixed"
+    return f"; rerun {_OUTPUT['rerun']} once fixed"
 
 
 def describe_os_error(error, training=False):
@@ -182,7 +185,7 @@ def run_cli(main, argv=None):
         print(
             "error: interrupted (Ctrl-C)"
             + (
-                f"; rerun the same command to resume {_OUTPUT['folder']} "
+                f"; rerun {_OUTPUT['rerun']} to resume {_OUTPUT['folder']} "
                 "from its last backup"
                 if _OUTPUT["folder"] is not None and _OUTPUT["resumes"]
                 else ""

@@ -93,8 +93,14 @@ def main(task, prog, doc, help_texts, argv=None):
         os.environ[cache.ENV] = args.data_dir
     config = settings.resolve_config(task.Config, args)
     # A full disk or Ctrl-C from here on names the run's folder, which a
-    # rerun of the same command resumes (`harness.run_cli`).
-    harness.errors.writes_to(config.output)
+    # rerun of the same command resumes (`harness.run_cli`); without
+    # --overwrite, which would empty it again.
+    harness.errors.writes_to(
+        config.output,
+        rerun="the same command without --overwrite"
+        if args.overwrite
+        else "the same command",
+    )
     metrics = training.train_and_evaluate(
         task,
         config,

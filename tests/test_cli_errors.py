@@ -18,6 +18,7 @@ from recipes import launch
 from recipes import seq2seq
 from recipes import stacks
 from recipes import tagging
+from recipes import training
 from tuning import search
 
 # CLI behaviour, not a backend's: the TensorFlow tier runs it.
@@ -201,6 +202,28 @@ def test_ctrl_c_is_one_line_and_exit_130(capsys, tmp_path):
         raise KeyboardInterrupt
 
     assert one_line(capsys, tool, [], code=130) == "error: interrupted (Ctrl-C)"
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_ctrl_c_in_a_recipe_says_what_to_rerun(
+    overwrite, capsys, tmp_path, monkeypatch
+):
+    # Found by the hostile run: a run started with --overwrite said "rerun
+    # the same command to resume", which would empty the folder again.
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(training, "train_and_evaluate", interrupted)
+    argv = ["--output", str(tmp_path / "run")]
+    err = one_line(
+        capsys, tagging.main, argv + ["--overwrite"] * overwrite, code=130
+    )
+    rerun = (
+        "the same command without --overwrite"
+        if overwrite
+        else ("the same command")
+    )
+    assert f"rerun {rerun} to resume {tmp_path / 'run'}" in err
 
 
 @pytest.mark.parametrize(
