@@ -36,6 +36,10 @@ TIMEOUT = 600  # seconds for any one run
 # --- the run ----------------------------------------------------------------
 
 
+def _default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def conllu_text(sentences=120, seed=0):
     """A CoNLL-U corpus of short tagged sentences (twice the cli group's)."""
     return attempts.conllu_text(sentences, seed)
@@ -125,6 +129,11 @@ class Paused:
             stdout=self._stdout,
             stderr=subprocess.PIPE,
             text=True,
+            # As a user's foreground run has it: a hostile run started in
+            # the background (`nohup ... &`) has SIGINT ignored, and its
+            # children would inherit that (Python then installs no
+            # KeyboardInterrupt handler).
+            preexec_fn=_default_sigint,
         )
         # A run that never pauses (nor ends) is killed.
         self._timer = threading.Timer(TIMEOUT, self.process.kill)
