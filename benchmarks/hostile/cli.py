@@ -175,6 +175,18 @@ def expect_cli(name, argv, *names, code=2):
     return attempts.cli(main_of(name), argv, *names, code=code)
 
 
+def expect_data_error(name, argv, *names):
+    """`expect_cli` for a bad data file: the one line also stays under
+    1,000 characters (a long offending value is cut)."""
+    text = expect_cli(name, argv, *names)
+    expect(
+        len(text) < 1000,
+        "unclear error",
+        f"a {len(text):,}-character error line: {text[:120]}...",
+    )
+    return text
+
+
 def as_flag(flag, value):
     """`--flag value`, or `--flag=value` for a value starting with `-`
     (which argparse would take for a flag unless it looks like a number:
@@ -608,15 +620,8 @@ for _label, _content, _names, _extra in CSVS:
 
     def _csv_check(content=_content, names=tuple(_names), extra=tuple(_extra)):
         path = write(scratch(), "train.csv", content)
-        text = expect_cli(
-            "classification",
-            classification_argv(*extra, train=path),
-            *names,
-        )
-        expect(
-            len(text) < 1000,
-            "unclear error",
-            f"a {len(text):,}-character error line: {text[:120]}...",
+        expect_data_error(
+            "classification", classification_argv(*extra, train=path), *names
         )
 
     add(
@@ -713,12 +718,7 @@ for _label, _content, _names in CONLLUS:
 
     def _conllu_check(content=_content, names=tuple(_names)):
         path = write(scratch(), "train.conllu", content)
-        text = expect_cli("tagging", tagging_argv(train=path), *names)
-        expect(
-            len(text) < 1000,
-            "unclear error",
-            f"a {len(text):,}-character error line: {text[:120]}...",
-        )
+        expect_data_error("tagging", tagging_argv(train=path), *names)
 
     add(
         f"conllu/{_label}",
