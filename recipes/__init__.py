@@ -20,6 +20,7 @@ models, labels), `training` (the loop), `checkpoints` (the backup),
 flags and files, plots) is the `harness` package.
 """
 
+import importlib.util
 import os
 import sys
 
@@ -44,6 +45,17 @@ if sys.argv[:1] == ["-m"] and "keras" not in sys.modules:
     _backend = _backend_from_argv(sys.argv[1:])
     if _backend in ("tensorflow", "jax", "torch"):
         os.environ["KERAS_BACKEND"] = _backend
+    elif (
+        _backend is None
+        and not os.environ.get("KERAS_BACKEND")
+        and "recipes.language_model" in sys.orig_argv
+        and importlib.util.find_spec("torch") is not None
+    ):
+        # Pretraining runs where the user chose no backend: on PyTorch,
+        # the fastest for the biLM on a CPU (benchmarks/bilm_speed.py);
+        # `recipes.language_model` says so.
+        os.environ["KERAS_BACKEND"] = "torch"
+        os.environ["STACKED_RNN_ZOO_FASTEST_BACKEND"] = "torch"
 
 try:
     import zoo  # noqa: E402, F401 - registers the zoo's layers

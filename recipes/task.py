@@ -28,6 +28,7 @@ class Task:
     name = "task"
     Config = settings.StackOptions
     curve_metric = "accuracy"
+    monitor_mode = "max"  # `monitor`'s metric is maximised ("min": loss)
 
     def check(self, config):
         """Raises `harness.UsageError` for a bad config (before any data)."""
@@ -96,7 +97,8 @@ class Task:
     weighted = True  # metrics weighted by the batches' sample weights
 
     def monitor(self, state):
-        """The validation metric early stopping maximises."""
+        """The validation metric early stopping maximises (or minimises,
+        `monitor_mode = "min"`)."""
         return "val_accuracy"
 
     def datasets(self, config, state, batch_size, pad_to=1):

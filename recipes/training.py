@@ -46,7 +46,13 @@ from recipes import settings
 
 
 def make_callbacks(
-    config, output, monitor, metric_callbacks=(), backup=None, fingerprint=None
+    config,
+    output,
+    monitor,
+    metric_callbacks=(),
+    backup=None,
+    fingerprint=None,
+    mode="max",
 ):
     """Validation metrics, early stopping, a NaN guard, the backup (with
     `log.csv`, a `recipes.checkpoints.RunBackup`), TensorBoard.
@@ -59,12 +65,13 @@ def make_callbacks(
     this job resumes from and backs up to: `(directory, source)`
     (default `(OUTPUT/backup, same)`; a non-chief worker's differ).
     `fingerprint` (`fingerprint()`) is kept in the backup, which a rerun
-    on other data or another backend refuses to resume from.
+    on other data or another backend refuses to resume from. `mode`:
+    whether `monitor` is maximised ("max") or minimised ("min").
     """
     directory, source = backup or (output / "backup", None)
     stopper = keras.callbacks.EarlyStopping(
         monitor=monitor,
-        mode="max",
+        mode=mode,
         patience=config.patience,
         restore_best_weights=True,
     )
@@ -320,6 +327,7 @@ def _train(task, config, extra_callbacks, dist, output, run_dir=None):
         metric_callbacks=task.callbacks(config, state, dist.predictor(model)),
         backup=dist.backup(config, output),
         fingerprint=kept,
+        mode=task.monitor_mode,
     ) + list(extra_callbacks)
     backup = next(c for c in callbacks if isinstance(c, checkpoints.RunBackup))
     if os.environ.get(checkpoints.PAUSE_ENV):

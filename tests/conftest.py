@@ -57,6 +57,12 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         "markers",
+        "core_tiers: an every_backend test whose TensorFlow run is slow "
+        "(graph tracing): `make test` runs it on JAX and PyTorch, "
+        "`make test-all` (--run-slow) on TensorFlow too",
+    )
+    config.addinivalue_line(
+        "markers",
         "backend_free: reads files only (sources, docs); runs on the "
         "TensorFlow tier only, unless --run-slow",
     )
@@ -86,6 +92,9 @@ def pytest_collection_modifyitems(config, items):
     core = os.environ.get("ZOO_TEST_TIER") == "core"
     skip_tier = pytest.mark.skip(
         reason="core tier: only every_backend tool tests (make test-all)"
+    )
+    skip_core_tiers = pytest.mark.skip(
+        reason="run on JAX and PyTorch in make test (make test-all: here too)"
     )
     skip_backend_free = pytest.mark.skip(
         reason="the TensorFlow tier runs it (make test-all: every backend)"
@@ -133,6 +142,8 @@ def pytest_collection_modifyitems(config, items):
         tiered = "backend_free" in item.keywords or "tf_tier" in item.keywords
         if tiered and core and not run_slow:
             item.add_marker(skip_backend_free)
+        if "core_tiers" in item.keywords and on_tf and not run_slow:
+            item.add_marker(skip_core_tiers)
         if "slow" in item.keywords and not run_slow:
             item.add_marker(skip_slow)
         if "tf_only" in item.keywords and not on_tf:

@@ -2,6 +2,7 @@
 
 import keras
 import numpy as np
+import pytest
 
 import zoo
 
@@ -26,6 +27,7 @@ def _losses(residual, epochs=4):
     return history.history["loss"]
 
 
+@pytest.mark.slow  # a claim of the study (docs/study.md); make test-all
 def test_eight_residual_layers_train_where_plain_ones_stall():
     residual = _losses(residual=True)
     plain = _losses(residual=False)

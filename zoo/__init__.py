@@ -5,7 +5,8 @@ Importing `zoo` registers every custom layer (for `.keras` loading with
 
 Besides the names below, its public modules: `zoo.options` (every option,
 declared once), `zoo.cells` (every cell's facts, in one table),
-`zoo.layers`, `zoo.heads`, `zoo.seq2seq`, `zoo.text`,
+`zoo.layers`, `zoo.heads`, `zoo.language_model` (the ELMo-style
+biLM), `zoo.seq2seq`, `zoo.text`,
 `zoo.reference` (the NumPy equations), `zoo.validation` (the argument
 checks: each error names the argument, the value and what is allowed) and
 `zoo.walk` (every layer nested in a model).
@@ -18,6 +19,7 @@ _backend.check()
 
 from zoo import cells
 from zoo import heads
+from zoo import language_model  # noqa: F401  (registers its layers)
 from zoo import layers
 from zoo import models  # noqa: F401  (registers the variants)
 from zoo import options

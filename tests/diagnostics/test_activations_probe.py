@@ -186,7 +186,7 @@ def write_treebank(path, sentences=80, seed=0):
     return path
 
 
-@pytest.mark.tf_tier  # the probe itself runs on every backend above
+@pytest.mark.slow  # the probe itself runs in the tests above
 def test_probes_read_syntax_from_a_treebank(tagger, tmp_path):
     model, corpus = tagger
     treebank = write_treebank(tmp_path / "trees.conllu")

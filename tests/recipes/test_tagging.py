@@ -216,6 +216,7 @@ CONLLU = """# sent_id = 1
 """
 
 
+@pytest.mark.slow  # tests/recipes/test_loaders.py reads CoNLL-U files
 def test_conllu_dataset_from_user_files(tmp_path):
     paths = {}
     for split, copies in (("train", 30), ("dev", 3), ("test", 3)):
@@ -340,6 +341,7 @@ def test_mixed_precision_flag_trains_and_saves_a_mixed_model(tmp_path, capsys):
 
 
 @pytest.mark.every_backend
+@pytest.mark.core_tiers  # on TensorFlow in make test-all (tracing: slow)
 def test_saved_tagger_tags_raw_text_in_a_new_process(tmp_path):
     """One import and one call, `safe_mode=True`, on this backend."""
     import os
@@ -455,7 +457,8 @@ def test_a_registered_backbone_by_name_with_flags_overriding(tmp_path):
 @pytest.mark.parametrize(
     "head,chars",
     [
-        ("crf", True),
+        # The CRF with characters: tests/test_heads.py in make test.
+        pytest.param("crf", True, marks=pytest.mark.slow),
         ("softmax", False),
         # The CRF and the plain word features are each in a case above.
         pytest.param("crf", False, marks=pytest.mark.slow),

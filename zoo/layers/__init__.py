@@ -4,13 +4,16 @@
 `StackedRNN` (`StackedRNN.stack_layers`).
 """
 
+from zoo.layers.bilm import BiLMEncoder
 from zoo.layers.characters import CharacterEncoder
+from zoo.layers.contextual_embedding import ContextualEmbedding
 from zoo.layers.crf import CRF
 from zoo.layers.crf import CRFLoss
 from zoo.layers.embedding_dropout import EmbeddingDropout
 from zoo.layers.highway_wrapper import HighwayWrapper
 from zoo.layers.pooling import SequencePooling
 from zoo.layers.residual_wrapper import ResidualWrapper
+from zoo.layers.sampled_softmax import SampledSoftmax
 from zoo.layers.scalar_mix import ScalarMix
 from zoo.layers.stacked_rnn import StackedRNN
 from zoo.layers.stacked_rnn import StackLayer
@@ -24,14 +27,17 @@ from zoo.layers.weight_drop import WeightDropLSTM
 from zoo.layers.weight_drop import WeightDropSimpleRNN
 
 __all__ = [
+    "BiLMEncoder",
     "CRF",
     "CRFLoss",
     "CharacterEncoder",
     "CharacterVocabulary",
+    "ContextualEmbedding",
     "EmbeddingDropout",
     "HighwayWrapper",
     "LabelNames",
     "ResidualWrapper",
+    "SampledSoftmax",
     "ScalarMix",
     "SequencePooling",
     "StackLayer",

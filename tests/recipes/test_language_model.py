@@ -1,0 +1,174 @@
+"""`python -m recipes.language_model` on a tiny text written here: it
+trains, reports perplexity per direction, resumes, and refuses bad text
+in one line without writing anything."""
+
+import json
+import math
+import random
+import re
+
+import keras
+import numpy as np
+import pytest
+
+import harness
+import zoo
+from recipes import language_model
+from recipes.data import unlabelled
+
+NOUNS = ["dog", "cat", "bird", "horse", "child", "farmer"]
+VERBS = ["sees", "likes", "follows", "feeds"]
+PLACES = ["park", "farm", "garden", "river"]
+
+
+def write_text(path, documents=60, sentences=8, seed=0):
+    """Documents of patterned sentences ("The dog sees a cat in the
+    park."), separated by blank lines."""
+    rng = random.Random(seed)
+    blocks = []
+    for _ in range(documents):
+        lines = [
+            f"The {rng.choice(NOUNS)} {rng.choice(VERBS)} a "
+            f"{rng.choice(NOUNS)} in the {rng.choice(PLACES)}."
+            for _ in range(sentences)
+        ]
+        blocks.append(" ".join(lines))
+    path.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+    return path
+
+
+def argv(tmp_path, *extra):
+    return [
+        "--corpora", "", "--text-file", str(write_text(tmp_path / "t.txt")),
+        "--output", str(tmp_path / "out"), "--units", "16",
+        "--char-units", "16", "--char-embedding-dim", "8", "--epochs", "4",
+        "--shards", "2", "--batch-size", "16", "--learning-rate", "0.01",
+        "--num-sampled", "8", "--no-tensorboard", "--eval-examples", "0",
+        *extra,
+    ]  # fmt: skip
+
+
+def test_sentences_are_cut_at_their_ends_and_into_words():
+    text = 'He said "stop." Then it rained! Did it?\n\nA new paragraph here'
+    assert unlabelled.sentences_of(text) == [
+        ["He", "said", '"', "stop", ".", '"'],
+        ["Then", "it", "rained", "!"],
+        ["Did", "it", "?"],
+        ["A", "new", "paragraph", "here"],
+    ]
+    pieces = unlabelled.sentences_of("a b c d e", max_length=2)
+    assert pieces == [["a", "b"], ["c", "d"], ["e"]]
+
+
+@pytest.mark.every_backend
+def test_a_run_reports_perplexity_per_direction_and_reloads(tmp_path):
+    metrics = language_model.main(argv(tmp_path))
+    out = tmp_path / "out"
+    saved = json.loads((out / "metrics.json").read_text())
+    assert saved["epochs_run"] == metrics["epochs_run"] == 4
+    assert saved["corpora"] == ["text_file"]
+    # The text has 18 words: a model that learned its patterns is far
+    # below the 20-odd words of the vocabulary in perplexity.
+    for direction in ("forward", "backward"):
+        perplexity = metrics[f"test_{direction}_perplexity"]
+        assert perplexity == pytest.approx(
+            math.exp(metrics[f"test_{direction}_nll"])
+        )
+        assert 1 < perplexity < 12
+    log = (out / "log.csv").read_text().splitlines()
+    assert len(log) == 5 and "val_forward_nll" in log[0]
+    assert (out / "learning_curves.png").read_bytes()[:4] == b"\x89PNG"
+    model = keras.saving.load_model(out / "model.keras", safe_mode=True)
+    encoder = zoo.language_model.encoder_of(model)
+    assert encoder.units == 16
+    # What a task model reads: the mixed layers, one vector per word.
+    characters = model.get_layer("characters")
+    chars = characters.encode([["The", "dog", "sees"]])
+    mixed = zoo.language_model.contextual_embedding(model)(chars)
+    assert tuple(mixed.shape) == (1, 3, 32)
+    assert np.isfinite(keras.ops.convert_to_numpy(mixed)).all()
+    # A rerun of a finished run trains nothing and returns its metrics.
+    again = language_model.main(argv(tmp_path))
+    assert again["test_forward_nll"] == metrics["test_forward_nll"]
+
+
+def test_shards_cut_each_pass_into_epochs_of_equal_size():
+    sentences = [["w"] * (1 + i % 5) for i in range(40)]
+    batches = language_model.ShardedBatches(
+        sentences,
+        [len(s) for s in sentences],
+        4,
+        (8,),
+        lambda b: (np.zeros((len(b), 1)),),
+        shuffle_seed=0,
+        shards=3,
+    )
+    seen = []
+    for epoch in range(3):
+        batches.start_at(epoch)
+        assert len(batches) == 3  # 10 batches a pass, 3 an epoch
+        seen.extend(tuple(b) for b in batches._order)
+    assert len(set(seen)) == 9  # one pass: no batch twice
+    with pytest.raises(Exception, match="--shards 20: the training text"):
+        language_model.ShardedBatches(
+            sentences, [1] * 40, 4, (8,), None, shards=20
+        )
+
+
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        (b"", "empty; plain UTF-8 text needed"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00", "a binary file"),
+        (
+            "caf\u00e9 au lait".encode("latin-1"),
+            r"not UTF-8 \(byte 0xe9 at offset 3\)",
+        ),
+        (b"Too short.\n", "fewer than one batch|too little text"),
+    ],
+)
+def test_bad_text_is_one_line_and_nothing_is_written(
+    tmp_path, capsys, content, message
+):
+    text = tmp_path / "bad.txt"
+    text.write_bytes(content)
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exit_info:
+        harness.run_cli(
+            language_model.main,
+            ["--corpora", "", "--text-file", str(text), "--output", str(out)],
+        )
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and re.search(message, err[0]), err
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_bad_flags_are_one_line(tmp_path, capsys):
+    for extra, message in (
+        (["--corpora", "wikipedia"], "--corpora: 'wikipedia' is not a corpus"),
+        (["--corpora", ""], "no text: name --corpora or give a --text-file"),
+        (["--shards", "0"], "--shards must be >= 1"),
+    ):
+        with pytest.raises(SystemExit) as exit_info:
+            harness.run_cli(
+                language_model.main,
+                [*extra, "--output", str(tmp_path / "out")],
+            )
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0]
+
+
+def test_init_from_refuses_a_model_that_is_no_language_model(tmp_path, capsys):
+    tagger = zoo.heads.sequence_tagger(
+        zoo.stacked_lstm(1, 4, vocabulary_size=9), 3
+    )
+    path = tmp_path / "tagger.keras"
+    tagger.save(path)
+    with pytest.raises(SystemExit):
+        harness.run_cli(
+            language_model.main, argv(tmp_path, "--init-from", str(path))
+        )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not a language model" in err[0]

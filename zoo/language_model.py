@@ -1,0 +1,276 @@
+"""An ELMo-style bidirectional language model, and the layer that mixes
+its layers into any model.
+
+    vocabulary = zoo.layers.TokenVocabulary(
+        [*zoo.language_model.BOUNDARIES, *words], name="vocabulary")
+    characters = zoo.layers.CharacterVocabulary.from_words(
+        words, name="characters")
+    bilm = zoo.language_model.bidirectional_language_model(
+        vocabulary, characters, units=256, num_layers=2)
+    zoo.language_model.compile(bilm, "adam")
+    bilm.fit((word_ids, char_ids), mask, sample_weight=mask)
+
+The model reads a sentence's word ids (its targets) and character ids
+(its input), and returns, per word and direction, the negative
+log-likelihood (nats) of the next word (forward) and of the previous one
+(backward); the sentence's ends are predicted as `<s>` and `</s>`, which
+the word vocabulary must hold (`BOUNDARIES`). While training, the softmax
+is sampled (`zoo.layers.SampledSoftmax`); in `evaluate` and `predict` it
+is exact, so `exp(val_forward_nll)` is the forward perplexity.
+
+The loss is the mean of that output over the real words
+(`LanguageModelLoss`, weighted by the mask given as the sample weight);
+`y_true` is not read (the targets come from the inputs), pass the mask.
+
+`contextual_embedding(model)` returns a `zoo.layers.ContextualEmbedding`
+on the trained model's encoder: ELMo's features, one line in any model.
+"""
+
+import keras
+from keras import ops
+
+from zoo._package import PACKAGE
+from zoo.layers.bilm import BiLMEncoder
+from zoo.layers.contextual_embedding import ContextualEmbedding
+from zoo.layers.sampled_softmax import SampledSoftmax
+from zoo.layers.vocabulary import CharacterVocabulary
+from zoo.layers.vocabulary import TokenVocabulary
+
+__all__ = [
+    "BOUNDARIES",
+    "LanguageModelLoss",
+    "LanguageModelTargets",
+    "backward_nll",
+    "bidirectional_language_model",
+    "compile",
+    "contextual_embedding",
+    "encoder_of",
+    "forward_nll",
+]
+
+BOUNDARIES = ("<s>", "</s>")
+
+
+@keras.saving.register_keras_serializable(package=PACKAGE)
+class LanguageModelTargets(keras.layers.Layer):
+    """Each word's forward and backward targets from a sentence's word
+    ids: the next word's id (`eos_id` after the last word) and the
+    previous word's (`bos_id` before the first); 0 on padding.
+
+    Args:
+        bos_id, eos_id: the ids of `<s>` and `</s>`.
+
+    Call arguments:
+        inputs: `(batch, words)` word ids, right-padded with 0.
+
+    Returns:
+        `[forward, backward]`, two `(batch, words)` int32 tensors.
+    """
+
+    def __init__(self, bos_id, eos_id, **kwargs):
+        super().__init__(**kwargs)
+        self.bos_id = int(bos_id)
+        self.eos_id = int(eos_id)
+
+    def call(self, inputs):
+        ids = ops.cast(inputs, "int32")
+        real = ops.not_equal(ids, 0)
+        pad = ops.zeros_like(ids[:, :1])
+        following = ops.concatenate([ids[:, 1:], pad], axis=1)
+        preceding = ops.concatenate([pad, ids[:, :-1]], axis=1)
+        eos = ops.full_like(ids, self.eos_id)
+        bos = ops.full_like(ids, self.bos_id)
+        zero = ops.zeros_like(ids)
+        forward = ops.where(
+            real, ops.where(ops.equal(following, 0), eos, following), zero
+        )
+        backward = ops.where(
+            real, ops.where(ops.equal(preceding, 0), bos, preceding), zero
+        )
+        return [forward, backward]
+
+    def compute_output_shape(self, input_shape):
+        return [tuple(input_shape), tuple(input_shape)]
+
+    def compute_output_spec(self, inputs):
+        spec = keras.KerasTensor(inputs.shape, dtype="int32")
+        return [spec, spec]
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "bos_id": self.bos_id,
+            "eos_id": self.eos_id,
+        }
+
+
+def _boundary_ids(vocabulary):
+    ids = {t: i for i, t in enumerate(vocabulary.get_vocabulary())}
+    missing = [t for t in BOUNDARIES if t not in ids]
+    if missing:
+        raise ValueError(
+            "`vocabulary` must hold the sentence boundaries "
+            f"{list(BOUNDARIES)} (the words a language model predicts "
+            f"before the first and after the last word); it lacks {missing}."
+        )
+    return ids[BOUNDARIES[0]], ids[BOUNDARIES[1]]
+
+
+def bidirectional_language_model(
+    vocabulary,
+    characters,
+    *,
+    units=256,
+    num_layers=2,
+    char_embedding_dim=16,
+    char_units=128,
+    char_kernel_size=3,
+    dropout=0.1,
+    num_sampled=512,
+    seed=None,
+    name="bilm_model",
+):
+    """An ELMo-style biLM as a functional Keras model.
+
+    Inputs `(word ids, character ids)`: `(batch, words)` ids of
+    `vocabulary` and `(batch, words, chars)` ids of `characters`. Layers:
+    `vocabulary` and `characters` (which keep the words and characters,
+    so a saved model says how to spell its inputs), `bilm` (a
+    `zoo.layers.BiLMEncoder`), `targets` (`LanguageModelTargets`) and
+    `softmax` (a `zoo.layers.SampledSoftmax` shared by both directions,
+    as in ELMo). Output `nll`: `(batch, words, 2)` float32, the forward
+    and backward negative log-likelihood of each word's targets.
+
+    Args:
+        vocabulary: a `zoo.layers.TokenVocabulary` holding `BOUNDARIES`,
+            its words ordered by falling frequency (the sampler assumes
+            it); the words predicted.
+        characters: a `zoo.layers.CharacterVocabulary`; what is read.
+        units, num_layers, char_embedding_dim, char_units,
+        char_kernel_size, dropout, seed: the `BiLMEncoder`'s.
+        num_sampled: negatives of the sampled softmax (0: full softmax).
+        name: the model's name.
+    """
+    if not isinstance(vocabulary, TokenVocabulary):
+        raise TypeError(
+            "`vocabulary` must be a `zoo.layers.TokenVocabulary`; received "
+            f"{type(vocabulary).__name__}."
+        )
+    if not isinstance(characters, CharacterVocabulary):
+        raise TypeError(
+            "`characters` must be a `zoo.layers.CharacterVocabulary`; "
+            f"received {type(characters).__name__}."
+        )
+    bos_id, eos_id = _boundary_ids(vocabulary)
+    words = keras.Input((None,), dtype="int32", name="words")
+    chars = keras.Input((None, None), dtype="int32", name="chars")
+    encoder = BiLMEncoder(
+        characters.vocabulary_size,
+        units,
+        num_layers,
+        char_embedding_dim=char_embedding_dim,
+        char_units=char_units,
+        char_kernel_size=char_kernel_size,
+        dropout=dropout,
+        seed=seed,
+        name="bilm",
+    )
+    layers = encoder(characters(chars))
+    top = keras.layers.Dropout(dropout, seed=seed, name="top_dropout")(
+        layers[-1]
+    )
+    forward_targets, backward_targets = LanguageModelTargets(
+        bos_id, eos_id, name="targets"
+    )(vocabulary(words))
+    softmax = SampledSoftmax(
+        vocabulary.vocabulary_size,
+        num_sampled=num_sampled,
+        seed=seed,
+        name="softmax",
+    )
+    nll = [
+        softmax([half, targets])
+        for half, targets in zip(
+            encoder.split_directions(top),
+            (forward_targets, backward_targets),
+        )
+    ]
+    stacked = ops.stack(nll, axis=-1)
+    return keras.Model([words, chars], stacked, name=name)
+
+
+def encoder_of(model):
+    """The `BiLMEncoder` of a language model built by
+    `bidirectional_language_model` (its `bilm` layer).
+
+    Raises:
+        ValueError: `model` is not such a language model (a tagger, a
+            classifier ...), naming what it lacks.
+    """
+    try:
+        encoder = model.get_layer("bilm")
+    except (ValueError, AttributeError):
+        encoder = None
+    if not isinstance(encoder, BiLMEncoder):
+        name = getattr(model, "name", type(model).__name__)
+        raise ValueError(
+            f"`model` ({name}) is not a bidirectional language model: it "
+            "has no `bilm` layer (a zoo.layers.BiLMEncoder); pass a model "
+            "built by zoo.language_model.bidirectional_language_model (what "
+            "python -m recipes.language_model saves)"
+        )
+    return encoder
+
+
+def contextual_embedding(model, frozen=True, dropout=0.0, seed=None, name=None):
+    """A `zoo.layers.ContextualEmbedding` on the encoder of `model`, a
+    trained language model; it reads the character ids that `model`'s
+    `characters` layer spells."""
+    return ContextualEmbedding(
+        encoder_of(model),
+        frozen=frozen,
+        dropout=dropout,
+        seed=seed,
+        name=name or "contextual",
+    )
+
+
+@keras.saving.register_keras_serializable(package=PACKAGE)
+class LanguageModelLoss(keras.losses.Loss):
+    """The mean of a language model's `nll` output over both directions
+    and the real words (the mask is the sample weight: reduction
+    `mean_with_sample_weight`); `y_true` is not read."""
+
+    def __init__(self, name="language_model_loss", **kwargs):
+        kwargs.setdefault("reduction", "mean_with_sample_weight")
+        super().__init__(name=name, **kwargs)
+
+    def call(self, y_true, y_pred):
+        return ops.mean(y_pred, axis=-1)
+
+
+@keras.saving.register_keras_serializable(package=PACKAGE)
+def forward_nll(y_true, y_pred):
+    """The forward direction's negative log-likelihood per word."""
+    return y_pred[..., 0]
+
+
+@keras.saving.register_keras_serializable(package=PACKAGE)
+def backward_nll(y_true, y_pred):
+    """The backward direction's negative log-likelihood per word."""
+    return y_pred[..., 1]
+
+
+def compile(model, optimizer="adam"):  # noqa: A001 - as keras.Model.compile
+    """`model.compile` with `LanguageModelLoss` and the weighted
+    `forward_nll` and `backward_nll` means (exact per-word values in
+    `evaluate`, sampled ones while training)."""
+    model.compile(
+        optimizer=optimizer,
+        loss=LanguageModelLoss(),
+        weighted_metrics=[
+            keras.metrics.MeanMetricWrapper(forward_nll, name="forward_nll"),
+            keras.metrics.MeanMetricWrapper(backward_nll, name="backward_nll"),
+        ],
+    )
+    return model

@@ -1,0 +1,168 @@
+import math
+
+import keras
+from keras import ops
+
+from zoo import validation as v
+from zoo._package import PACKAGE
+
+# Subtracted from the logit of a sampled id that is the target itself
+# (an "accidental hit"), so it does not count as a negative.
+_HIT = 1e9
+
+
+@keras.saving.register_keras_serializable(package=PACKAGE)
+class SampledSoftmax(keras.layers.Layer):
+    """A softmax over a large output vocabulary that returns, per token,
+    the negative log-likelihood of its target: sampled while training,
+    exact otherwise.
+
+    Keras 3 has no sampled or adaptive softmax, and a language model's
+    full softmax over tens of thousands of words costs more than its
+    LSTMs on a CPU, so this layer is written here (`keras.ops` only, every
+    backend). While training, the target's logit competes with
+    `num_sampled` ids drawn once per batch from the log-uniform (Zipf)
+    distribution of Jean et al. (2015) as TensorFlow's
+    `tf.nn.sampled_softmax_loss` draws them (ids must then be ordered by
+    falling frequency, as `zoo.text.build_vocabulary` orders them), each
+    logit corrected by `log(num_sampled * Q(id))`; a sampled id equal to
+    the target is masked out. At inference, or when `num_sampled` is 0 or
+    at least the vocabulary, the exact log-softmax over every id is used,
+    so `evaluate` reports the true held-out loss.
+
+    Args:
+        vocabulary_size: the number of output ids (target ids are in
+            `[0, vocabulary_size)`).
+        num_sampled: negatives drawn per batch while training; 0: always
+            the full softmax.
+        seed: optional integer seed of the sampler.
+
+    Call arguments:
+        inputs: `[hidden, targets]`: `(batch, timesteps, width)` floats
+            and `(batch, timesteps)` integer target ids.
+        training: whether to sample.
+
+    Returns:
+        `(batch, timesteps)` float32 negative log-likelihoods (nats).
+
+    Example:
+    ```python
+    hidden = keras.Input((None, 32))
+    targets = keras.Input((None,), dtype="int32")
+    nll = zoo.layers.SampledSoftmax(20000, num_sampled=512)(
+        [hidden, targets])
+    ```
+    """
+
+    def __init__(self, vocabulary_size, num_sampled=512, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        v.check_number("vocabulary_size", vocabulary_size, int, low=2)
+        v.check_number("num_sampled", num_sampled, int, low=0)
+        if seed is not None:
+            v.check_number("seed", seed, int)
+        self.vocabulary_size = vocabulary_size
+        self.num_sampled = num_sampled
+        self.seed = seed
+        self.seed_generator = keras.random.SeedGenerator(seed)
+
+    def build(self, input_shape):
+        if not isinstance(input_shape, (list, tuple)) or len(input_shape) != 2:
+            raise ValueError(
+                "SampledSoftmax expects `[hidden, targets]`; received an "
+                f"input of shape {input_shape}."
+            )
+        width = input_shape[0][-1]
+        if width is None:
+            raise ValueError(
+                "SampledSoftmax needs the hidden width (the last dimension "
+                f"of `hidden`) known; received shape {input_shape[0]}."
+            )
+        self.kernel = self.add_weight(
+            shape=(self.vocabulary_size, width),
+            initializer="glorot_uniform",
+            name="kernel",
+        )
+        self.bias = self.add_weight(
+            shape=(self.vocabulary_size,), initializer="zeros", name="bias"
+        )
+
+    @property
+    def samples(self):
+        """Whether training samples (else it is the full softmax)."""
+        return 0 < self.num_sampled < self.vocabulary_size
+
+    def call(self, inputs, training=None):
+        hidden, targets = inputs
+        targets = v.check_ids(
+            "targets",
+            ops.cast(targets, "int32"),
+            self.vocabulary_size,
+            what=f"target ids (vocabulary_size={self.vocabulary_size})",
+        )
+        shape = ops.shape(targets)
+        width = ops.shape(hidden)[-1]
+        flat = ops.cast(ops.reshape(hidden, (-1, width)), "float32")
+        flat_targets = ops.reshape(targets, (-1,))
+        kernel = ops.cast(self.kernel, "float32")
+        bias = ops.cast(self.bias, "float32")
+        if training and self.samples:
+            nll = self._sampled(flat, flat_targets, kernel, bias)
+        else:
+            logits = ops.matmul(flat, ops.transpose(kernel)) + bias
+            true = ops.take_along_axis(logits, flat_targets[:, None], axis=1)
+            nll = ops.logsumexp(logits, axis=1) - true[:, 0]
+        return ops.reshape(nll, shape)
+
+    def _log_expected(self, ids):
+        """`log(num_sampled * Q(id))` under the log-uniform sampler."""
+        ids = ops.cast(ids, "float32")
+        q = ops.log((ids + 2.0) / (ids + 1.0)) / math.log(
+            self.vocabulary_size + 1.0
+        )
+        return ops.log(q * float(self.num_sampled))
+
+    def _sampled(self, flat, flat_targets, kernel, bias):
+        u = keras.random.uniform(
+            (self.num_sampled,), seed=self.seed_generator, dtype="float32"
+        )
+        sampled = (
+            ops.floor(ops.exp(u * math.log(self.vocabulary_size + 1.0))) - 1.0
+        )
+        sampled = ops.cast(
+            ops.clip(sampled, 0.0, self.vocabulary_size - 1.0), "int32"
+        )
+        true_w = ops.take(kernel, flat_targets, axis=0)
+        true_logit = (
+            ops.sum(flat * true_w, axis=1)
+            + ops.take(bias, flat_targets)
+            - self._log_expected(flat_targets)
+        )
+        sampled_logits = (
+            ops.matmul(flat, ops.transpose(ops.take(kernel, sampled, axis=0)))
+            + ops.take(bias, sampled)
+            - self._log_expected(sampled)
+        )
+        hits = ops.equal(flat_targets[:, None], sampled[None, :])
+        sampled_logits = sampled_logits - _HIT * ops.cast(hits, "float32")
+        logits = ops.concatenate([true_logit[:, None], sampled_logits], axis=1)
+        return ops.logsumexp(logits, axis=1) - true_logit
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape[1])
+
+    def compute_output_spec(self, inputs, training=None):
+        return keras.KerasTensor(inputs[1].shape, dtype="float32")
+
+    def compute_mask(self, inputs, mask=None):
+        return None
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "vocabulary_size": self.vocabulary_size,
+                "num_sampled": self.num_sampled,
+                "seed": self.seed,
+            }
+        )
+        return config
