@@ -49,13 +49,15 @@ if sys.argv[:1] == ["-m"] and "keras" not in sys.modules:
         _backend is None
         and not os.environ.get("KERAS_BACKEND")
         and "recipes.language_model" in sys.orig_argv
-        and importlib.util.find_spec("torch") is not None
     ):
-        # Pretraining runs where the user chose no backend: on PyTorch,
-        # the fastest for the biLM on a CPU (benchmarks/bilm_speed.py);
-        # `recipes.language_model` says so.
-        os.environ["KERAS_BACKEND"] = "torch"
-        os.environ["STACKED_RNN_ZOO_FASTEST_BACKEND"] = "torch"
+        # Pretraining runs where the user chose no backend: on the fastest
+        # installed one for the biLM on a CPU (benchmarks/bilm_speed.py:
+        # JAX, then PyTorch); `recipes.language_model` says which.
+        for _fastest in ("jax", "torch"):
+            if importlib.util.find_spec(_fastest) is not None:
+                os.environ["KERAS_BACKEND"] = _fastest
+                os.environ["STACKED_RNN_ZOO_FASTEST_BACKEND"] = _fastest
+                break
 
 try:
     import zoo  # noqa: E402, F401 - registers the zoo's layers

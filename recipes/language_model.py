@@ -22,8 +22,9 @@ log-likelihood per word, `</s>` and `<s>` included, out-of-vocabulary
 words counted as `[UNK]`), on the test split, beside the dev split's per
 epoch in `log.csv` and `learning_curves.png`.
 
-Backend: the fastest one for this model on a CPU, PyTorch, when neither
-`--backend` nor KERAS_BACKEND chooses (it is said at the start).
+Backend: the fastest one for this model on a CPU, JAX (then PyTorch),
+when neither `--backend` nor KERAS_BACKEND chooses (it is said at the
+start; `benchmarks/bilm_speed.py` measured it).
 
 Writes to `--output` what every recipe writes (`config.json`,
 `metrics.json`, `model.keras`, `learning_curves.png`, `log.csv`,

@@ -146,8 +146,12 @@ def bidirectional_language_model(
             its words ordered by falling frequency (the sampler assumes
             it); the words predicted.
         characters: a `zoo.layers.CharacterVocabulary`; what is read.
-        units, num_layers, char_embedding_dim, char_units,
-        char_kernel_size, dropout, seed: the `BiLMEncoder`'s.
+        units: width of the projection and of each LSTM layer.
+        num_layers: LSTM layers per direction.
+        char_embedding_dim: the character embedding's width.
+        char_units, char_kernel_size: the character convolution's.
+        dropout: the `BiLMEncoder`'s, and before the softmax.
+        seed: optional integer seed of dropout and sampling.
         num_sampled: negatives of the sampled softmax (0: full softmax).
         name: the model's name.
     """
