@@ -111,6 +111,8 @@ class Config(settings.StackOptions):
     pooling: str = "mean"
     attention_units: int = 64
     head_dropout: float = 0.3
+    pretrained: str = ""
+    pretrained_trainable: bool = False
     CHOICES: typing.ClassVar[dict] = {
         **settings.StackOptions.CHOICES,
         "pooling": POOLINGS,
@@ -134,6 +136,11 @@ HELP = {
     + " (last: the final state); all ignore padding",
     "attention_units": "hidden size of --pooling attention",
     "head_dropout": "dropout before the softmax layer",
+    "pretrained": "a biLM saved by recipes.language_model (its run folder "
+    "or model.keras): ELMo's mix of its layers joins the word embedding "
+    "(zoo.layers.ContextualEmbedding, reading each word's characters)",
+    "pretrained_trainable": "fine-tune the biLM's weights with the "
+    "classifier (default: frozen, only the mix learns)",
     "quick": settings.quick_help(Config, QUICK_EXAMPLES, "examples"),
 }
 
@@ -156,6 +163,8 @@ class State:
     vocabulary: zoo.layers.TokenVocabulary
     labels: list
     init_model: keras.Model = None
+    characters: zoo.layers.CharacterVocabulary = None
+    bilm: keras.Model = None
 
 
 class ClassificationTask(Task):
@@ -164,6 +173,7 @@ class ClassificationTask(Task):
     name = "classification"
     Config = Config
     curve_metric = "macro_f1"
+    DATA_FILES = (*Task.DATA_FILES, "pretrained")
 
     def check(self, config):
         datasets.check_name(config.dataset, datasets.CLASSIFICATION)
@@ -190,7 +200,18 @@ class ClassificationTask(Task):
                 f"{sorted(seen)}; a classifier needs at least 2"
             )
         if model is not None:
-            return State(data, model.get_layer("vocabulary"), labels, model)
+            if config.pretrained:
+                raise harness.UsageError(
+                    "--pretrained with --init-from: the saved classifier "
+                    "keeps the biLM it was trained with; drop --pretrained"
+                )
+            return State(
+                data,
+                model.get_layer("vocabulary"),
+                labels,
+                model,
+                models.optional_layer(model, "characters"),
+            )
         tokens = zoo.text.build_vocabulary(
             [
                 zoo.text.tokenize(text, strip_punctuation=True)[
@@ -204,7 +225,16 @@ class ClassificationTask(Task):
         vocabulary = zoo.layers.TokenVocabulary(
             tokens, strip_punctuation=True, name="vocabulary"
         )
-        return State(data, vocabulary, labels)
+        bilm = characters = None
+        if config.pretrained:
+            bilm = models.load_language_model(config.pretrained)
+            spelling = bilm.get_layer("characters")
+            characters = zoo.layers.CharacterVocabulary(
+                spelling.characters,
+                max_chars=spelling.max_chars,
+                name="characters",
+            )
+        return State(data, vocabulary, labels, None, characters, bilm)
 
     def build(self, config, state):
         if state.init_model is not None:
@@ -215,6 +245,14 @@ class ClassificationTask(Task):
             vocabulary_size=state.vocabulary.vocabulary_size,
             labels=state.labels,
             vocabulary=state.vocabulary,
+            characters=state.characters,
+            contextual=(
+                None
+                if state.bilm is None
+                else zoo.language_model.contextual_embedding(
+                    state.bilm, frozen=not config.pretrained_trainable
+                )
+            ),
         )
 
     def model_for(
@@ -226,16 +264,22 @@ class ClassificationTask(Task):
         input_dim=None,
         labels=None,
         vocabulary=None,
+        characters=None,
+        contextual=None,
     ):
         """A zoo backbone under `zoo.heads.sequence_classifier` (its
         `--pooling`, dropout and softmax); it is trained on one-hot
-        classes (`loss`), for the macro F1."""
+        classes (`loss`), for the macro F1. With `contextual` (a
+        `zoo.layers.ContextualEmbedding`), the backbone also reads the
+        characters that `characters` spells."""
         last = config.pooling == "last"
+        extra = {} if contextual is None else {"contextual": contextual}
         backbone = models.backbone(
             config,
             vocabulary_size,
             return_sequences=not last,
             input_dim=input_dim,
+            **extra,
         )
         return zoo.heads.sequence_classifier(
             backbone,
@@ -244,6 +288,7 @@ class ClassificationTask(Task):
             attention_units=config.attention_units,
             labels=labels,
             vocabulary=vocabulary,
+            characters=characters,
             dropout=config.head_dropout,
             seed=config.seed,
         )
@@ -265,18 +310,28 @@ class ClassificationTask(Task):
         vocabulary = state.vocabulary
         eye = np.eye(len(state.labels), dtype="float32")
 
+        characters = state.characters
+
         def collate(batch):
-            x = pipeline.pad([ids for ids, _ in batch])
-            y = eye[[label_ids[label] for _, label in batch]]
+            x = pipeline.pad([ids for ids, _, _ in batch])
+            if characters is not None:
+                words = [words for _, words, _ in batch]
+                x = x, characters.encode(words, width=x.shape[1])
+            y = eye[[label_ids[label] for _, _, label in batch]]
             return x, y, np.ones(len(batch), "float32")
+
+        def example(text, label):
+            ids = vocabulary.text_ids(text)[: config.max_length]
+            words = None
+            if characters is not None:
+                words = predictors.words_of(vocabulary, text)
+                words = words[: config.max_length]
+            return ids, words, label
 
         data = state.data
         return pipeline.split_batches(
             [
-                [
-                    (vocabulary.text_ids(text)[: config.max_length], label)
-                    for text, label in part
-                ]
+                [example(text, label) for text, label in part]
                 for part in (data.train, data.dev, data.test)
             ],
             lambda example: len(example[0]),

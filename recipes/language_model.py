@@ -85,7 +85,7 @@ class Config(settings.TrainingOptions):
     num_sampled: int = 512
     shards: int = 8
     eval_examples: int = 2000
-    epochs: int = 16
+    epochs: int = 8
     batch_size: int = 64
     learning_rate: float = 0.002
     patience: int = 2

@@ -116,6 +116,26 @@ def load_saved_model(path, flag):
         ) from None
 
 
+def load_language_model(path, flag="--pretrained"):
+    """A language model saved by `recipes.language_model` (its run
+    folder or its `model.keras`); errors one line naming `flag`, a
+    tagger or a classifier said as such."""
+    path = pathlib.Path(path)
+    if path.is_dir():
+        path = path / "model.keras"
+    model = load_saved_model(path, flag)
+    try:
+        zoo.language_model.encoder_of(model)
+    except ValueError:
+        found = model_kind(model)
+        what = f"a {found}" if found else "another kind of model"
+        raise harness.UsageError(
+            f"{flag} {path}: {what}, not a language model saved by "
+            "recipes.language_model (it has no 'bilm' layer)"
+        ) from None
+    return model
+
+
 def load_init_model(path, flag="--init-from", kind=None):
     """A model saved by a recipe, with its `LabelNames` layer's labels;
     errors name `flag`, where the path came from. `kind` (`"tagger"` or

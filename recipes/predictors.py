@@ -99,17 +99,27 @@ class Classifier:
     def __init__(self, model, max_length=None):
         self.model = model
         self.vocabulary = model.get_layer("vocabulary")
+        self.characters = models.optional_layer(model, "characters")
         self.labels = model.get_layer("labels")
         self.max_length = max_length
+
+    def inputs(self, texts):
+        """The model's inputs for raw strings: ids (and, for a classifier
+        on a pretrained biLM, each word's characters, case kept)."""
+        ids = self.vocabulary.encode(texts, self.max_length)
+        if self.characters is None:
+            return ids
+        words = [
+            words_of(self.vocabulary, text)[: ids.shape[1]] for text in texts
+        ]
+        return ids, self.characters.encode(words, width=ids.shape[1])
 
     def probabilities(self, texts, batch_size=64):
         """`(len(texts), classes)` probabilities."""
         rows = []
         for start in range(0, len(texts), batch_size):
-            ids = self.vocabulary.encode(
-                texts[start : start + batch_size], self.max_length
-            )
-            rows.append(training.predict(self.model, ids))
+            inputs = self.inputs(texts[start : start + batch_size])
+            rows.append(training.predict(self.model, inputs))
         return np.concatenate(rows) if rows else np.zeros((0, 0))
 
     def classify(self, texts):
@@ -177,6 +187,15 @@ class Transcriber:
         return [list(result[w]) for w in words]
 
     __call__ = transcribe
+
+
+def words_of(vocabulary, text):
+    """`text`'s words as `vocabulary` (a `zoo.layers.TokenVocabulary`)
+    splits it, one per id, in their own case: what a classifier on a
+    pretrained biLM spells."""
+    return zoo.text.tokenize(
+        text, lowercase=False, strip_punctuation=vocabulary.strip_punctuation
+    )
 
 
 def _check_list(name, values):

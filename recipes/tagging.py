@@ -78,6 +78,8 @@ class Config(settings.CharacterOptions, settings.StackOptions):
     min_count: int = 1
     char_features: bool = True
     head: str = "auto"
+    pretrained: str = ""
+    pretrained_trainable: bool = False
     CHOICES: typing.ClassVar[dict] = {
         **settings.StackOptions.CHOICES,
         "tagset": TAGSETS,
@@ -101,6 +103,12 @@ HELP = {
     "are the --char-* flags and --max-chars)",
     "head": "'softmax', 'crf' (a linear-chain CRF: zoo.layers.CRF) or "
     "'auto' (crf for entity tags, softmax otherwise)",
+    "pretrained": "a biLM saved by recipes.language_model (its run folder "
+    "or model.keras): ELMo's mix of its layers joins the word features "
+    "(zoo.layers.ContextualEmbedding; the tagger then spells characters "
+    "with the biLM's vocabulary)",
+    "pretrained_trainable": "fine-tune the biLM's weights with the tagger "
+    "(default: frozen, only the mix learns)",
     "quick": settings.quick_help(Config, QUICK_SENTENCES, "sentences"),
 }
 
@@ -155,6 +163,7 @@ class State:
     init_model: keras.Model = None
     characters: zoo.layers.CharacterVocabulary = None
     head: str = "softmax"
+    bilm: keras.Model = None
 
 
 class TaggingTask(Task):
@@ -162,6 +171,7 @@ class TaggingTask(Task):
 
     name = "tagging"
     Config = Config
+    DATA_FILES = (*Task.DATA_FILES, "pretrained")
 
     def check(self, config):
         datasets.check_name(config.dataset, datasets.TAGGING)
@@ -184,6 +194,14 @@ class TaggingTask(Task):
             config, seen, held_out, data.description, what="tags", kind="tagger"
         )
         entities = datasets.is_bio(data.train)
+        bilm = None
+        if config.pretrained:
+            if model is not None:
+                raise harness.UsageError(
+                    "--pretrained with --init-from: the saved tagger keeps "
+                    "the biLM it was trained with; drop --pretrained"
+                )
+            bilm = models.load_language_model(config.pretrained)
         if model is not None:
             vocabulary = model.get_layer("vocabulary")
             characters = models.optional_layer(model, "characters")
@@ -205,7 +223,16 @@ class TaggingTask(Task):
                 tokens, lowercase=config.lowercase, name="vocabulary"
             )
             characters = None
-            if config.char_features:
+            if bilm is not None:
+                # The biLM reads its own character ids: the tagger spells
+                # with its vocabulary (for its own encoder too).
+                spelling = bilm.get_layer("characters")
+                characters = zoo.layers.CharacterVocabulary(
+                    spelling.characters,
+                    max_chars=spelling.max_chars,
+                    name="characters",
+                )
+            elif config.char_features:
                 characters = zoo.layers.CharacterVocabulary.from_words(
                     (w for words, _ in data.train for w in words),
                     max_chars=config.max_chars,
@@ -215,7 +242,9 @@ class TaggingTask(Task):
             if head == "auto":
                 head = "crf" if entities else "softmax"
             tags = labels
-        return State(data, entities, vocabulary, tags, model, characters, head)
+        return State(
+            data, entities, vocabulary, tags, model, characters, head, bilm
+        )
 
     def build(self, config, state):
         if state.init_model is not None:
@@ -228,6 +257,16 @@ class TaggingTask(Task):
             vocabulary=state.vocabulary,
             characters=state.characters,
             head=state.head,
+            contextual=self.contextual(config, state),
+        )
+
+    def contextual(self, config, state):
+        """The `zoo.layers.ContextualEmbedding` of `--pretrained`, or
+        None."""
+        if state.bilm is None:
+            return None
+        return zoo.language_model.contextual_embedding(
+            state.bilm, frozen=not config.pretrained_trainable
         )
 
     def model_for(
@@ -241,14 +280,19 @@ class TaggingTask(Task):
         vocabulary=None,
         characters=None,
         head=None,
+        contextual=None,
     ):
         """A zoo backbone (with a `zoo.layers.CharacterEncoder` when
         `characters`, a `zoo.layers.CharacterVocabulary`, is given) under
         `zoo.heads.sequence_tagger`; `head` defaults to `--head` (`auto`
         is a softmax without data to tell entity tags)."""
         spelled = {}
-        if characters is not None:
-            spelled = dict(
+        if contextual is not None:
+            spelled["contextual"] = contextual
+        if characters is not None and (
+            config.char_features or contextual is None
+        ):
+            spelled.update(
                 char_vocabulary_size=characters.vocabulary_size,
                 char_embedding_dim=config.char_embedding_dim,
                 char_units=config.char_units,
@@ -279,6 +323,8 @@ class TaggingTask(Task):
                 config.char_units,
                 kind=config.char_kind,
             ).output_dim
+        if state is not None and state.bilm is not None:
+            width += zoo.language_model.encoder_of(state.bilm).output_dim
         return width
 
     def loss(self, reduction="sum_over_batch_size"):
@@ -349,6 +395,26 @@ class TaggingTask(Task):
                 state.characters.vocabulary_size if state.characters else 0
             ),
             "head": state.head,
+            **self.describe_pretrained(config, model),
+        }
+
+    def describe_pretrained(self, config, model):
+        """`--pretrained` and the weight the tagger gave each of the
+        biLM's layers (characters first)."""
+        if not config.pretrained:
+            return {}
+        mix = [
+            layer
+            for layer in zoo.walk.iter_layers(model)
+            if isinstance(layer, zoo.layers.ContextualEmbedding)
+        ]
+        return {
+            "pretrained": config.pretrained,
+            "pretrained_layer_weights": [
+                round(float(w), 4) for w in mix[0].layer_weights
+            ]
+            if mix
+            else None,
         }
 
     def evaluate(self, config, state, reloaded, scores):

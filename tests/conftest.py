@@ -57,9 +57,9 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         "markers",
-        "core_tiers: an every_backend test whose TensorFlow run is slow "
-        "(graph tracing): `make test` runs it on JAX and PyTorch, "
-        "`make test-all` (--run-slow) on TensorFlow too",
+        "torch_tier: an every_backend test whose run on TensorFlow and JAX "
+        "is slow (graph tracing, compiling): `make test` runs it on "
+        "PyTorch only, `make test-all` (--run-slow) on every backend",
     )
     config.addinivalue_line(
         "markers",
@@ -93,8 +93,8 @@ def pytest_collection_modifyitems(config, items):
     skip_tier = pytest.mark.skip(
         reason="core tier: only every_backend tool tests (make test-all)"
     )
-    skip_core_tiers = pytest.mark.skip(
-        reason="run on JAX and PyTorch in make test (make test-all: here too)"
+    skip_torch_tier = pytest.mark.skip(
+        reason="run on PyTorch in make test (make test-all: here too)"
     )
     skip_backend_free = pytest.mark.skip(
         reason="the TensorFlow tier runs it (make test-all: every backend)"
@@ -142,8 +142,9 @@ def pytest_collection_modifyitems(config, items):
         tiered = "backend_free" in item.keywords or "tf_tier" in item.keywords
         if tiered and core and not run_slow:
             item.add_marker(skip_backend_free)
-        if "core_tiers" in item.keywords and on_tf and not run_slow:
-            item.add_marker(skip_core_tiers)
+        on_torch = keras.backend.backend() == "torch"
+        if "torch_tier" in item.keywords and not on_torch and not run_slow:
+            item.add_marker(skip_torch_tier)
         if "slow" in item.keywords and not run_slow:
             item.add_marker(skip_slow)
         if "tf_only" in item.keywords and not on_tf:

@@ -226,3 +226,20 @@ def test_bad_arguments_are_named():
         zoo.layers.ContextualEmbedding(keras.layers.Dense(3))
     with pytest.raises(ValueError, match="num_sampled"):
         zoo.layers.SampledSoftmax(9, num_sampled=-1)
+
+
+def test_a_backbone_reads_the_pretrained_layers_beside_its_words():
+    model, words, chars = _model()
+    contextual = zoo.language_model.contextual_embedding(model)
+    backbone = zoo.stacked_rnn(
+        "lstm", 1, 4, vocabulary_size=12, embedding_dim=3, contextual=contextual
+    )
+    assert len(backbone.inputs) == 2  # token ids, then character ids
+    features = backbone.get_layer(f"{backbone.name}_word_features")
+    assert features.output.shape[-1] == 3 + 2 * 8
+    out = keras.ops.convert_to_numpy(backbone([words, chars]))
+    assert out.shape == (*words.shape, 4) and np.isfinite(out).all()
+    with pytest.raises(TypeError, match="`contextual` must be a"):
+        zoo.stacked_rnn(vocabulary_size=12, contextual=keras.layers.Dense(2))
+    with pytest.raises(ValueError, match="`contextual` reads the characters"):
+        zoo.stacked_rnn(input_dim=3, contextual=contextual)

@@ -7,6 +7,7 @@ import keras
 from zoo import options
 from zoo import validation as v
 from zoo.layers.characters import CharacterEncoder
+from zoo.layers.contextual_embedding import ContextualEmbedding
 from zoo.layers.embedding_dropout import EmbeddingDropout
 from zoo.layers.stacked_rnn import StackedRNN
 from zoo.layers.token_embedding import TokenEmbedding
@@ -39,6 +40,7 @@ def stacked_rnn(
     batch_size=None,
     return_sequences=True,
     name=None,
+    contextual=None,
     **stack_options,
 ):
     """Builds a stacked-RNN backbone as a functional `keras.Model`.
@@ -79,6 +81,13 @@ def stacked_rnn(
         sequence_length: fixed number of timesteps, or `None` for any.
         batch_size: fixed batch size (needed for `stateful=True`).
         return_sequences: whether the top layer returns every timestep.
+        contextual: with token inputs, a `zoo.layers.ContextualEmbedding`
+            (ELMo's mix of a pretrained biLM's layers,
+            `zoo.language_model.contextual_embedding`): it reads the
+            character ids (the second input, spelled by the biLM's
+            `characters` vocabulary; `char_vocabulary_size` must then be
+            that vocabulary's size, or None for no character encoder of
+            the model's own) and its vectors join the word features.
         name: model name (default `"stacked_rnn"`, then `"stacked_rnn_1"`,
             ... as Keras numbers layers, so two backbones fit in one
             model); the stack layer is `f"{name}_stack"` and its layers
@@ -153,16 +162,26 @@ def stacked_rnn(
                 name=f"{name}_embedding_dropout",
             )
         x = embedding(inputs)
-        if char_vocabulary_size is not None:
-            options.validate("char_embedding_dim", char_embedding_dim)
-            options.validate("char_units", char_units)
-            options.validate("char_kind", char_kind)
+        if contextual is not None and not isinstance(
+            contextual, ContextualEmbedding
+        ):
+            raise TypeError(
+                "`contextual` must be a `zoo.layers.ContextualEmbedding` "
+                "(zoo.language_model.contextual_embedding(bilm)) or None; "
+                f"received {type(contextual).__name__}."
+            )
+        if char_vocabulary_size is not None or contextual is not None:
             chars = keras.Input(
                 (sequence_length, None),
                 batch_size=batch_size,
                 dtype="int32",
                 name=f"{name}_char_ids",
             )
+        features = [x]
+        if char_vocabulary_size is not None:
+            options.validate("char_embedding_dim", char_embedding_dim)
+            options.validate("char_units", char_units)
+            options.validate("char_kind", char_kind)
             spelled = CharacterEncoder(
                 char_vocabulary_size,
                 char_embedding_dim,
@@ -171,11 +190,18 @@ def stacked_rnn(
                 seed=stack_options.get("seed"),
                 name=f"{name}_characters",
             )(chars)
-            x = keras.layers.Concatenate(name=f"{name}_word_features")(
-                [x, spelled]
-            )
+            features.append(spelled)
+        if contextual is not None:
+            features.append(contextual(chars))
+        if len(features) > 1:
+            x = keras.layers.Concatenate(name=f"{name}_word_features")(features)
             inputs = [inputs, chars]
     else:
+        if contextual is not None:
+            raise ValueError(
+                "`contextual` reads the characters of tokens, so it needs "
+                f"`vocabulary_size`; received input_dim={input_dim!r}."
+            )
         if char_vocabulary_size is not None:
             raise ValueError(
                 "`char_vocabulary_size` reads the characters of tokens, so "

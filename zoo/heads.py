@@ -171,6 +171,7 @@ def sequence_classifier(
     attention_units=64,
     labels=None,
     vocabulary=None,
+    characters=None,
     dropout=0.0,
     seed=None,
     name="classifier",
@@ -187,6 +188,9 @@ def sequence_classifier(
         labels: optional names of the classes (a `LabelNames` layer),
             distinct.
         vocabulary: optional `zoo.layers.TokenVocabulary` put first.
+        characters: optional `zoo.layers.CharacterVocabulary` put first
+            on the character input (a backbone with two inputs: token
+            and character ids).
         dropout: dropout on the pooled vector before the softmax.
         seed: seed of that dropout.
         name: the model's name.
@@ -196,7 +200,7 @@ def sequence_classifier(
         shape `(batch, num_classes)`.
     """
     v.check_choice("pooling", pooling, POOLINGS)
-    inputs, features = _inputs(backbone, vocabulary)
+    inputs, features = _inputs(backbone, vocabulary, characters)
     if len(features.shape) == 2:
         if pooling != "last":
             raise ValueError(

@@ -172,3 +172,96 @@ def test_init_from_refuses_a_model_that_is_no_language_model(tmp_path, capsys):
         )
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not a language model" in err[0]
+
+
+@pytest.fixture(scope="module")
+def bilm_run(tmp_path_factory):
+    """A tiny biLM pretrained on the tagging tests' words."""
+    root = tmp_path_factory.mktemp("bilm")
+    language_model.main(argv(root))
+    return root / "out"
+
+
+@pytest.mark.every_backend
+@pytest.mark.torch_tier  # TensorFlow and JAX in make test-all (tracing)
+def test_a_tagger_trains_on_a_pretrained_bilm_and_reloads(bilm_run, tmp_path):
+    from recipes import tagging
+    from tests.recipes.test_tagging import tiny_config
+
+    config = tiny_config(tmp_path, pretrained=str(bilm_run), epochs=2)
+    metrics = tagging.run(config)
+    weights = metrics["pretrained_layer_weights"]
+    assert len(weights) == 3 and sum(weights) == pytest.approx(1, abs=1e-3)
+    model = keras.saving.load_model(
+        tmp_path / "out" / "model.keras", safe_mode=True
+    )
+    # The tagger spells with the biLM's characters and holds its encoder,
+    # frozen: the biLM's weights, unchanged by the tagger's training.
+    bilm = keras.saving.load_model(bilm_run / "model.keras", safe_mode=True)
+    assert (
+        model.get_layer("characters").characters
+        == bilm.get_layer("characters").characters
+    )
+    mixes = [
+        layer
+        for layer in zoo.walk.iter_layers(model)
+        if isinstance(layer, zoo.layers.ContextualEmbedding)
+    ]
+    assert len(mixes) == 1
+    for mine, theirs in zip(
+        mixes[0].encoder.get_weights(),
+        zoo.language_model.encoder_of(bilm).get_weights(),
+    ):
+        np.testing.assert_array_equal(mine, theirs)
+    tagged = tagging.load(tmp_path / "out").tag(["the dog sees a cat ."])[0]
+    assert [w for w, _ in tagged] == ["the", "dog", "sees", "a", "cat", "."]
+
+
+def test_pretrained_must_be_a_language_model(tmp_path, capsys):
+    from recipes import tagging
+    from tests.recipes.test_tagging import write_corpus
+
+    tagger = zoo.heads.sequence_tagger(
+        zoo.stacked_lstm(1, 4, vocabulary_size=9), 3
+    )
+    path = tmp_path / "tagger.keras"
+    tagger.save(path)
+    corpus = write_corpus(tmp_path / "corpus")
+    for pretrained, message in (
+        (path, "a tagger, not a language model saved by"),
+        (tmp_path / "none.keras", "no such file"),
+    ):
+        with pytest.raises(SystemExit) as exit_info:
+            harness.run_cli(
+                tagging.main,
+                [
+                    "--corpus-dir", str(corpus), "--pretrained",
+                    str(pretrained), "--output", str(tmp_path / "out"),
+                ],
+            )  # fmt: skip
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0], err
+        assert not (tmp_path / "out" / "model.keras").exists()
+
+
+@pytest.mark.every_backend
+@pytest.mark.torch_tier  # TensorFlow and JAX in make test-all (tracing)
+def test_a_classifier_trains_on_a_pretrained_bilm_and_reloads(
+    bilm_run, tmp_path
+):
+    from recipes import classification
+    from tests.recipes.test_classification import tiny_config
+
+    config = tiny_config(tmp_path, pretrained=str(bilm_run), epochs=2)
+    metrics = classification.run(config)
+    assert 0 <= metrics["test_accuracy"] <= 1
+    classifier = classification.load(tmp_path / "out")
+    assert classifier.characters is not None
+    texts = ["The bank said profit rose", "a new phone chip"]
+    ids, chars = classifier.inputs(texts)
+    # One spelled word per id, in the text's own case.
+    assert chars.shape[:2] == ids.shape
+    spelling = classifier.characters
+    assert chars[0, 0, :3].tolist() == spelling.spell("The")
+    assert len(classifier.classify(texts)) == 2

@@ -176,7 +176,7 @@ def test_a_run_killed_at_every_phase_in_turn_ends_as_an_uninterrupted_one(
 
 
 @pytest.mark.every_backend
-@pytest.mark.core_tiers  # on TensorFlow in make test-all (tracing: slow)
+@pytest.mark.torch_tier  # TensorFlow and JAX in make test-all (tracing)
 def test_a_seeded_run_killed_mid_epoch_resumes_to_the_same_result(
     tmp_path, reference
 ):

@@ -74,7 +74,7 @@ def test_edit_distance_and_scores():
 
 
 @pytest.mark.every_backend
-@pytest.mark.core_tiers  # on TensorFlow in make test-all (tracing: slow)
+@pytest.mark.torch_tier  # TensorFlow and JAX in make test-all (tracing)
 def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
     # --quick: a seeded sample (here the whole small dictionary), at most
     # Config.QUICK's epochs (8; here the config's 3).

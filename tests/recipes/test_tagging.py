@@ -341,7 +341,7 @@ def test_mixed_precision_flag_trains_and_saves_a_mixed_model(tmp_path, capsys):
 
 
 @pytest.mark.every_backend
-@pytest.mark.core_tiers  # on TensorFlow in make test-all (tracing: slow)
+@pytest.mark.torch_tier  # TensorFlow and JAX in make test-all (tracing)
 def test_saved_tagger_tags_raw_text_in_a_new_process(tmp_path):
     """One import and one call, `safe_mode=True`, on this backend."""
     import os

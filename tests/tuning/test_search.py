@@ -76,7 +76,7 @@ KERAS_TUNER = re.compile(r"oracle\.json|tuner\d+\.json|trial_\d+|search\.json")
 
 
 @pytest.mark.every_backend
-@pytest.mark.core_tiers  # on TensorFlow in make test-all (tracing: slow)
+@pytest.mark.torch_tier  # TensorFlow and JAX in make test-all (tracing)
 def test_search_writes_table_plots_and_best_model_then_resumes(
     tmp_path, capsys
 ):
