@@ -113,9 +113,11 @@ class Config(settings.StackOptions):
     head_dropout: float = 0.3
     pretrained: str = ""
     pretrained_trainable: bool = False
+    pretrained_mix: str = "learned"
     CHOICES: typing.ClassVar[dict] = {
         **settings.StackOptions.CHOICES,
         "pooling": POOLINGS,
+        "pretrained_mix": zoo.layers.contextual_embedding.MIXES,
     }
 
 
@@ -139,6 +141,8 @@ HELP = {
     "pretrained": "a biLM saved by recipes.language_model (its run folder "
     "or model.keras): ELMo's mix of its layers joins the word embedding "
     "(zoo.layers.ContextualEmbedding, reading each word's characters)",
+    "pretrained_mix": "how the biLM's layers combine: 'learned' (ELMo's "
+    "scalar mix), 'average' (even, fixed) or 'top' (the top layer alone)",
     "pretrained_trainable": "fine-tune the biLM's weights with the "
     "classifier (default: frozen, only the mix learns)",
     "quick": settings.quick_help(Config, QUICK_EXAMPLES, "examples"),
@@ -178,6 +182,11 @@ class ClassificationTask(Task):
     def check(self, config):
         datasets.check_name(config.dataset, datasets.CLASSIFICATION)
         flags.check_choice("pooling", config.pooling, POOLINGS)
+        flags.check_choice(
+            "pretrained_mix",
+            config.pretrained_mix,
+            zoo.layers.contextual_embedding.MIXES,
+        )
         settings.check_training(config)
         for name in ("max_vocabulary", "max_length", "attention_units"):
             flags.check_range(name, getattr(config, name), low=1)
@@ -250,7 +259,9 @@ class ClassificationTask(Task):
                 None
                 if state.bilm is None
                 else zoo.language_model.contextual_embedding(
-                    state.bilm, frozen=not config.pretrained_trainable
+                    state.bilm,
+                    frozen=not config.pretrained_trainable,
+                    mix=config.pretrained_mix,
                 )
             ),
         )

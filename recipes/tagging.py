@@ -80,10 +80,12 @@ class Config(settings.CharacterOptions, settings.StackOptions):
     head: str = "auto"
     pretrained: str = ""
     pretrained_trainable: bool = False
+    pretrained_mix: str = "learned"
     CHOICES: typing.ClassVar[dict] = {
         **settings.StackOptions.CHOICES,
         "tagset": TAGSETS,
         "head": HEADS,
+        "pretrained_mix": zoo.layers.contextual_embedding.MIXES,
     }
 
 
@@ -107,6 +109,8 @@ HELP = {
     "or model.keras): ELMo's mix of its layers joins the word features "
     "(zoo.layers.ContextualEmbedding; the tagger then spells characters "
     "with the biLM's vocabulary)",
+    "pretrained_mix": "how the biLM's layers combine: 'learned' (ELMo's "
+    "scalar mix), 'average' (even, fixed) or 'top' (the top layer alone)",
     "pretrained_trainable": "fine-tune the biLM's weights with the tagger "
     "(default: frozen, only the mix learns)",
     "quick": settings.quick_help(Config, QUICK_SENTENCES, "sentences"),
@@ -179,6 +183,11 @@ class TaggingTask(Task):
         settings.check_training(config)
         flags.check_range("min_count", config.min_count, low=1)
         flags.check_choice("head", config.head, HEADS)
+        flags.check_choice(
+            "pretrained_mix",
+            config.pretrained_mix,
+            zoo.layers.contextual_embedding.MIXES,
+        )
 
     def load_data(self, config):
         """`datasets.Data` of `(words, tags)`, cut down by `--quick`."""
@@ -266,7 +275,9 @@ class TaggingTask(Task):
         if state.bilm is None:
             return None
         return zoo.language_model.contextual_embedding(
-            state.bilm, frozen=not config.pretrained_trainable
+            state.bilm,
+            frozen=not config.pretrained_trainable,
+            mix=config.pretrained_mix,
         )
 
     def model_for(

@@ -243,3 +243,19 @@ def test_a_backbone_reads_the_pretrained_layers_beside_its_words():
         zoo.stacked_rnn(vocabulary_size=12, contextual=keras.layers.Dense(2))
     with pytest.raises(ValueError, match="`contextual` reads the characters"):
         zoo.stacked_rnn(input_dim=3, contextual=contextual)
+
+
+def test_the_top_and_average_mixes_are_fixed_baselines():
+    model, _, chars = _model()
+    encoder = zoo.language_model.encoder_of(model)
+    layers = [_numpy(x) for x in encoder(chars)]
+    top = zoo.language_model.contextual_embedding(model, mix="top")
+    np.testing.assert_allclose(_numpy(top(chars)), layers[-1], atol=1e-5)
+    average = zoo.language_model.contextual_embedding(model, mix="average")
+    np.testing.assert_allclose(
+        _numpy(average(chars)), np.mean(layers, axis=0), atol=1e-5
+    )
+    for layer in (top, average):  # only gamma learns
+        assert [w.name for w in layer.trainable_weights] == ["gamma"]
+    with pytest.raises(ValueError, match="`mix` must be one of"):
+        zoo.language_model.contextual_embedding(model, mix="bottom")

@@ -27,6 +27,8 @@ is not searched is its task's (`recipes.settings` and the recipe's
     | `learning_rate` | Float, log | 1e-4 .. 1e-2 |
     | `batch_size` | Choice | 16, 32, 64, 128 |
     | `seed` | Int | 0 .. 2 |
+    | `pretrained_mix` (`--pretrained`) | Choice | learned, average, top |
+    | `pretrained_trainable` (`--pretrained`) | Boolean | |
 """
 
 import dataclasses
@@ -272,7 +274,27 @@ TRAINING = (
         help="seed of the initial weights and dropout masks (replicates)",
     ),
 )
-DIMENSIONS = {d.name: d for d in (*STACK, *TRAINING)}
+# With `--pretrained` (a biLM, `recipes.language_model`): how its layers
+# mix, and whether it is fine-tuned (the tagger's and classifier's).
+PRETRAINED = (
+    Dimension(
+        "pretrained_mix",
+        "choice",
+        zoo.layers.contextual_embedding.MIXES,
+        check_entry=lambda name, value: validation.check_choice(
+            name, value, zoo.layers.contextual_embedding.MIXES
+        ),
+        help="how the pretrained biLM's layers combine (learned, average, top)",
+    ),
+    Dimension(
+        "pretrained_trainable",
+        "bool",
+        (False, True),
+        check_entry=lambda name, value: validation.check_bool(name, value),
+        help="fine-tune the pretrained biLM (else frozen)",
+    ),
+)
+DIMENSIONS = {d.name: d for d in (*STACK, *TRAINING, *PRETRAINED)}
 NAMES = tuple(DIMENSIONS)
 # What a search varies unless told otherwise. `recurrent_dropout` is left
 # out: it is the one option that takes LSTM and GRU layers off the fused

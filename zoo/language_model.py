@@ -226,15 +226,19 @@ def encoder_of(model):
     return encoder
 
 
-def contextual_embedding(model, frozen=True, dropout=0.0, seed=None, name=None):
+def contextual_embedding(
+    model, frozen=True, dropout=0.0, seed=None, name=None, mix="learned"
+):
     """A `zoo.layers.ContextualEmbedding` on the encoder of `model`, a
     trained language model; it reads the character ids that `model`'s
-    `characters` layer spells."""
+    `characters` layer spells. `mix`: `"learned"`, `"average"` or
+    `"top"` (the layer's)."""
     return ContextualEmbedding(
         encoder_of(model),
         frozen=frozen,
         dropout=dropout,
         seed=seed,
+        mix=mix,
         name=name or "contextual",
     )
 

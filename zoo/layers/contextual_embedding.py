@@ -6,6 +6,8 @@ from zoo._package import PACKAGE
 from zoo.layers.bilm import BiLMEncoder
 from zoo.layers.scalar_mix import ScalarMix
 
+MIXES = ("learned", "average", "top")
+
 
 @keras.saving.register_keras_serializable(package=PACKAGE)
 class ContextualEmbedding(keras.layers.Layer):
@@ -24,6 +26,10 @@ class ContextualEmbedding(keras.layers.Layer):
         encoder: a `BiLMEncoder` (or its serialised config).
         frozen: keep the encoder's weights fixed (ELMo's recipe) or
             fine-tune them with the task.
+        mix: `"learned"` (ELMo's task-specific softmax weights, from an
+            even start), `"average"` (even weights, fixed) or `"top"` (the
+            top layer alone, as a baseline to the mix); `gamma` is learned
+            in each.
         dropout: dropout on the mixed vectors (ELMo uses 0.5 on small
             data).
         seed: optional integer seed of the dropout mask.
@@ -44,7 +50,15 @@ class ContextualEmbedding(keras.layers.Layer):
     ```
     """
 
-    def __init__(self, encoder, frozen=True, dropout=0.0, seed=None, **kwargs):
+    def __init__(
+        self,
+        encoder,
+        frozen=True,
+        dropout=0.0,
+        seed=None,
+        mix="learned",
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if isinstance(encoder, dict):
             encoder = keras.saving.deserialize_keras_object(encoder)
@@ -56,6 +70,7 @@ class ContextualEmbedding(keras.layers.Layer):
             )
         v.check_bool("frozen", frozen)
         v.check_rate("dropout", dropout)
+        v.check_choice("mix", mix, MIXES)
         self.encoder = encoder
         self.frozen = frozen
         self.dropout = dropout
@@ -65,7 +80,16 @@ class ContextualEmbedding(keras.layers.Layer):
         # Keras's setter on it does not always reach them.
         for layer in walk.iter_layers(encoder):
             layer.trainable = not frozen
-        self.mix = ScalarMix(name=f"{self.name}_mix")
+        self.mix_mode = mix
+        count = encoder.num_layers + 1
+        initial = None
+        if mix == "top":  # softmax weights of 1 on the top layer (to 1e-13)
+            initial = [-30.0] * (count - 1) + [0.0]
+        self.mix = ScalarMix(
+            initial_scalar_parameters=initial,
+            trainable_scalars=mix == "learned",
+            name=f"{self.name}_mix",
+        )
         self.mixed_dropout = keras.layers.Dropout(
             dropout, seed=seed, name=f"{self.name}_dropout"
         )
@@ -111,6 +135,7 @@ class ContextualEmbedding(keras.layers.Layer):
                 "frozen": self.frozen,
                 "dropout": self.dropout,
                 "seed": self.seed,
+                "mix": self.mix_mode,
             }
         )
         return config
