@@ -259,3 +259,30 @@ def test_the_top_and_average_mixes_are_fixed_baselines():
         assert [w.name for w in layer.trainable_weights] == ["gamma"]
     with pytest.raises(ValueError, match="`mix` must be one of"):
         zoo.language_model.contextual_embedding(model, mix="bottom")
+
+
+def test_the_model_scores_the_next_word_forward_and_the_previous_backward():
+    """The model's output, recomputed by hand from its encoder's halves,
+    its softmax weights and targets written out here: column 0 scores
+    word t+1 (`</s>` after the last) from the forward half at t, column 1
+    word t-1 (`<s>` before the first) from the backward half. (A first
+    version gave its functional graph one targets tensor for both.)"""
+    model, words, chars = _model()
+    nll = model.predict((words, chars), verbose=0)
+    encoder = zoo.language_model.encoder_of(model)
+    top = _numpy(encoder(chars)[-1])
+    softmax = model.get_layer("softmax")
+    kernel, bias = (_numpy(w) for w in (softmax.kernel, softmax.bias))
+    bos, eos = 2, 3  # "<s>", "</s>" in WORDS
+    for row, sentence in enumerate(SENTENCES):
+        n = len(sentence)
+        ids = list(words[row, :n])
+        targets = ([*ids[1:], eos], [bos, *ids[:-1]])
+        halves = (top[row, :n, : encoder.units], top[row, :n, encoder.units :])
+        for column, (hidden, target) in enumerate(zip(halves, targets)):
+            logits = hidden @ kernel.T + bias
+            log_softmax = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+            expected = -log_softmax[np.arange(n), target]
+            np.testing.assert_allclose(
+                nll[row, :n, column], expected, rtol=1e-4, atol=1e-4
+            )

@@ -93,8 +93,11 @@ class LanguageModelTargets(keras.layers.Layer):
         return [tuple(input_shape), tuple(input_shape)]
 
     def compute_output_spec(self, inputs):
-        spec = keras.KerasTensor(inputs.shape, dtype="int32")
-        return [spec, spec]
+        # Two distinct tensors: one object twice would be one output of
+        # the functional graph, the backward targets in both places.
+        return [
+            keras.KerasTensor(inputs.shape, dtype="int32") for _ in range(2)
+        ]
 
     def get_config(self):
         return {
