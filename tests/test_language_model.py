@@ -166,7 +166,10 @@ def test_it_trains_with_a_sampled_softmax_and_reloads(tmp_path):
     )
 
 
-@pytest.mark.parametrize("frozen", [True, False])
+@pytest.mark.parametrize(
+    "frozen",
+    [True, pytest.param(False, marks=pytest.mark.slow)],  # slow: make test-all
+)
 def test_a_contextual_embedding_mixes_the_pretrained_layers(frozen, tmp_path):
     model, words, chars = _model()
     embedding = zoo.language_model.contextual_embedding(model, frozen=frozen)

@@ -61,6 +61,7 @@ def test_sentences_are_cut_at_their_ends_and_into_words():
 
 
 @pytest.mark.every_backend
+@pytest.mark.torch_tier  # TensorFlow and JAX in make test-all (tracing)
 def test_a_run_reports_perplexity_per_direction_and_reloads(tmp_path):
     metrics = language_model.main(argv(tmp_path))
     out = tmp_path / "out"
