@@ -190,9 +190,13 @@ class LanguageModelTask(Task):
         flags.check_range("max_length", config.max_length, low=2)
         flags.check_range("num_sampled", config.num_sampled, low=0)
         flags.check_range("shards", config.shards, low=1)
-        for name in ("units", "num_layers", "char_embedding_dim"):
-            flags.check_range(name, getattr(config, name), low=1)
-        for name in ("char_units", "char_kernel_size"):
+        for name in (
+            "units",
+            "num_layers",
+            "char_embedding_dim",
+            "char_units",
+            "char_kernel_size",
+        ):
             flags.check_range(name, getattr(config, name), low=1)
         flags.check_range("max_chars", config.max_chars, low=2)
         if not 0 <= config.dropout < 1:
