@@ -86,7 +86,7 @@ def _examples(config, state):
 
 
 @dataclasses.dataclass
-class Config(settings.StackOptions):
+class Config(settings.PretrainedOptions, settings.StackOptions):
     """Data and head settings here; the stack and training ones are
     inherited, with the defaults below changed for whole texts."""
 
@@ -111,13 +111,10 @@ class Config(settings.StackOptions):
     pooling: str = "mean"
     attention_units: int = 64
     head_dropout: float = 0.3
-    pretrained: str = ""
-    pretrained_trainable: bool = False
-    pretrained_mix: str = "learned"
     CHOICES: typing.ClassVar[dict] = {
         **settings.StackOptions.CHOICES,
+        **settings.PretrainedOptions.CHOICES,
         "pooling": POOLINGS,
-        "pretrained_mix": zoo.layers.contextual_embedding.MIXES,
     }
 
 
@@ -138,13 +135,7 @@ HELP = {
     + " (last: the final state); all ignore padding",
     "attention_units": "hidden size of --pooling attention",
     "head_dropout": "dropout before the softmax layer",
-    "pretrained": "a biLM saved by recipes.language_model (its run folder "
-    "or model.keras): ELMo's mix of its layers joins the word embedding "
-    "(zoo.layers.ContextualEmbedding, reading each word's characters)",
-    "pretrained_mix": "how the biLM's layers combine: 'learned' (ELMo's "
-    "scalar mix), 'average' (even, fixed) or 'top' (the top layer alone)",
-    "pretrained_trainable": "fine-tune the biLM's weights with the "
-    "classifier (default: frozen, only the mix learns)",
+    **settings.PRETRAINED_HELP,
     "quick": settings.quick_help(Config, QUICK_EXAMPLES, "examples"),
 }
 
@@ -182,11 +173,6 @@ class ClassificationTask(Task):
     def check(self, config):
         datasets.check_name(config.dataset, datasets.CLASSIFICATION)
         flags.check_choice("pooling", config.pooling, POOLINGS)
-        flags.check_choice(
-            "pretrained_mix",
-            config.pretrained_mix,
-            zoo.layers.contextual_embedding.MIXES,
-        )
         settings.check_training(config)
         for name in ("max_vocabulary", "max_length", "attention_units"):
             flags.check_range(name, getattr(config, name), low=1)
@@ -208,12 +194,8 @@ class ClassificationTask(Task):
                 f"the training data have {len(seen)} label(s) "
                 f"{sorted(seen)}; a classifier needs at least 2"
             )
+        bilm, characters = models.pretrained_bilm(config, model, "classifier")
         if model is not None:
-            if config.pretrained:
-                raise harness.UsageError(
-                    "--pretrained with --init-from: the saved classifier "
-                    "keeps the biLM it was trained with; drop --pretrained"
-                )
             return State(
                 data,
                 model.get_layer("vocabulary"),
@@ -234,15 +216,6 @@ class ClassificationTask(Task):
         vocabulary = zoo.layers.TokenVocabulary(
             tokens, strip_punctuation=True, name="vocabulary"
         )
-        bilm = characters = None
-        if config.pretrained:
-            bilm = models.load_language_model(config.pretrained)
-            spelling = bilm.get_layer("characters")
-            characters = zoo.layers.CharacterVocabulary(
-                spelling.characters,
-                max_chars=spelling.max_chars,
-                name="characters",
-            )
         return State(data, vocabulary, labels, None, characters, bilm)
 
     def build(self, config, state):
@@ -255,15 +228,7 @@ class ClassificationTask(Task):
             labels=state.labels,
             vocabulary=state.vocabulary,
             characters=state.characters,
-            contextual=(
-                None
-                if state.bilm is None
-                else zoo.language_model.contextual_embedding(
-                    state.bilm,
-                    frozen=not config.pretrained_trainable,
-                    mix=config.pretrained_mix,
-                )
-            ),
+            contextual=models.contextual_embedding(config, state.bilm),
         )
 
     def model_for(
@@ -360,6 +325,7 @@ class ClassificationTask(Task):
             "labels": state.labels,
             "split_examples": state.data.sizes(),
             "vocabulary_size": state.vocabulary.vocabulary_size,
+            **models.describe_pretrained(config, model),
         }
 
     def evaluate(self, config, state, reloaded, scores):

@@ -348,14 +348,14 @@ class LanguageModelTask(Task):
         metrics["test_perplexity"] = math.exp(
             (metrics["test_forward_nll"] + metrics["test_backward_nll"]) / 2
         )
-        metrics["example"] = self.example(state, reloaded)
+        metrics["example"] = self.example(reloaded)
         return metrics
 
-    def example(self, state, model):
+    def example(self, model):
         """The most likely next word after each prefix of `EXAMPLE`, by
         the forward direction (exact softmax)."""
         words = EXAMPLE.split()
-        chars = state.characters.encode([words], width=len(words))
+        chars = model.get_layer("characters").encode([words], width=len(words))
         encoder = zoo.language_model.encoder_of(model)
         top = keras.ops.convert_to_numpy(encoder(chars)[-1])[0]
         softmax = model.get_layer("softmax")
@@ -363,11 +363,25 @@ class LanguageModelTask(Task):
         bias = keras.ops.convert_to_numpy(softmax.bias)
         logits = top[:, : encoder.units] @ kernel.T + bias
         logits[:, :2] = -np.inf  # neither padding nor [UNK]
-        tokens = state.vocabulary.get_vocabulary()
+        tokens = model.get_layer("vocabulary").get_vocabulary()
         return [
             f"{w} -> {tokens[int(i)]}"
             for w, i in zip(words, logits.argmax(axis=1))
         ]
+
+    def preset_check(self, model):
+        """`EXAMPLE`'s negative log-likelihood per word and direction
+        (exact softmax, rounded to 4 places) and `example`'s next words."""
+        words = EXAMPLE.split()
+        ids = np.array([model.get_layer("vocabulary").ids(words)])
+        chars = model.get_layer("characters").encode([words], width=len(words))
+        nll = keras.ops.convert_to_numpy(model((ids, chars), training=False))
+        return {
+            "sentence": EXAMPLE,
+            "forward_nll": [round(float(x), 4) for x in nll[0, :, 0]],
+            "backward_nll": [round(float(x), 4) for x in nll[0, :, 1]],
+            "next_words": self.example(model),
+        }
 
     def describe(self, config, state, model):
         data = state.data

@@ -79,19 +79,19 @@ def optional_layer(model, name):
         return None
 
 
-MODEL_KINDS = ("tagger", "classifier")
+SAVED_BY = {
+    "tagger": "recipes.tagging",
+    "classifier": "recipes.classification",
+    "language_model": "recipes.language_model",
+    "seq2seq": "recipes.seq2seq",
+}
 
 
 def model_kind(model):
-    """`"tagger"` (a label per token) or `"classifier"` (one per text) for
-    a model saved by `recipes.tagging` or `recipes.classification`, from
-    the rank of its output (a CRF tagger has a `crf` layer); None for any
+    """What a recipe's model is (`zoo.presets.kind_of`): `"tagger"`,
+    `"classifier"`, `"language_model"` or `"seq2seq"`; None for any
     other model."""
-    names = {layer.name for layer in model.layers}
-    if "crf" in names:
-        return "tagger"
-    rank = len(model.outputs[0].shape) if model.outputs else 0
-    return {3: "tagger", 2: "classifier"}.get(rank)
+    return zoo.presets.kind_of(model)
 
 
 def load_saved_model(path, flag):
@@ -117,13 +117,24 @@ def load_saved_model(path, flag):
 
 
 def load_language_model(path, flag="--pretrained"):
-    """A language model saved by `recipes.language_model` (its run
-    folder or its `model.keras`); errors one line naming `flag`, a
-    tagger or a classifier said as such."""
+    """A language model: a shipped preset's name (`zoo.presets.list()`),
+    a preset folder, or a run folder of `recipes.language_model` (or its
+    `model.keras`); errors one line naming `flag`, a tagger or a
+    classifier said as such, a damaged preset by its checksum."""
     path = pathlib.Path(path)
-    if path.is_dir():
-        path = path / "model.keras"
-    model = load_saved_model(path, flag)
+    run = path.suffix == ".keras" or (
+        path.is_dir()
+        and not (path / zoo.presets.METADATA_FILE).is_file()
+        and (path / "model.keras").is_file()
+    )
+    if run:
+        path = path / "model.keras" if path.is_dir() else path
+        model = load_saved_model(path, flag)
+    else:
+        try:
+            model = zoo.presets.from_preset(path)
+        except zoo.presets.PresetError as error:
+            raise harness.UsageError(f"{flag}: {error}") from None
     try:
         zoo.language_model.encoder_of(model)
     except ValueError:
@@ -134,6 +145,59 @@ def load_language_model(path, flag="--pretrained"):
             "recipes.language_model (it has no 'bilm' layer)"
         ) from None
     return model
+
+
+def pretrained_bilm(config, init_model, what):
+    """`(biLM, CharacterVocabulary)` for `--pretrained` (the vocabulary
+    spells with the biLM's characters, for the task's own character
+    encoder too), or `(None, None)`. A model trained on from
+    `--init-from` keeps the biLM it was trained with: `--pretrained`
+    beside it is refused, naming `what` the model is."""
+    if not config.pretrained:
+        return None, None
+    if init_model is not None:
+        raise harness.UsageError(
+            f"--pretrained with --init-from: the saved {what} keeps the "
+            "biLM it was trained with; drop --pretrained"
+        )
+    bilm = load_language_model(config.pretrained)
+    spelling = bilm.get_layer("characters")
+    characters = zoo.layers.CharacterVocabulary(
+        spelling.characters, max_chars=spelling.max_chars, name="characters"
+    )
+    return bilm, characters
+
+
+def contextual_embedding(config, bilm):
+    """The `zoo.layers.ContextualEmbedding` of `bilm` as `--pretrained-mix`
+    and `--pretrained-trainable` say, or None without a biLM."""
+    if bilm is None:
+        return None
+    return zoo.language_model.contextual_embedding(
+        bilm, frozen=not config.pretrained_trainable, mix=config.pretrained_mix
+    )
+
+
+def describe_pretrained(config, model):
+    """`--pretrained` and the weight the model gave each of the biLM's
+    layers (characters first), for `metrics.json`; {} without one."""
+    if not getattr(config, "pretrained", ""):
+        return {}
+    mixes = [
+        layer
+        for layer in zoo.walk.iter_layers(model)
+        if isinstance(layer, zoo.layers.ContextualEmbedding)
+    ]
+    return {
+        "pretrained": config.pretrained,
+        "pretrained_mix": config.pretrained_mix,
+        "pretrained_trainable": config.pretrained_trainable,
+        "pretrained_layer_weights": (
+            [round(float(w), 4) for w in mixes[0].layer_weights]
+            if mixes
+            else None
+        ),
+    }
 
 
 def load_init_model(path, flag="--init-from", kind=None):
@@ -159,14 +223,10 @@ def load_init_model(path, flag="--init-from", kind=None):
         )
     found = model_kind(model)
     if kind is not None and found != kind:
-        saved_by = {
-            "tagger": "recipes.tagging",
-            "classifier": "recipes.classification",
-        }
         raise harness.UsageError(
             f"{flag} {path}: a {kind} is needed here, but this model is "
             + (
-                f"a {found} (saved by {saved_by[found]})"
+                f"a {found} (saved by {SAVED_BY[found]})"
                 if found
                 else "neither a tagger nor a classifier"
             )

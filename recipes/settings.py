@@ -131,6 +131,33 @@ CharacterOptions.__doc__ = """The character encoder's settings (from
 `zoo.options.CHARACTER_OPTIONS`), for a recipe that reads each word's
 characters (`recipes.tagging`)."""
 
+
+@dataclasses.dataclass
+class PretrainedOptions:
+    """`--pretrained` and how its biLM joins a recipe's model
+    (`recipes.models.pretrained_bilm`), for the recipes that take one
+    (`recipes.tagging`, `recipes.classification`)."""
+
+    pretrained: str = ""
+    pretrained_trainable: bool = False
+    pretrained_mix: str = "learned"
+    CHOICES: typing.ClassVar[dict] = {
+        "pretrained_mix": zoo.layers.contextual_embedding.MIXES,
+    }
+
+
+PRETRAINED_HELP = {
+    "pretrained": "a biLM: a shipped preset's name (python -m "
+    "recipes.presets list), a preset folder, or a recipes.language_model "
+    "run folder or model.keras. ELMo's mix of its layers joins the word "
+    "features (zoo.layers.ContextualEmbedding, reading each word's "
+    "characters with the biLM's character vocabulary)",
+    "pretrained_mix": "how the biLM's layers combine: 'learned' (ELMo's "
+    "scalar mix), 'average' (even, fixed) or 'top' (the top layer alone)",
+    "pretrained_trainable": "fine-tune the biLM's weights with the task "
+    "(default: frozen, only the mix learns)",
+}
+
 STACK_HELP = {
     **{name: zoo.options.get(name).help for name in STACK_FIELDS},
     # zoo's line is about num_layers=None, which a recipe does not take.

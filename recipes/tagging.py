@@ -60,7 +60,9 @@ HEADS = ("auto", *zoo.heads.HEADS)
 
 
 @dataclasses.dataclass
-class Config(settings.CharacterOptions, settings.StackOptions):
+class Config(
+    settings.PretrainedOptions, settings.CharacterOptions, settings.StackOptions
+):
     """Data settings here; the stack, character encoder and training ones
     are inherited."""
 
@@ -78,14 +80,11 @@ class Config(settings.CharacterOptions, settings.StackOptions):
     min_count: int = 1
     char_features: bool = True
     head: str = "auto"
-    pretrained: str = ""
-    pretrained_trainable: bool = False
-    pretrained_mix: str = "learned"
     CHOICES: typing.ClassVar[dict] = {
         **settings.StackOptions.CHOICES,
+        **settings.PretrainedOptions.CHOICES,
         "tagset": TAGSETS,
         "head": HEADS,
-        "pretrained_mix": zoo.layers.contextual_embedding.MIXES,
     }
 
 
@@ -105,14 +104,7 @@ HELP = {
     "are the --char-* flags and --max-chars)",
     "head": "'softmax', 'crf' (a linear-chain CRF: zoo.layers.CRF) or "
     "'auto' (crf for entity tags, softmax otherwise)",
-    "pretrained": "a biLM saved by recipes.language_model (its run folder "
-    "or model.keras): ELMo's mix of its layers joins the word features "
-    "(zoo.layers.ContextualEmbedding; the tagger then spells characters "
-    "with the biLM's vocabulary)",
-    "pretrained_mix": "how the biLM's layers combine: 'learned' (ELMo's "
-    "scalar mix), 'average' (even, fixed) or 'top' (the top layer alone)",
-    "pretrained_trainable": "fine-tune the biLM's weights with the tagger "
-    "(default: frozen, only the mix learns)",
+    **settings.PRETRAINED_HELP,
     "quick": settings.quick_help(Config, QUICK_SENTENCES, "sentences"),
 }
 
@@ -183,11 +175,6 @@ class TaggingTask(Task):
         settings.check_training(config)
         flags.check_range("min_count", config.min_count, low=1)
         flags.check_choice("head", config.head, HEADS)
-        flags.check_choice(
-            "pretrained_mix",
-            config.pretrained_mix,
-            zoo.layers.contextual_embedding.MIXES,
-        )
 
     def load_data(self, config):
         """`datasets.Data` of `(words, tags)`, cut down by `--quick`."""
@@ -203,14 +190,7 @@ class TaggingTask(Task):
             config, seen, held_out, data.description, what="tags", kind="tagger"
         )
         entities = datasets.is_bio(data.train)
-        bilm = None
-        if config.pretrained:
-            if model is not None:
-                raise harness.UsageError(
-                    "--pretrained with --init-from: the saved tagger keeps "
-                    "the biLM it was trained with; drop --pretrained"
-                )
-            bilm = models.load_language_model(config.pretrained)
+        bilm, spelling = models.pretrained_bilm(config, model, "tagger")
         if model is not None:
             vocabulary = model.get_layer("vocabulary")
             characters = models.optional_layer(model, "characters")
@@ -231,17 +211,9 @@ class TaggingTask(Task):
             vocabulary = zoo.layers.TokenVocabulary(
                 tokens, lowercase=config.lowercase, name="vocabulary"
             )
-            characters = None
-            if bilm is not None:
-                # The biLM reads its own character ids: the tagger spells
-                # with its vocabulary (for its own encoder too).
-                spelling = bilm.get_layer("characters")
-                characters = zoo.layers.CharacterVocabulary(
-                    spelling.characters,
-                    max_chars=spelling.max_chars,
-                    name="characters",
-                )
-            elif config.char_features:
+            # With a biLM, the tagger spells with its characters.
+            characters = spelling
+            if characters is None and config.char_features:
                 characters = zoo.layers.CharacterVocabulary.from_words(
                     (w for words, _ in data.train for w in words),
                     max_chars=config.max_chars,
@@ -266,18 +238,7 @@ class TaggingTask(Task):
             vocabulary=state.vocabulary,
             characters=state.characters,
             head=state.head,
-            contextual=self.contextual(config, state),
-        )
-
-    def contextual(self, config, state):
-        """The `zoo.layers.ContextualEmbedding` of `--pretrained`, or
-        None."""
-        if state.bilm is None:
-            return None
-        return zoo.language_model.contextual_embedding(
-            state.bilm,
-            frozen=not config.pretrained_trainable,
-            mix=config.pretrained_mix,
+            contextual=models.contextual_embedding(config, state.bilm),
         )
 
     def model_for(
@@ -406,26 +367,7 @@ class TaggingTask(Task):
                 state.characters.vocabulary_size if state.characters else 0
             ),
             "head": state.head,
-            **self.describe_pretrained(config, model),
-        }
-
-    def describe_pretrained(self, config, model):
-        """`--pretrained` and the weight the tagger gave each of the
-        biLM's layers (characters first)."""
-        if not config.pretrained:
-            return {}
-        mix = [
-            layer
-            for layer in zoo.walk.iter_layers(model)
-            if isinstance(layer, zoo.layers.ContextualEmbedding)
-        ]
-        return {
-            "pretrained": config.pretrained,
-            "pretrained_layer_weights": [
-                round(float(w), 4) for w in mix[0].layer_weights
-            ]
-            if mix
-            else None,
+            **models.describe_pretrained(config, model),
         }
 
     def evaluate(self, config, state, reloaded, scores):

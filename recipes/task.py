@@ -133,6 +133,13 @@ class Task:
         """Lines printed at the end of a run."""
         return []
 
+    def preset_check(self, model):
+        """What the model computes on a few fixed inputs, as JSON: a
+        preset records it when it is exported (`recipes.presets`), and
+        the tests compute it again from the shipped file on every
+        backend. None: the task records nothing."""
+        return None
+
     def run(self, config, callbacks=(), distribute="none", overwrite=False):
         """Trains, evaluates and saves this task's model; returns the
         metrics (`train_and_evaluate` on this task)."""

@@ -23,6 +23,7 @@ from zoo import language_model  # noqa: F401  (registers its layers)
 from zoo import layers
 from zoo import models  # noqa: F401  (registers the variants)
 from zoo import options
+from zoo import presets
 from zoo import reference
 from zoo import seq2seq
 from zoo import text
@@ -90,6 +91,7 @@ __all__ = [
     "layers",
     "list_models",
     "options",
+    "presets",
     "reference",
     "register_model",
     "reset_states",

@@ -266,3 +266,70 @@ def test_a_classifier_trains_on_a_pretrained_bilm_and_reloads(
     spelling = classifier.characters
     assert chars[0, 0, :3].tolist() == spelling.spell("The")
     assert len(classifier.classify(texts)) == 2
+
+
+@pytest.mark.every_backend
+@pytest.mark.torch_tier  # TensorFlow and JAX in make test-all (tracing)
+def test_a_run_becomes_a_checksummed_preset_that_the_recipes_load(
+    bilm_run, tmp_path, capsys
+):
+    from recipes import models
+    from recipes import presets
+    from recipes import tagging
+    from tests.recipes.test_tagging import write_corpus
+
+    export = ["export", str(bilm_run), "tiny", "--dest", str(tmp_path)]
+    found = presets.main([*export, "--float16"])
+    folder = tmp_path / "tiny"
+    assert found["weights_dtype"] == "float16"
+    assert found["recipe"] == "recipes.language_model"
+    assert found["command"].startswith("python -m recipes.language_model ")
+    for flag in ("--corpora '' ", "--text-file ", "--units 16 ", "--epochs 4"):
+        assert flag in found["command"]
+    assert "--output" not in found["command"]
+    # The export scored the run's own test split again, both ways: in
+    # float32 it is the run's own number.
+    check = found["float16_check"]["test_forward_perplexity"]
+    assert check["float32"] == pytest.approx(
+        found["metrics"]["test_forward_perplexity"], rel=1e-4
+    )
+    assert abs(check["float16"] - check["float32"]) < 0.1
+    # Loaded by path where a recipe takes a biLM, it computes what the
+    # metadata recorded.
+    model = models.load_language_model(folder)
+    fixed = language_model.TASK.preset_check(model)
+    assert fixed["next_words"] == found["fixed_inputs"]["next_words"]
+    for direction in ("forward_nll", "backward_nll"):
+        np.testing.assert_allclose(
+            fixed[direction], found["fixed_inputs"][direction], atol=1e-3
+        )
+    shown = presets.main(["show", str(folder)])
+    assert shown["files"] == found["files"]
+    capsys.readouterr()
+    # A second export to the same name, a run that is no run, a damaged
+    # preset: one line each, exit 2, nothing written.
+    weights = folder / "model.weights.h5"
+    weights.write_bytes(weights.read_bytes()[:-100])
+    corpus = write_corpus(tmp_path / "corpus")
+    out = tmp_path / "out"
+    for main, args, message in (
+        (presets.main, export, "exists; pass overwrite=True"),
+        (presets.main, ["export", str(corpus), "x"], "no config.json"),
+        (presets.main, ["show", "no_such_preset"], "no such preset"),
+        (presets.main, ["fetch"], "unknown command 'fetch'"),
+        (
+            tagging.main,
+            [
+                "--corpus-dir", str(corpus), "--pretrained", str(folder),
+                "--output", str(out),
+            ],
+            "model.weights.h5 fails its checksum",
+        ),
+    ):  # fmt: skip
+        with pytest.raises(SystemExit) as exit_info:
+            harness.run_cli(main, args)
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0], err
+    assert not out.exists()
+    assert not (tmp_path / "x").exists()

@@ -1,0 +1,155 @@
+"""`zoo.presets`: a model written as a keras-hub-style folder loads back
+the same (float16 storage within its rounding), and a damaged, changed,
+missing or mismatched preset is refused in one line."""
+
+import json
+
+import keras
+import numpy as np
+import pytest
+
+import zoo
+from tests.test_language_model import _model
+
+
+def _outputs(model, words, chars):
+    return keras.ops.convert_to_numpy(model((words, chars), training=False))
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    model, words, chars = _model()
+    folder = tmp_path / "tiny"
+    zoo.presets.save_preset(model, folder, {"command": "written by a test"})
+    return model, words, chars, folder
+
+
+def test_a_preset_loads_back_the_same_model(tiny, tmp_path):
+    model, words, chars, folder = tiny
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "config.json",
+        "metadata.json",
+        "model.weights.h5",
+    ]
+    found = json.loads((folder / "metadata.json").read_text())
+    assert found["kind"] == "language_model"
+    assert found["command"] == "written by a test"
+    assert found["parameter_count"] == model.count_params()
+    assert set(found["files"]) == {"config.json", "model.weights.h5"}
+    loaded = zoo.presets.from_preset(folder, kind="language_model")
+    np.testing.assert_array_equal(
+        _outputs(loaded, words, chars), _outputs(model, words, chars)
+    )
+    # Nothing but the preset was left beside it (no temporary folder).
+    assert [p.name for p in tmp_path.iterdir()] == ["tiny"]
+
+
+def _array_bytes(path):
+    import h5py
+
+    sizes = []
+    with h5py.File(path, "r") as handle:
+        handle.visititems(
+            lambda _, item: (
+                sizes.append(item.nbytes)
+                if isinstance(item, h5py.Dataset)
+                else None
+            )
+        )
+    return sum(sizes)
+
+
+def test_float16_storage_halves_the_weights_and_rounds_them(tiny, tmp_path):
+    model, words, chars, folder = tiny
+    half = tmp_path / "half"
+    zoo.presets.save_preset(model, half, weights_dtype="float16")
+    full_bytes = _array_bytes(folder / "model.weights.h5")
+    assert _array_bytes(half / "model.weights.h5") == full_bytes / 2
+    loaded = zoo.presets.from_preset(half)
+    assert all(w.dtype == "float32" for w in loaded.weights)
+    # The loaded model computes what the float32 model with its weights
+    # rounded to float16 computes.
+    zoo.presets.round_to_float16(model)
+    np.testing.assert_allclose(
+        _outputs(loaded, words, chars),
+        _outputs(model, words, chars),
+        rtol=1e-5,
+        atol=1e-5,
+    )
+
+
+def test_a_run_folder_loads_like_a_preset(tmp_path):
+    model, words, chars = _model()
+    (tmp_path / "run").mkdir()
+    model.save(tmp_path / "run" / "model.keras")
+    loaded = zoo.presets.from_preset(tmp_path / "run", kind="language_model")
+    np.testing.assert_allclose(
+        _outputs(loaded, words, chars), _outputs(model, words, chars)
+    )
+
+
+def _damage(folder, how):
+    if how == "truncated weights":
+        path = folder / "model.weights.h5"
+        path.write_bytes(path.read_bytes()[:1000])
+    elif how == "changed config":
+        path = folder / "config.json"
+        path.write_text(path.read_text().replace('"units": 8', '"units": 9'))
+    elif how == "missing weights":
+        (folder / "model.weights.h5").unlink()
+    elif how == "metadata not JSON":
+        (folder / "metadata.json").write_text("{ not json")
+
+
+@pytest.mark.parametrize(
+    "how, message",
+    [
+        ("truncated weights", "model.weights.h5 fails its checksum"),
+        ("changed config", "config.json fails its checksum"),
+        ("missing weights", "model.weights.h5 is missing"),
+        ("metadata not JSON", "metadata.json is not valid JSON"),
+    ],
+)
+def test_a_damaged_preset_is_refused_in_one_line(tiny, how, message):
+    *_, folder = tiny
+    _damage(folder, how)
+    with pytest.raises(zoo.presets.PresetError) as error:
+        zoo.presets.from_preset(folder)
+    assert message in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_the_wrong_kind_or_an_unknown_name_is_refused(tiny, tmp_path):
+    *_, folder = tiny
+    with pytest.raises(zoo.presets.PresetError, match="not a tagger"):
+        zoo.presets.from_preset(folder, kind="tagger")
+    with pytest.raises(zoo.presets.PresetError, match="kind: expected one"):
+        zoo.presets.from_preset(folder, kind="parser")
+    with pytest.raises(zoo.presets.PresetError) as error:
+        zoo.presets.from_preset("no_such_preset")
+    assert "no such preset or folder. Shipped presets:" in str(error.value)
+    for name in zoo.presets.list():
+        assert name in str(error.value)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(zoo.presets.PresetError, match="neither metadata"):
+        zoo.presets.from_preset(tmp_path / "empty")
+
+
+def test_save_preset_refuses_what_it_cannot_write(tiny):
+    model, _, _, folder = tiny
+    with pytest.raises(FileExistsError, match="overwrite=True"):
+        zoo.presets.save_preset(model, folder)
+    with pytest.raises(ValueError, match="weights_dtype: expected one of"):
+        zoo.presets.save_preset(model, folder, weights_dtype="int8")
+    images = keras.Sequential([keras.Input((4, 4, 3)), keras.layers.Dense(2)])
+    with pytest.raises(ValueError, match="could not say what it is"):
+        zoo.presets.save_preset(images, folder.parent / "x")
+    assert not (folder.parent / "x").exists()
+
+
+@pytest.mark.parametrize("name", zoo.presets.list())
+def test_every_shipped_preset_verifies_its_checksums(name):
+    found = zoo.presets.verify(name)
+    assert found["kind"] in zoo.presets.KINDS
+    for key in ("command", "code_version", "metrics", "printed"):
+        assert found.get(key), (name, key)
