@@ -3,6 +3,7 @@ straight-line fits, plots (tables: `harness.files.write_rows`)."""
 
 import json
 import pathlib
+import zipfile
 
 import keras
 import numpy as np
@@ -128,6 +129,59 @@ def _gather(per_layer, layers, rows):
         for parts, array in zip(per_layer, arrays):
             parts.append(array[i, : len(row)])
     return per_layer
+
+
+def is_language_model(path):
+    """Whether `path` names a biLM: a preset of kind `language_model` (a
+    shipped name or a folder), or a `recipes.language_model` run folder
+    or `model.keras` (its config has the `bilm` layer; read from the
+    archive, without building the model)."""
+    try:
+        found = zoo.presets.metadata(path)
+    except zoo.presets.PresetError:
+        return False
+    if found.get("kind"):
+        return found["kind"] == "language_model"
+    path = pathlib.Path(path)
+    archive = path / "model.keras" if path.is_dir() else path
+    try:
+        with zipfile.ZipFile(archive) as handle:
+            config = json.loads(handle.read("config.json"))
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        return False
+    layers = config.get("config", {}).get("layers", [])
+    return any(layer.get("name") == "bilm" for layer in layers)
+
+
+class BiLM:
+    """A biLM (`--model` a shipped preset's name, a preset folder, or a
+    `recipes.language_model` run), opened up: words -> its characters ->
+    every layer of its encoder (0: the character layer; 1..L: each LSTM
+    layer, forward and backward halves side by side), as ELMo mixes
+    them."""
+
+    mix_from = 0  # ELMo's mix includes the character layer
+
+    def __init__(self, path):
+        self.model = models.load_language_model(path, flag="--model")
+        self.encoder = zoo.language_model.encoder_of(self.model)
+        self.characters = self.model.get_layer("characters")
+        self.path = str(path)
+
+    @property
+    def num_layers(self):
+        return self.encoder.num_layers
+
+    def states(self, sentences, batch_size=64):
+        """Per layer (0..L), one `(tokens, 2 * units)` array with the
+        states of every token of `sentences` (lists of words), in order."""
+        per_layer = None
+        for start in range(0, len(sentences), batch_size):
+            batch = sentences[start : start + batch_size]
+            chars = self.characters.encode(batch)
+            outputs = self.encoder(chars, training=False)
+            per_layer = _gather(per_layer, outputs, batch)
+        return [np.concatenate(parts) for parts in per_layer]
 
 
 def is_g2p_run(path):

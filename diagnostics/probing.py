@@ -4,6 +4,7 @@ and on a `zoo.ScalarMix` of the stack's layers.
     python -m diagnostics probe --model runs/tagging/model.keras
     python -m diagnostics probe --model runs/genre/model.keras  # a classifier
     python -m diagnostics probe --model runs/seq2seq  # a G2P encoder
+    python -m diagnostics probe --model en_bilm  # a pretrained biLM
 
 The model saved by `recipes.tagging` or `recipes.classification` (e.g. a
 `--dataset brown-genre` classifier, which never saw a tag) is frozen;
@@ -25,6 +26,13 @@ learns its mixing weights with the probe (ELMo's recipe). Properties:
   `obl`, ...; the subtype dropped) and `head-direction`: whether its head
   is to the left, to the right, or it is the root. Syntax, read from a
   treebank: `--dataset turkish-ud` or `conllu` (your files).
+
+A biLM (`--model` a preset's name or folder, or a run of
+`recipes.language_model`) is probed the same way, layer 0 being its
+character layer and 1..L its LSTM layers (forward and backward halves
+side by side), and the mix is ELMo's: of layers 0..L. Run it on
+`--dataset wnut16` and `pos` is the entity tag: a semantic property
+beside the syntactic ones.
 
 A G2P run of `recipes.seq2seq` (`--model` its folder, with `vocab.json`)
 is probed letter by letter: layer 0 is the letter embedding, 1..L the
@@ -380,8 +388,13 @@ def main(argv=None):
         tagger = _shared.Speller(args.model)
         train, test, description, syntax = load_letters(args)
     else:
-        tagger = _shared.Tagger(args.model, classifiers=True)
+        if _shared.is_language_model(args.model):
+            tagger = _shared.BiLM(args.model)
+        else:
+            tagger = _shared.Tagger(args.model, classifiers=True)
         train, test, description, syntax = load_sentences(args, properties)
+    # The mix: layers 1..L of a stack, 0..L of a biLM (ELMo's).
+    first = getattr(tagger, "mix_from", 1)
     output = pathlib.Path(args.output)
     lock = _shared.lock_output(output)
     try:
@@ -428,10 +441,10 @@ def main(argv=None):
                     }
                 )
                 print(f"{prop:>13}  layer {layer}: {accuracy:.4f}")
-            widths = {x.shape[1] for x in train_states[1:]}
-            if len(train_states) > 2 and len(widths) == 1:
+            widths = {x.shape[1] for x in train_states[first:]}
+            if len(train_states) - first > 1 and len(widths) == 1:
                 accuracy, weights = fit_probe(
-                    train_layers[1:], train_y, test_layers[1:], test_y,
+                    train_layers[first:], train_y, test_layers[first:], test_y,
                     len(names), args.epochs, args.seed,
                 )  # fmt: skip
                 rows.append(
@@ -444,7 +457,8 @@ def main(argv=None):
                 )
                 mixes[prop] = weights
                 print(
-                    f"{prop:>13}  ScalarMix of layers 1-{len(weights)}: "
+                    f"{prop:>13}  ScalarMix of layers {first}-"
+                    f"{first + len(weights) - 1}: "
                     f"{accuracy:.4f} (weights {weights})"
                 )
         files.write_rows(rows, output, "probe")

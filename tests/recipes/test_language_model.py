@@ -333,3 +333,26 @@ def test_a_run_becomes_a_checksummed_preset_that_the_recipes_load(
         assert len(err) == 1 and message in err[0], err
     assert not out.exists()
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.every_backend
+@pytest.mark.torch_tier  # TensorFlow and JAX in make test-all (tracing)
+def test_each_layer_of_a_bilm_is_probed_and_mixed_from_its_characters(
+    bilm_run, tmp_path
+):
+    from diagnostics import probing
+    from tests.recipes.test_tagging import write_corpus
+
+    corpus = write_corpus(tmp_path / "corpus")
+    summary = probing.main(
+        [
+            "--model", str(bilm_run), "--output", str(tmp_path / "probe"),
+            "--quick", "--corpus-dir", str(corpus), "--properties", "pos",
+            "--epochs", "1",
+        ]
+    )  # fmt: skip
+    # Layer 0 (characters) and both LSTM layers, and ELMo's mix of all
+    # three.
+    assert list(summary["accuracy"]["pos"]) == ["0", "1", "2", "mix"]
+    weights = summary["mix_weights"]["pos"]
+    assert len(weights) == 3 and sum(weights) == pytest.approx(1, abs=1e-3)

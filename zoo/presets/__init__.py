@@ -41,8 +41,11 @@ import pathlib
 import shutil
 import tempfile
 
+import h5py
 import keras
 import numpy as np
+
+from zoo.seq2seq import Seq2Seq
 
 PRESETS_DIR = pathlib.Path(__file__).resolve().parent
 CONFIG_FILE = "config.json"
@@ -74,8 +77,6 @@ def kind_of(model):
     `"tagger"` (a `crf` layer), `"language_model"` (a `bilm` layer),
     else `"tagger"` for one output per token or `"classifier"` for one per
     text; None for any other model."""
-    from zoo.seq2seq import Seq2Seq
-
     if isinstance(model, Seq2Seq):
         return "seq2seq"
     names = {layer.name for layer in model.layers}
@@ -317,8 +318,6 @@ def round_to_float16(model):
 def _to_float16(path):
     """Rewrites a weights file with every float32 array in float16 (a new
     file: h5py does not give back a deleted dataset's space)."""
-    import h5py
-
     def copy(source, target):
         target.attrs.update(source.attrs)
         for name, item in source.items():
