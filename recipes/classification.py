@@ -33,7 +33,6 @@ a finished one is not retrained.
 """
 
 import dataclasses
-import pathlib
 import typing
 
 import keras
@@ -141,12 +140,10 @@ HELP = {
 
 
 def load(output):
-    """A `Classifier` from a run's folder (or its `model.keras`); needs
-    only `import recipes` (or `import zoo`) and runs on every backend."""
-    path = pathlib.Path(output)
-    if path.is_dir():
-        path = path / "model.keras"
-    model, _ = models.load_init_model(path, flag="load", kind="classifier")
+    """A `Classifier` from a run's folder (or its `model.keras`) or a preset
+    (a shipped name or a preset folder, `zoo.presets`); needs only
+    `import recipes` (or `import zoo`) and runs on every backend."""
+    model, _ = models.load_init_model(output, flag="load", kind="classifier")
     return predictors.Classifier(model)
 
 

@@ -94,12 +94,35 @@ def model_kind(model):
     return zoo.presets.kind_of(model)
 
 
-def load_saved_model(path, flag):
-    """`keras.saving.load_model(path, safe_mode=True, compile=False)`, its
-    failures one line that names `flag`."""
+def is_preset(path):
+    """Whether `path` names a preset: a shipped name or a folder with a
+    `metadata.json` (not a run folder, which has `model.keras`)."""
     path = pathlib.Path(path)
+    if path.is_dir():
+        return (path / zoo.presets.METADATA_FILE).is_file()
+    return not path.exists() and str(path) in zoo.presets.list()
+
+
+def load_saved_model(path, flag):
+    """A recipe's saved model: a `.keras` file or a run folder (its
+    `model.keras`), loaded with `keras.saving.load_model(path,
+    safe_mode=True, compile=False)`, or a preset (a shipped name or a
+    preset folder, `zoo.presets.from_preset`); failures one line that
+    names `flag`."""
+    path = pathlib.Path(path)
+    if is_preset(path):
+        try:
+            return zoo.presets.from_preset(path)
+        except zoo.presets.PresetError as error:
+            raise harness.UsageError(f"{flag}: {error}") from None
+    if path.is_dir() and (path / "model.keras").is_file():
+        path = path / "model.keras"
     if not path.is_file():
-        raise harness.UsageError(f"{flag} {path}: no such file")
+        shipped = ", ".join(zoo.presets.list())
+        raise harness.UsageError(
+            f"{flag} {path}: no such file"
+            + (f" or shipped preset (shipped: {shipped})" if shipped else "")
+        )
     if path.suffix == ".keras" and not zipfile.is_zipfile(path):
         # Keras says "File not found" for a file that is there but empty
         # or cut short (a .keras file is a zip archive).
@@ -121,20 +144,7 @@ def load_language_model(path, flag="--pretrained"):
     a preset folder, or a run folder of `recipes.language_model` (or its
     `model.keras`); errors one line naming `flag`, a tagger or a
     classifier said as such, a damaged preset by its checksum."""
-    path = pathlib.Path(path)
-    run = path.suffix == ".keras" or (
-        path.is_dir()
-        and not (path / zoo.presets.METADATA_FILE).is_file()
-        and (path / "model.keras").is_file()
-    )
-    if run:
-        path = path / "model.keras" if path.is_dir() else path
-        model = load_saved_model(path, flag)
-    else:
-        try:
-            model = zoo.presets.from_preset(path)
-        except zoo.presets.PresetError as error:
-            raise harness.UsageError(f"{flag}: {error}") from None
+    model = load_saved_model(path, flag)
     try:
         zoo.language_model.encoder_of(model)
     except ValueError:

@@ -35,7 +35,6 @@ with `--epochs 0` only evaluates it on the dataset's test split.
 """
 
 import dataclasses
-import pathlib
 import typing
 
 import keras
@@ -110,12 +109,10 @@ HELP = {
 
 
 def load(output):
-    """A `Tagger` from a run's folder (or its `model.keras`); needs only
+    """A `Tagger` from a run's folder (or its `model.keras`) or a preset
+    (a shipped name or a preset folder, `zoo.presets`); needs only
     `import recipes` (or `import zoo`) and runs on every backend."""
-    path = pathlib.Path(output)
-    if path.is_dir():
-        path = path / "model.keras"
-    model, _ = models.load_init_model(path, flag="load", kind="tagger")
+    model, _ = models.load_init_model(output, flag="load", kind="tagger")
     return predictors.Tagger(model)
 
 
