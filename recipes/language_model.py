@@ -205,6 +205,15 @@ class LanguageModelTask(Task):
                 f"{config.dropout}"
             )
 
+    def text_named(self, config):
+        """What the text came from, as the flags name it."""
+        names = [f"--corpora {','.join(source_names(config))}"] * bool(
+            source_names(config)
+        )
+        if config.text_file:
+            names.append(f"--text-file {config.text_file}")
+        return " and ".join(names)
+
     def load_data(self, config):
         documents = {}
         if source_names(config):
@@ -222,15 +231,17 @@ class LanguageModelTask(Task):
             parts = unlabelled.split(every)
         except DataError as error:
             raise DataError(
-                f"too little text to hold out dev and test sentences "
-                f"({sum(len(d) for d in every)} sentences): {error}"
+                f"{self.text_named(config)}: too little text to hold out "
+                f"dev and test sentences ({sum(len(d) for d in every)} "
+                f"sentences): {error}"
             ) from None
         parts = splits.cut_splits(parts, config, QUICK_SENTENCES)
         if len(parts[0]) < config.batch_size:
             raise DataError(
-                f"the training text has {len(parts[0])} sentences, fewer "
-                f"than one batch (--batch-size {config.batch_size}): give "
-                "more text or a smaller --batch-size"
+                f"{self.text_named(config)}: the training text has "
+                f"{len(parts[0])} sentences, fewer than one batch "
+                f"(--batch-size {config.batch_size}): give more text or a "
+                "smaller --batch-size"
             )
         names = ", ".join(documents)
         return datasets.Data(

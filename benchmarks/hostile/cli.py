@@ -43,6 +43,8 @@ MAINS = {
     "launch": "recipes.launch",
     "search": "tuning.search",
     "diagnostics": "diagnostics.__main__",
+    "language_model": "recipes.language_model",
+    "presets": "recipes.presets",
 }
 
 
@@ -1378,4 +1380,198 @@ for _label, _check in SUBPROCESSES.items():
         f"`python -m {_label}` as a user runs it: exit 2 and standard "
         "error is exactly one line (no TensorFlow start-up lines)",
         _check,
+    )
+
+
+# --- the language model, the presets and --pretrained -------------------------
+
+
+def language_model_argv(*extra, text=None):
+    """A tiny biLM run on `text` (default: a few hundred good sentences)."""
+    if text is None:
+        text = write(
+            scratch(),
+            "text.txt",
+            "\n\n".join(
+                "The dog sees a cat in the park. A cat likes the dog."
+                for _ in range(80)
+            ),
+        )
+    return [
+        "--corpora", "", "--text-file", str(text), "--output",
+        str(scratch() / "out"), "--epochs", "1", "--units", "8",
+        "--char-units", "8", "--num-sampled", "4", "--shards", "1",
+        "--batch-size", "16", "--no-tensorboard", *extra,
+    ]  # fmt: skip
+
+
+LANGUAGE_MODEL_FLAGS = [
+    ("max-words", "0"),
+    ("min-count", "0"),
+    ("max-length", "1"),
+    ("num-sampled", "-1"),
+    ("shards", "0"),
+    ("dropout", "1.5"),
+    ("units", "0"),
+    ("max-chars", "1"),
+    ("corpora", "wikipedia"),
+]
+for _flag, _value in LANGUAGE_MODEL_FLAGS:
+    add(
+        f"flag/language_model --{_flag} {_value}",
+        f"recipes.language_model --{_flag} {_value} is one line naming "
+        "the flag, exit 2",
+        lambda flag=_flag, value=_value: expect_cli(
+            "language_model",
+            language_model_argv(*as_flag(flag, value)),
+            f"--{flag}",
+            value,
+        ),
+    )
+
+BAD_TEXTS = {
+    "empty": (b"", "empty"),
+    "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR", "binary"),
+    "latin-1": ("caf\u00e9 au lait. " * 40).encode("latin-1"),
+    "one sentence": (b"Too short.\n", "--text-file"),
+}
+for _label, _case in BAD_TEXTS.items():
+    _content, _word = (
+        _case if isinstance(_case, tuple) else (_case, "not UTF-8")
+    )
+    add(
+        f"data/language_model --text-file ({_label})",
+        f"a {_label} --text-file is one line naming the file, exit 2, "
+        "nothing written",
+        lambda content=_content, word=_word: _bad_text(content, word),
+    )
+
+
+add(
+    "data/language_model --text-file (fewer sentences than a batch)",
+    "a --text-file whose training part is smaller than one batch is one "
+    "line naming it and --batch-size, exit 2, nothing written",
+    lambda: _bad_text(
+        b"A cat sat. The dog ran.\n\n" * 100,
+        "--batch-size",
+        "--batch-size",
+        "512",
+    ),
+)
+
+
+def _bad_text(content, word, *extra):
+    path = write(scratch(), "bad.txt", content)
+    argv = language_model_argv(*extra, text=path)
+    output = pathlib.Path(argv[argv.index("--output") + 1])
+    expect_cli("language_model", argv, "--text-file", word)
+    expect(
+        not output.exists() or not any(output.iterdir()),
+        "lost work",
+        f"a refused --text-file left files in {output}",
+    )
+
+
+_PRESET = {}
+
+
+def tiny_preset():
+    """A preset folder of a tiny biLM (built once, never trained)."""
+    if "folder" not in _PRESET:
+        import zoo
+
+        words = ["<s>", "</s>", "the", "dog"]
+        vocabulary = zoo.layers.TokenVocabulary(words, name="vocabulary")
+        characters = zoo.layers.CharacterVocabulary.from_words(
+            words, name="characters"
+        )
+        model = zoo.language_model.bidirectional_language_model(
+            vocabulary, characters, units=4, char_units=4, num_sampled=2
+        )
+        _PRESET["folder"] = scratch() / "tiny_bilm"
+        zoo.presets.save_preset(model, _PRESET["folder"])
+    return _PRESET["folder"]
+
+
+def damaged_preset(how):
+    """A copy of `tiny_preset` with one file damaged."""
+    folder = scratch() / "damaged"
+    shutil.copytree(tiny_preset(), folder)
+    if how == "truncated weights":
+        path = folder / "model.weights.h5"
+        path.write_bytes(path.read_bytes()[:500])
+    elif how == "edited config":
+        path = folder / "config.json"
+        path.write_text(path.read_text().replace('"units": 4', '"units": 5'))
+    elif how == "no weights":
+        (folder / "model.weights.h5").unlink()
+    elif how == "metadata not JSON":
+        (folder / "metadata.json").write_text("{")
+    return folder
+
+
+PRESET_DAMAGE = {
+    "truncated weights": "fails its checksum",
+    "edited config": "fails its checksum",
+    "no weights": "is missing",
+    "metadata not JSON": "not valid JSON",
+}
+for _how, _word in PRESET_DAMAGE.items():
+    add(
+        f"data/tagging --pretrained (preset, {_how})",
+        f"a preset with {_how} given to --pretrained is one line naming "
+        "the file, exit 2, before any training",
+        lambda how=_how, word=_word: expect_cli(
+            "tagging",
+            tagging_argv("--pretrained", str(damaged_preset(how))),
+            "--pretrained",
+            word,
+        ),
+    )
+add(
+    "data/tagging --pretrained (unknown preset name)",
+    "--pretrained naming no preset and no file is one line, exit 2",
+    lambda: expect_cli(
+        "tagging", tagging_argv("--pretrained", "en_bim"), "--pretrained"
+    ),
+)
+add(
+    "data/classification --pretrained (a tagger)",
+    "--pretrained pointing at a tagger is one line saying it is a "
+    "tagger, exit 2",
+    lambda: _pretrained_tagger(),
+)
+
+
+def _pretrained_tagger():
+    import zoo
+
+    tagger = zoo.heads.sequence_tagger(
+        zoo.stacked_lstm(1, 4, vocabulary_size=9), 3
+    )
+    path = scratch() / "tagger.keras"
+    tagger.save(path)
+    expect_cli(
+        "classification",
+        classification_argv("--pretrained", str(path)),
+        "--pretrained",
+        "a tagger",
+    )
+
+
+PRESET_COMMANDS = {
+    "unknown command": (["fetch"], "fetch"),
+    "show an unknown name": (["show", "en_bim"], "en_bim"),
+    "export a folder with no run": (
+        ["export", "/nonexistent-run", "x"],
+        "no config.json",
+    ),
+    "export to a name with a slash": (["export", ".", "a/b"], "name"),
+    "unknown flag": (["list", "--all"], "--all"),
+}
+for _label, (_argv, _word) in PRESET_COMMANDS.items():
+    add(
+        f"flag/presets ({_label})",
+        f"python -m recipes.presets, {_label}: one line, exit 2",
+        lambda argv=_argv, word=_word: expect_cli("presets", argv, word),
     )
