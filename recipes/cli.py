@@ -6,6 +6,7 @@ options, which are not part of `config.json`: `--distribute`,
 """
 
 import os
+import sys
 
 import keras
 
@@ -109,3 +110,94 @@ def main(task, prog, doc, help_texts, argv=None):
     )
     training.print_summary(task, config, metrics)
     return metrics
+
+
+PREDICT_BATCH = 256  # lines read, transformed and written at a time
+
+
+def read_lines(path):
+    """The lines of UTF-8 text file `path` ("-": standard input), each
+    without its line end; a binary or non-UTF-8 file is one line naming
+    it and where."""
+    if path == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as error:
+            raise harness.UsageError(
+                f"--input {path}: cannot read ({error.strerror})"
+            ) from None
+    name = "standard input" if path == "-" else path
+    if b"\x00" in data[:8192]:
+        raise harness.UsageError(
+            f"--input {name}: a binary file (a NUL byte); UTF-8 text needed"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise harness.UsageError(
+            f"--input {name}: not UTF-8 (byte 0x{data[error.start]:02x} at "
+            f"offset {error.start})"
+        ) from None
+    return text.splitlines()
+
+
+def predict(prog, load, transform, argv, unit="line", options=()):
+    """`python -m recipes.NAME predict`: loads `--model` with `load` (a
+    shipped preset's name, a preset folder or a run folder), reads lines
+    from `--input` (a file or standard input), and writes `transform(
+    predictor, lines, args)` (one string per line) to `--output`, one
+    result per input line, in batches of `PREDICT_BATCH` lines (an empty
+    line gives an empty one). `options`: extra `(flags, kwargs)` for the
+    parser."""
+    parser = flags.ArgumentParser(
+        prog=f"{prog} predict",
+        description=f"Reads one {unit} per line and writes one result per "
+        "line.",
+    )
+    parser.add_argument(
+        "--model",
+        required=True,
+        help="a shipped preset's name (python -m recipes.presets list), a "
+        "preset folder, or a run folder or model.keras",
+    )
+    parser.add_argument(
+        "--input",
+        default="-",
+        help="a UTF-8 text file, one input a line ('-': standard input; "
+        "default)",
+    )
+    parser.add_argument(
+        "--output",
+        default="-",
+        help="where the results go, one a line ('-': standard output; default)",
+    )
+    for names, kwargs in options:
+        parser.add_argument(*names, **kwargs)
+    args = parser.parse_args(argv)
+    predictor = load(args.model)
+    lines = read_lines(args.input)
+    out = sys.stdout if args.output == "-" else None
+    if out is None:
+        try:
+            out = open(args.output, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as error:
+            raise harness.UsageError(
+                f"--output {args.output}: cannot write ({error.strerror})"
+            ) from None
+    try:
+        for start in range(0, len(lines), PREDICT_BATCH):
+            chunk = lines[start : start + PREDICT_BATCH]
+            filled = [i for i, line in enumerate(chunk) if line.strip()]
+            results = [""] * len(chunk)
+            done = transform(predictor, [chunk[i] for i in filled], args)
+            for i, result in zip(filled, done):
+                results[i] = result
+            out.write("".join(f"{r}\n" for r in results))
+            out.flush()
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return len(lines)

