@@ -155,6 +155,12 @@ def export(run, name, dest, float16=False, max_loss=0.1, overwrite=False):
         fixed = task.preset_check(model)  # what the float16 file computes
     if fixed is not None:
         metadata["fixed_inputs"] = fixed
+    # What the model needs beside it (a G2P run's vocabulary).
+    assets = {
+        name: run / name
+        for name in getattr(task, "RUN_ASSETS", ())
+        if (run / name).is_file()
+    }
     try:
         return zoo.presets.save_preset(
             model,
@@ -162,6 +168,7 @@ def export(run, name, dest, float16=False, max_loss=0.1, overwrite=False):
             metadata,
             weights_dtype="float16" if float16 else "float32",
             overwrite=overwrite,
+            assets=assets,
         )
     except FileExistsError as error:
         raise harness.UsageError(f"{error} (--overwrite)") from None

@@ -241,6 +241,7 @@ class Seq2SeqTask(Task):
 
     name = "seq2seq"
     Config = Config
+    RUN_ASSETS = ("vocab.json",)  # a preset of the run keeps it
 
     def check(self, config):
         check(config)
@@ -373,20 +374,25 @@ def run(config, callbacks=(), distribute="none", overwrite=False):
 
 def load(output, config=None):
     """A `Transcriber` from a run's folder (`model.keras` and
-    `vocab.json`): `load(OUTPUT)(["keras", "zoo"])` -> `[[...], [...]]`,
-    one list of phonemes per word, in order. It decodes with the run's
-    `config.json` settings (beam width, length penalty, lengths) unless
-    `config` is given."""
-    output = pathlib.Path(output)
-    if config is None:
+    `vocab.json`) or a preset (a shipped name or a preset folder, with
+    the vocabulary in its assets): `load(OUTPUT)(["keras", "zoo"])` ->
+    `[[...], [...]]`, one list of phonemes per word, in order. It decodes
+    with the run's settings (`config.json`, or the preset's metadata: beam
+    width, length penalty, lengths) unless `config` is given."""
+    if models.is_preset(output):
+        model = models.load_saved_model(output, "model")
+        values = zoo.presets.metadata(output).get("config", {})
+        vocab_file = zoo.presets.asset(output, "vocab.json")
+    else:
+        output = pathlib.Path(output)
         saved = output / "config.json"
-        known = {f.name for f in dataclasses.fields(Config)}
         values = rundir.read_saved_config(saved) if saved.is_file() else {}
+        model = models.load_saved_model(output / "model.keras", "model")
+        vocab_file = output / "vocab.json"
+    if config is None:
+        known = {f.name for f in dataclasses.fields(Config)}
         config = Config(**{k: v for k, v in values.items() if k in known})
-    model = models.load_saved_model(output / "model.keras", "model")
-    vocab = cmudict.Vocabulary.from_json(
-        json.loads((output / "vocab.json").read_text())
-    )
+    vocab = cmudict.Vocabulary.from_json(json.loads(vocab_file.read_text()))
     return predictors.Transcriber(model, vocab, config)
 
 

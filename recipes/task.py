@@ -40,6 +40,9 @@ class Task:
     # The settings naming files a run reads (a rerun checks they did not
     # change under its backup): their sizes and hashes name the file.
     DATA_FILES = ("train_file", "dev_file", "test_file", "init_from")
+    # Files a run writes beside `model.keras` that its model needs to be
+    # used (`write`'s); a preset of the run keeps them as assets.
+    RUN_ASSETS = ()
 
     def data_fingerprint(self, config, state):
         """What the run trains on, for a rerun to compare with its backup

@@ -109,6 +109,15 @@ def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
     # Without a config, the run's own config.json decides (its lengths).
     default = seq2seq.Config().max_word_length
     assert seq2seq.load(out).max_word_length == 8 != default
+    # As a preset: the vocabulary travels in its assets, the decoding
+    # settings in its metadata; it transcribes as the run does.
+    from recipes import presets
+
+    found = presets.main(["export", str(out), "g2p", "--dest", str(tmp_path)])
+    assert "assets/vocab.json" in found["files"]
+    preset = seq2seq.load(tmp_path / "g2p")
+    assert preset.max_word_length == 8
+    assert preset(words[:2], method="greedy") == result[:2]
 
 
 @pytest.mark.every_backend

@@ -7,6 +7,8 @@ A preset is keras-hub's folder layout:
                        `LabelNames` and `CharacterVocabulary` carry them)
     model.weights.h5   the weights (float16 where `save_preset` was asked
                        to store them so; they load into float32 variables)
+    assets/            files a model needs beside its config (a G2P
+                       model's letter and phoneme vocabulary), if any
     metadata.json      what it is (`kind`), how it was trained (command,
                        data, code version), what it scored (metrics as
                        printed) and the SHA-256 of every file above
@@ -49,6 +51,7 @@ from zoo.seq2seq import Seq2Seq
 
 PRESETS_DIR = pathlib.Path(__file__).resolve().parent
 CONFIG_FILE = "config.json"
+ASSETS_DIR = "assets"
 WEIGHTS_FILE = "model.weights.h5"
 METADATA_FILE = "metadata.json"
 RUN_MODEL_FILE = "model.keras"  # a recipe's run folder
@@ -232,7 +235,12 @@ def _build(folder, preset):
 
 
 def save_preset(
-    model, folder, metadata=None, weights_dtype="float32", overwrite=False
+    model,
+    folder,
+    metadata=None,
+    weights_dtype="float32",
+    overwrite=False,
+    assets=None,
 ):
     """Writes `model` as a preset folder and returns its metadata.
 
@@ -246,6 +254,8 @@ def save_preset(
         weights_dtype: `"float16"` stores every float32 weight in float16
             (half the size; measure what it costs before shipping it).
         overwrite: replace an existing `folder`.
+        assets: `{name: path}` of files to copy into `assets/` (checksummed
+            like the rest; `asset(preset, name)` finds them).
     """
     if weights_dtype not in WEIGHT_DTYPES:
         raise ValueError(
@@ -276,6 +286,13 @@ def save_preset(
         model.save_weights(work / WEIGHTS_FILE)
         if weights_dtype == "float16":
             _to_float16(work / WEIGHTS_FILE)
+        names = [CONFIG_FILE, WEIGHTS_FILE]
+        for name, source in sorted(dict(assets or {}).items()):
+            if "/" in name or not name:
+                raise ValueError(f"assets: {name!r} is not a file name")
+            (work / ASSETS_DIR).mkdir(exist_ok=True)
+            shutil.copyfile(source, work / ASSETS_DIR / name)
+            names.append(f"{ASSETS_DIR}/{name}")
         found = {
             "format_version": FORMAT_VERSION,
             "name": folder.name,
@@ -288,10 +305,7 @@ def save_preset(
             .replace(microsecond=0)
             .isoformat(),
             **dict(metadata or {}),
-            "files": {
-                name: sha256(work / name)
-                for name in (CONFIG_FILE, WEIGHTS_FILE)
-            },
+            "files": {name: sha256(work / name) for name in names},
         }
         with open(work / METADATA_FILE, "w") as handle:
             json.dump(found, handle, indent=1)
@@ -303,6 +317,15 @@ def save_preset(
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
     return found
+
+
+def asset(preset, name):
+    """The path of asset `name` of a preset (checksums verified first)."""
+    verify(preset)
+    path = resolve(preset) / ASSETS_DIR / name
+    if not path.is_file():
+        raise PresetError(f"preset {preset}: it has no asset {name!r}")
+    return path
 
 
 def round_to_float16(model):
@@ -318,6 +341,7 @@ def round_to_float16(model):
 def _to_float16(path):
     """Rewrites a weights file with every float32 array in float16 (a new
     file: h5py does not give back a deleted dataset's space)."""
+
     def copy(source, target):
         target.attrs.update(source.attrs)
         for name, item in source.items():
@@ -358,6 +382,7 @@ def _first(error):
 __all__ = [
     "KINDS",
     "PresetError",
+    "asset",
     "from_preset",
     "kind_of",
     "list",
