@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 
+import zoo
 from benchmarks.hostile import attempts
 from benchmarks.hostile.attempts import Broken
 from benchmarks.hostile.attempts import call
@@ -1478,8 +1479,6 @@ _PRESET = {}
 def tiny_preset():
     """A preset folder of a tiny biLM (built once, never trained)."""
     if "folder" not in _PRESET:
-        import zoo
-
         words = ["<s>", "</s>", "the", "dog"]
         vocabulary = zoo.layers.TokenVocabulary(words, name="vocabulary")
         characters = zoo.layers.CharacterVocabulary.from_words(
@@ -1544,8 +1543,6 @@ add(
 
 
 def _pretrained_tagger():
-    import zoo
-
     tagger = zoo.heads.sequence_tagger(
         zoo.stacked_lstm(1, 4, vocabulary_size=9), 3
     )
