@@ -113,6 +113,8 @@ def test_a_foreign_metadata_file_is_refused_with_its_path(tmp_path):
         checkpoints.RunBackup(tmp_path / "b").restore(_model())
 
 
+@pytest.mark.every_backend
+@pytest.mark.torch_tier  # ~30 s on TensorFlow; every backend in make test-all
 def test_a_kill_after_training_but_before_metrics_loses_nothing(tmp_path):
     """The gap `BackupAndRestore` left open: fit has returned (its backup
     deleted) and the run dies before `metrics.json`. Here the backup is

@@ -193,6 +193,8 @@ def test_a_seeded_run_killed_mid_epoch_resumes_to_the_same_result(
     check_like_uninterrupted(out, reference)
 
 
+@pytest.mark.every_backend
+@pytest.mark.torch_tier  # ~30 s on TensorFlow; every backend in make test-all
 def test_a_second_job_on_a_running_folder_exits_2_and_the_first_finishes(
     tmp_path,
 ):
