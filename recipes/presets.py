@@ -88,10 +88,10 @@ def _numbers(metrics):
     }
 
 
-def score_test_split(task, config, model):
+def score_test_split(task, config, state, model):
     """The task's test metrics of `model` (compiled here) on the run's own
-    test split, as the run computed them."""
-    state = task.prepare(config)
+    test split (`state`, from `task.prepare(config)`), as the run
+    computed them."""
     _, _, test = task.datasets(config, state, config.batch_size)
     if test is None:
         raise harness.UsageError(
@@ -99,7 +99,7 @@ def score_test_split(task, config, model):
         )
     task.compile(model, config)
     scores = model.evaluate(test, verbose=0, return_dict=True)
-    return state, _numbers(task.evaluate(config, state, model, scores))
+    return _numbers(task.evaluate(config, state, model, scores))
 
 
 def export(run, name, dest, float16=False, max_loss=0.1, overwrite=False):
@@ -133,9 +133,10 @@ def export(run, name, dest, float16=False, max_loss=0.1, overwrite=False):
     fixed = task.preset_check(model)
     if float16:
         print(f"scoring {run}'s test split in float32 and float16 ...")
-        state, full = score_test_split(task, config, model)
+        state = task.prepare(config)
+        full = score_test_split(task, config, state, model)
         zoo.presets.round_to_float16(model)
-        _, half = score_test_split(task, config, model)
+        half = score_test_split(task, config, state, model)
         check = {
             key: {"float32": full[key], "float16": half[key]}
             for key in sorted(full)
