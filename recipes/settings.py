@@ -62,7 +62,7 @@ RECIPE_DEFAULTS = {
 }
 
 
-LR_SCHEDULES = ("constant", "cosine")
+LR_SCHEDULES = ("constant", "cosine", "slanted")
 # The settings that are seeds: integers in [0, 2**32 - 1] (`flags.MAX_SEED`).
 SEEDS = ("seed",)
 # `--quick`'s most epochs, where a recipe's `Config.QUICK` does not say.
@@ -169,9 +169,11 @@ STACK_HELP = {
     "epochs": "training epochs (early stopping may end sooner)",
     "batch_size": "sequences per batch",
     "learning_rate": "Adam's learning rate",
-    "lr_schedule": "constant, or cosine: decays the learning rate to 0 "
-    "over --epochs (keras.optimizers.schedules.CosineDecay; a resumed "
-    "run continues it)",
+    "lr_schedule": "constant; cosine: decays the learning rate to 0 over "
+    "--epochs (keras.optimizers.schedules.CosineDecay); slanted: ULMFiT's "
+    "slanted triangular rate, up from 1/32 of --learning-rate over the "
+    "first 10%% of the steps and down again (zoo.schedules."
+    "SlantedTriangular); a resumed run continues either curve",
     "patience": "epochs without a better validation score before stopping",
     "quick": "a smoke run on small seeded samples of the data, with at "
     f"most {QUICK_EPOCHS} epochs, for tests and demos",
@@ -433,12 +435,17 @@ def check_training(config):
 
 def learning_rate(config, steps):
     """`--learning-rate` under `--lr-schedule` for a run of `steps`
-    optimizer steps: a float, or a `CosineDecay` to 0 (a function of the
-    optimizer's step count, which the backup saves, so a resumed run
-    picks the curve up where it was)."""
+    optimizer steps: a float, a `CosineDecay` to 0 or ULMFiT's
+    `zoo.schedules.SlantedTriangular` (functions of the optimizer's step
+    count, which the backup saves, so a resumed run picks the curve up
+    where it was)."""
     if config.lr_schedule == "cosine" and steps:
         return keras.optimizers.schedules.CosineDecay(
             config.learning_rate, decay_steps=int(steps)
+        )
+    if config.lr_schedule == "slanted" and steps:
+        return zoo.schedules.SlantedTriangular(
+            config.learning_rate, total_steps=int(steps)
         )
     return config.learning_rate
 

@@ -281,3 +281,30 @@ def test_scalar_mix_keeps_keras_trainable_weights_and_reads_old_configs():
     assert zoo.layers.ScalarMix.from_config(old).trainable_scalars is False
     with pytest.raises(ValueError, match=r"`trainable_scalars` must be"):
         zoo.layers.ScalarMix(trainable_scalars="no")
+
+
+def test_the_slanted_triangular_rate_is_ulmfits():
+    schedule = zoo.schedules.SlantedTriangular(0.032, total_steps=100)
+    rates = [float(schedule(step)) for step in range(0, 121)]
+    # Howard & Ruder (2018), eq. 3: cut = 10 steps; max/32 at 0 and at
+    # the end, max at the cut, linear in between.
+    assert rates[0] == pytest.approx(0.001)
+    assert rates[10] == pytest.approx(0.032)
+    assert rates[5] == pytest.approx(0.032 * (1 + 0.5 * 31) / 32)
+    assert rates[55] == pytest.approx(0.032 * (1 + 0.5 * 31) / 32)
+    assert rates[100] == rates[120] == pytest.approx(0.001)
+    assert all(a < b for a, b in zip(rates[:10], rates[1:11]))
+    assert all(a > b for a, b in zip(rates[10:100], rates[11:101]))
+    again = keras.saving.deserialize_keras_object(
+        keras.saving.serialize_keras_object(schedule), safe_mode=True
+    )
+    assert float(again(37)) == pytest.approx(rates[37])
+    for kwargs, message in (
+        ({"max_learning_rate": 0.0}, "`max_learning_rate` must be"),
+        ({"total_steps": 0}, "`total_steps` must be"),
+        ({"cut_fraction": 1.0}, "`cut_fraction` must be"),
+        ({"ratio": 0.5}, "`ratio` must be"),
+    ):
+        args = {"max_learning_rate": 0.01, "total_steps": 10, **kwargs}
+        with pytest.raises(ValueError, match=message):
+            zoo.schedules.SlantedTriangular(**args)

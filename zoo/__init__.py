@@ -25,6 +25,7 @@ from zoo import models  # noqa: F401  (registers the variants)
 from zoo import options
 from zoo import presets
 from zoo import reference
+from zoo import schedules
 from zoo import seq2seq
 from zoo import text
 from zoo import validation
@@ -93,6 +94,7 @@ __all__ = [
     "options",
     "presets",
     "reference",
+    "schedules",
     "register_model",
     "reset_states",
     "seq2seq",
