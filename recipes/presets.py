@@ -102,8 +102,18 @@ def score_test_split(task, config, state, model):
     return _numbers(task.evaluate(config, state, model, scores))
 
 
-def export(run, name, dest, float16=False, max_loss=0.1, overwrite=False):
-    """Writes run `run` as the preset `dest/name`; returns its metadata."""
+def export(
+    run,
+    name,
+    dest,
+    float16=False,
+    max_loss=0.1,
+    overwrite=False,
+    trained_at=None,
+):
+    """Writes run `run` as the preset `dest/name`; returns its metadata.
+    `trained_at`: the code version the run was trained at, when known
+    (recorded beside this checkout's, `code_version`)."""
     run = pathlib.Path(run)
     for needed in ("config.json", "metrics.json", "model.keras"):
         if not (run / needed).is_file():
@@ -129,6 +139,7 @@ def export(run, name, dest, float16=False, max_loss=0.1, overwrite=False):
         "metrics": {k: v for k, v in metrics.items() if k != "wrote"},
         "printed": task.summary(metrics),
         "code_version": code_version(),
+        **({"trained_at": trained_at} if trained_at else {}),
     }
     fixed = task.preset_check(model)
     if float16:
@@ -249,6 +260,11 @@ def main(argv=None):
             help="points (of percent, or of perplexity) float16 may cost "
             "(default: 0.1)",
         )
+        parser.add_argument(
+            "--trained-at",
+            help="the commit the run was trained at, recorded beside the "
+            "exporting checkout's (git describe) in metadata.json",
+        )
         parser.add_argument("--overwrite", action="store_true")
         args = parser.parse_args(rest)
         if "/" in args.name or not args.name.strip():
@@ -262,6 +278,7 @@ def main(argv=None):
             float16=args.float16,
             max_loss=args.max_float16_loss,
             overwrite=args.overwrite,
+            trained_at=args.trained_at,
         )
         folder = pathlib.Path(args.dest) / args.name
         print(

@@ -59,6 +59,22 @@ def _array_bytes(path):
     return sum(sizes)
 
 
+def test_a_trained_models_optimizer_state_is_left_out(tmp_path):
+    import h5py
+
+    model, words, chars = _model()
+    zoo.language_model.compile(model, keras.optimizers.Adam(0.01))
+    model.fit((words, chars), (words > 0).astype("float32"), verbose=0)
+    assert model.optimizer.variables
+    zoo.presets.save_preset(model, tmp_path / "p")
+    with h5py.File(tmp_path / "p" / "model.weights.h5", "r") as handle:
+        assert "optimizer" not in handle
+    loaded = zoo.presets.from_preset(tmp_path / "p")
+    np.testing.assert_array_equal(
+        _outputs(loaded, words, chars), _outputs(model, words, chars)
+    )
+
+
 def test_float16_storage_halves_the_weights_and_rounds_them(tiny, tmp_path):
     model, words, chars, folder = tiny
     half = tmp_path / "half"

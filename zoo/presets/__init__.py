@@ -280,10 +280,16 @@ def save_preset(
     )
     try:
         config = keras.saving.serialize_keras_object(model)
+        config.pop("compile_config", None)  # a preset is never compiled
         with open(work / CONFIG_FILE, "w") as handle:
             json.dump(config, handle, indent=1, sort_keys=True)
             handle.write("\n")
-        model.save_weights(work / WEIGHTS_FILE)
+        # The weights of a model built afresh from that config: what
+        # `from_preset` will load them into, and no optimizer state (a
+        # compiled model's `save_weights` writes its optimizer's too).
+        fresh = keras.saving.deserialize_keras_object(config, safe_mode=True)
+        fresh.set_weights(model.get_weights())
+        fresh.save_weights(work / WEIGHTS_FILE)
         if weights_dtype == "float16":
             _to_float16(work / WEIGHTS_FILE)
         names = [CONFIG_FILE, WEIGHTS_FILE]
@@ -313,6 +319,7 @@ def save_preset(
         if folder.exists():
             shutil.rmtree(folder)
         os.replace(work, folder)
+        os.chmod(folder, 0o755)  # mkdtemp's folder is private
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
