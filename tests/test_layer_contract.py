@@ -428,6 +428,8 @@ NOT_LAYERS = {
     "backward_nll": "a metric function: tests/test_language_model.py",
     "forward_nll": "a metric function: tests/test_language_model.py",
     "Seq2Seq": "a model of these layers: tests/test_seq2seq.py",
+    "SlantedTriangular": "a learning-rate schedule: tests/test_layers.py",
+    "DiscriminativeAdam": "an optimizer: tests/test_optimizers.py",
     "StackLayer": "the record of one layer of a StackedRNN, no Keras object",
 }
 

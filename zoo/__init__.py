@@ -22,6 +22,7 @@ from zoo import heads
 from zoo import language_model  # noqa: F401  (registers its layers)
 from zoo import layers
 from zoo import models  # noqa: F401  (registers the variants)
+from zoo import optimizers
 from zoo import options
 from zoo import presets
 from zoo import reference
@@ -91,6 +92,7 @@ __all__ = [
     "inference_function",
     "layers",
     "list_models",
+    "optimizers",
     "options",
     "presets",
     "reference",

@@ -167,7 +167,8 @@ def test_a_bad_schedule_is_one_line(tmp_path, capsys):
     assert info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert err == (
-        "error: --lr-schedule must be one of constant, cosine; received 'step'"
+        "error: --lr-schedule must be one of constant, cosine, slanted; "
+        "received 'step'"
     )
 
 

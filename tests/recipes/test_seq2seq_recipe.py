@@ -118,6 +118,21 @@ def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
     preset = seq2seq.load(tmp_path / "g2p")
     assert preset.max_word_length == 8
     assert preset(words[:2], method="greedy") == result[:2]
+    # On the command line: a word a line in, its phonemes a line out.
+    (tmp_path / "words.txt").write_text("xyz\n\nbad\n")
+    seq2seq.main(
+        [
+            "predict", "--model", str(tmp_path / "g2p"), "--method",
+            "greedy", "--input", str(tmp_path / "words.txt"), "--output",
+            str(tmp_path / "phones.txt"), "--with-words",
+        ]
+    )  # fmt: skip
+    assert (tmp_path / "phones.txt").read_text().split("\n") == [
+        "xyz\t" + " ".join(result[0]),
+        "",
+        "bad\t" + " ".join(result[1]),
+        "",
+    ]
 
 
 @pytest.mark.every_backend
