@@ -19,4 +19,6 @@ def test_quickstart_runs_and_its_numbers_hold(capsys):
     assert zoo.stacked_lstm(2, 256, input_dim=128).count_params() == 919552
     assert zoo.width_for_budget("lstm", 128, 4, 1_600_000) == 230
     assert isinstance(namespace["tagger"], keras.Model)
+    assert isinstance(namespace["elmo"], zoo.layers.ContextualEmbedding)
+    assert namespace["bilm"].count_params() == 9_852_208
     assert "lstm" in capsys.readouterr().out
