@@ -45,6 +45,8 @@ class Tagger:
     `classifiers=True`, a classifier saved by `recipes.classification`),
     opened up: words -> ids -> embedding -> every layer's states."""
 
+    mix_from = 1  # a probe's mix: the stack's layers, not the embedding
+
     def __init__(self, path, classifiers=False):
         model, labels = models.load_init_model(
             path, flag="--model", kind=None if classifiers else "tagger"
@@ -196,6 +198,8 @@ class Speller:
     """A G2P model saved by `recipes.seq2seq` (its folder, with
     `model.keras` and `vocab.json`), opened up: a word's letters -> ids ->
     the source embedding -> every encoder layer's states."""
+
+    mix_from = 1  # a probe's mix: the encoder's layers
 
     def __init__(self, path):
         path = pathlib.Path(path)

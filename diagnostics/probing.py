@@ -394,7 +394,7 @@ def main(argv=None):
             tagger = _shared.Tagger(args.model, classifiers=True)
         train, test, description, syntax = load_sentences(args, properties)
     # The mix: layers 1..L of a stack, 0..L of a biLM (ELMo's).
-    first = getattr(tagger, "mix_from", 1)
+    first = tagger.mix_from
     output = pathlib.Path(args.output)
     lock = _shared.lock_output(output)
     try:

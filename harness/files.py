@@ -1,13 +1,45 @@
 """JSON and CSV written atomically: complete on disk before they replace
 the file they update, so that a job killed while writing loses nothing
 (the previous file stays whole); fingerprints of files and values, for a
-run to tell whether what it trains on changed."""
+run to tell whether what it trains on changed; plain text read from a
+user's file, its binary or foreign encoding said in one line."""
 
 import csv
 import hashlib
 import json
 import os
 import pathlib
+
+from harness.errors import UsageError
+
+BINARY_PROBE = 65536  # bytes searched for a NUL, the mark of a binary file
+
+
+def decode_text(data, name, source=None, error=UsageError):
+    """`data` (a file's bytes) as UTF-8 text without a leading byte-order
+    mark. A binary file (a NUL byte in its first `BINARY_PROBE` bytes) or
+    one in another encoding raises `error` (a `UsageError` class), its
+    one line starting with `name` (the flag and the file) and, for the
+    encoding, naming the first bad byte and its offset, and the `iconv`
+    command that converts `source` (a path) when given."""
+    if b"\x00" in data[:BINARY_PROBE]:
+        raise error(
+            f"{name}: a binary file (it holds NUL bytes); plain UTF-8 text "
+            "needed"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as failure:
+        convert = (
+            f"; convert it, e.g. `iconv -f latin1 -t utf-8 {source}`"
+            if source is not None
+            else ""
+        )
+        raise error(
+            f"{name}: not UTF-8 (byte 0x{data[failure.start]:02x} at offset "
+            f"{failure.start}){convert}"
+        ) from None
+    return text.lstrip("\ufeff")
 
 
 def write_json(path, values):

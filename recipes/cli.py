@@ -14,6 +14,7 @@ import keras
 
 import harness
 from harness import extras
+from harness import files
 from harness import flags
 from recipes import distributed
 from recipes import settings
@@ -143,7 +144,7 @@ PREDICT_BATCH = 256  # lines read, transformed and written at a time
 def read_lines(path):
     """The lines of UTF-8 text file `path` ("-": standard input), each
     without its line end; a binary or non-UTF-8 file is one line naming
-    it and where."""
+    it and where (`harness.files.decode_text`)."""
     if path == "-":
         data = sys.stdin.buffer.read()
     else:
@@ -154,19 +155,9 @@ def read_lines(path):
             raise harness.UsageError(
                 f"--input {path}: cannot read ({error.strerror})"
             ) from None
-    name = "standard input" if path == "-" else path
-    if b"\x00" in data[:8192]:
-        raise harness.UsageError(
-            f"--input {name}: a binary file (a NUL byte); UTF-8 text needed"
-        )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise harness.UsageError(
-            f"--input {name}: not UTF-8 (byte 0x{data[error.start]:02x} at "
-            f"offset {error.start})"
-        ) from None
-    return text.splitlines()
+    name = "--input " + ("(standard input)" if path == "-" else path)
+    source = None if path == "-" else path
+    return files.decode_text(data, name, source=source).splitlines()
 
 
 def predict(prog, load, transform, argv, unit="line", options=()):

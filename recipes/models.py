@@ -191,7 +191,7 @@ def contextual_embedding(config, bilm):
 def describe_pretrained(config, model):
     """`--pretrained` and the weight the model gave each of the biLM's
     layers (characters first), for `metrics.json`; {} without one."""
-    if not getattr(config, "pretrained", ""):
+    if not config.pretrained:
         return {}
     mixes = [
         layer

@@ -141,7 +141,6 @@ def export(
         "code_version": code_version(),
         **({"trained_at": trained_at} if trained_at else {}),
     }
-    fixed = task.preset_check(model)
     if float16:
         print(f"scoring {run}'s test split in float32 and float16 ...")
         state = task.prepare(config)
@@ -164,14 +163,13 @@ def export(
                 f"--float16 costs {worst[1]:.3f} points of {worst[0]} "
                 f"(limit --max-float16-loss {max_loss}); export in float32"
             )
-        fixed = task.preset_check(model)  # what the float16 file computes
+    # What the stored weights compute (after float16's rounding, if any).
+    fixed = task.preset_check(model)
     if fixed is not None:
         metadata["fixed_inputs"] = fixed
     # What the model needs beside it (a G2P run's vocabulary).
     assets = {
-        name: run / name
-        for name in getattr(task, "RUN_ASSETS", ())
-        if (run / name).is_file()
+        name: run / name for name in task.RUN_ASSETS if (run / name).is_file()
     }
     try:
         return zoo.presets.save_preset(

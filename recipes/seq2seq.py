@@ -463,9 +463,9 @@ def _load_for_cli(path):
     """`load`, its failures one line naming --model."""
     try:
         return load(path)
+    except harness.UsageError:
+        raise  # already one line
     except (OSError, ValueError) as error:
-        if isinstance(error, harness.UsageError):
-            raise
         raise harness.UsageError(f"--model {path}: {error}") from None
 
 

@@ -274,29 +274,33 @@ TAGGING_FLAGS = [
     ("model", "no_such_backbone"),
     ("dataset", "no-such-corpus"),
 ]
-for _flag, _value in TAGGING_FLAGS:
-    add(
-        f"flag/tagging --{_flag} {_value}",
-        f"recipes.tagging --{_flag} {_value} is one line naming the flag "
-        "and the value, exit 2",
-        lambda flag=_flag, value=_value: expect_cli(
-            "tagging", tagging_argv(*as_flag(flag, value)), f"--{flag}", value
-        ),
-    )
+
+
+def add_flag_attempts(cli, cases, argv_of, before=()):
+    """One attempt per `(flag, value)` of `cases`: command line `cli` run
+    with `argv_of(*before, --flag value)` is one line naming the flag and
+    the value, exit 2."""
+    given = "".join(f"{word} " for word in before)
+    for flag, value in cases:
+        add(
+            f"flag/{cli} --{flag} {value}",
+            f"{MAINS[cli]} {given}--{flag} {value} is one line naming the "
+            "flag and the value, exit 2",
+            lambda flag=flag, value=value: expect_cli(
+                cli,
+                argv_of(*before, *as_flag(flag, value)),
+                f"--{flag}",
+                value,
+            ),
+        )
+
+
+add_flag_attempts("tagging", TAGGING_FLAGS, tagging_argv)
 
 CHARACTER_FLAGS = [("max-chars", "0"), ("char-units", "0"), ("char-kind", "x")]
-for _flag, _value in CHARACTER_FLAGS:
-    add(
-        f"flag/tagging --{_flag} {_value}",
-        f"recipes.tagging --char-features --{_flag} {_value} is refused "
-        "naming the flag",
-        lambda flag=_flag, value=_value: expect_cli(
-            "tagging",
-            tagging_argv("--char-features", f"--{flag}", value),
-            f"--{flag}",
-            value,
-        ),
-    )
+add_flag_attempts(
+    "tagging", CHARACTER_FLAGS, tagging_argv, before=("--char-features",)
+)
 
 add(
     "flag/tagging --unroll",
@@ -356,18 +360,7 @@ CLASSIFICATION_FLAGS = [
     ("attention-units", "0"),
     ("dataset", "imdb-typo"),
 ]
-for _flag, _value in CLASSIFICATION_FLAGS:
-    add(
-        f"flag/classification --{_flag} {_value}",
-        f"recipes.classification --{_flag} {_value} is one line naming the "
-        "flag and the value",
-        lambda flag=_flag, value=_value: expect_cli(
-            "classification",
-            classification_argv(f"--{flag}", value),
-            f"--{flag}",
-            value,
-        ),
-    )
+add_flag_attempts("classification", CLASSIFICATION_FLAGS, classification_argv)
 
 SEQ2SEQ_FLAGS = [
     ("beam-width", "0"),
@@ -1417,18 +1410,7 @@ LANGUAGE_MODEL_FLAGS = [
     ("max-chars", "1"),
     ("corpora", "wikipedia"),
 ]
-for _flag, _value in LANGUAGE_MODEL_FLAGS:
-    add(
-        f"flag/language_model --{_flag} {_value}",
-        f"recipes.language_model --{_flag} {_value} is one line naming "
-        "the flag, exit 2",
-        lambda flag=_flag, value=_value: expect_cli(
-            "language_model",
-            language_model_argv(*as_flag(flag, value)),
-            f"--{flag}",
-            value,
-        ),
-    )
+add_flag_attempts("language_model", LANGUAGE_MODEL_FLAGS, language_model_argv)
 
 BAD_TEXTS = {
     "empty": (b"", "empty"),

@@ -54,6 +54,7 @@ import random
 import re
 
 import zoo
+from harness import files
 from harness.errors import shorten
 from recipes.data import brown
 from recipes.data import corpora
@@ -198,20 +199,9 @@ def read_text_file(path, max_length=64):
         raise DataError(f"--text-file {path}: cannot read ({error})") from None
     if not data.strip():
         raise DataError(f"--text-file {path}: empty; plain UTF-8 text needed")
-    if b"\x00" in data[:65536]:
-        raise DataError(
-            f"--text-file {path}: a binary file (it holds NUL bytes); plain "
-            "UTF-8 text needed"
-        )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise DataError(
-            f"--text-file {path}: not UTF-8 (byte 0x{data[error.start]:02x} "
-            f"at offset {error.start}); convert it, e.g. `iconv -f latin1 "
-            f"-t utf-8 {path}`"
-        ) from None
-    text = text.lstrip("\ufeff")
+    text = files.decode_text(
+        data, f"--text-file {path}", source=path, error=DataError
+    )
     if _PARAGRAPH.search(text):
         parts = _PARAGRAPH.split(text)
     else:

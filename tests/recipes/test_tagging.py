@@ -402,8 +402,8 @@ def test_saved_tagger_tags_raw_text_in_a_new_process(tmp_path):
     # (TensorFlow 2.21 may print its start-up lines first: docs/limits.md.)
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1] == (
-        f"error: --input {binary}: a binary file (a NUL byte); UTF-8 text "
-        "needed"
+        f"error: --input {binary}: a binary file (it holds NUL bytes); "
+        "plain UTF-8 text needed"
     )
 
 
