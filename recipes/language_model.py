@@ -380,7 +380,7 @@ class LanguageModelTask(Task):
             for w, i in zip(words, logits.argmax(axis=1))
         ]
 
-    def preset_check(self, model):
+    def preset_check(self, model, assets):
         """`EXAMPLE`'s negative log-likelihood per word and direction
         (exact softmax, rounded to 4 places) and `example`'s next words."""
         words = EXAMPLE.split()

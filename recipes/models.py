@@ -103,18 +103,30 @@ def is_preset(path):
     return not path.exists() and str(path) in zoo.presets.list()
 
 
-def load_saved_model(path, flag):
+def load_saved_model(path, flag, kind=None):
     """A recipe's saved model: a `.keras` file or a run folder (its
     `model.keras`), loaded with `keras.saving.load_model(path,
     safe_mode=True, compile=False)`, or a preset (a shipped name or a
     preset folder, `zoo.presets.from_preset`); failures one line that
-    names `flag`."""
+    names `flag`. `kind` (one of `zoo.presets.KINDS`): the model must be
+    one (a preset of another kind is refused before it is read)."""
     path = pathlib.Path(path)
     if is_preset(path):
         try:
-            return zoo.presets.from_preset(path)
+            return zoo.presets.from_preset(path, kind=kind)
         except zoo.presets.PresetError as error:
             raise harness.UsageError(f"{flag}: {error}") from None
+    model = _load_file(path, flag)
+    found = model_kind(model)
+    if kind is not None and found != kind:
+        raise harness.UsageError(
+            f"{flag} {path}: a {kind} is needed here, but this model is "
+            + (f"a {found}" if found else "another kind of model")
+        )
+    return model
+
+
+def _load_file(path, flag):
     if path.is_dir() and (path / "model.keras").is_file():
         path = path / "model.keras"
     if not path.is_file():
@@ -216,7 +228,9 @@ def load_init_model(path, flag="--init-from", kind=None):
     `"classifier"`): the model must be one (a classifier is no tagger to
     inspect or fine-tune, even where the label sets match)."""
     path = pathlib.Path(path)
-    model = load_saved_model(path, flag)
+    # A preset says its kind before it is read; a file is checked below
+    # (after the first release's models, which have no kind, are named).
+    model = load_saved_model(path, flag, kind if is_preset(path) else None)
     try:
         labels = model.get_layer("labels").labels
     except ValueError:

@@ -14,9 +14,20 @@ and the float16 weights side by side first (`float16_check` in the
 metadata); above `--max-float16-loss` points lost the export stops.
 Load a preset with `zoo.presets.from_preset(NAME)`, or by name wherever
 a recipe takes a saved model (`--pretrained en_bilm`).
+
+In one line, as the tools users know (NLTK's `pos_tag`, g2p_en's `G2p`):
+
+    from recipes.presets import G2p, pos_tag
+    pos_tag("The cat sat on the mat.")     # [('The', 'DET'), ...]
+    G2p()("keras zoo")                     # ['K', 'EH1', 'R', ..., ' ', ...]
+
+The model behind each is loaded once per process and preset, and runs
+on the fast inference path (`zoo.inference_function`, through the
+recipes' `Tagger` and `Transcriber`).
 """
 
 import dataclasses
+import functools
 import importlib
 import json
 import pathlib
@@ -28,9 +39,78 @@ import harness
 import zoo
 from harness import flags
 from harness import rundir
+from recipes import distributed
 from recipes import models
 
 USAGE = "usage: python -m recipes.presets {list,show,export} ..."
+TAGGER = "pos_en_universal"
+TRANSCRIBER = "g2p_en_cmudict"
+
+
+@functools.lru_cache(maxsize=8)
+def _loaded(module, preset):
+    """`recipes.MODULE.load(preset)`, once per process."""
+    return importlib.import_module(f"recipes.{module}").load(preset)
+
+
+def pos_tag_sents(sentences, preset=TAGGER):
+    """`[[(word, tag), ...], ...]`: each sentence (a list of words, or a
+    raw string split into words and punctuation) tagged by the tagger
+    preset `preset` (a shipped name, a preset folder or a run folder),
+    batched by length. Universal tags (`NOUN`, `VERB`, ...) with the
+    shipped `pos_en_universal`."""
+    return _loaded("tagging", str(preset)).tag(sentences)
+
+
+def pos_tag(tokens, preset=TAGGER):
+    """`[(word, tag), ...]` for one sentence, as NLTK's `pos_tag`:
+    `tokens` a list of words (kept as they are) or a raw string."""
+    if not isinstance(tokens, (str, list, tuple)):
+        raise TypeError(
+            "`tokens` must be a list of words or a string; received "
+            f"{type(tokens).__name__}"
+        )
+    return pos_tag_sents([tokens], preset)[0]
+
+
+class G2p:
+    """English words to ARPAbet phonemes (with stress digits, `AH0`, with
+    the shipped `g2p_en_cmudict`), as g2p_en's `G2p`:
+
+        g2p = G2p()
+        g2p("I refuse")          # ['AY1', ' ', 'R', 'IH0', 'F', ...]
+        g2p(["keras", "zoo"])    # [['K', 'EH1', ...], ['Z', 'UW1']]
+
+    A string is split into words and punctuation (`zoo.text.tokenize`),
+    each word lower-cased and transcribed, a token without a letter
+    passed through as it is, and the words joined by `" "` in one flat
+    list (g2p_en's output); a list gives one list of phonemes per word.
+    Every word is transcribed by the model (no dictionary lookup), in
+    batches, with beam search (`method="greedy"` is faster).
+    """
+
+    def __init__(self, preset=TRANSCRIBER, method="beam"):
+        if method not in ("beam", "greedy"):
+            raise ValueError(
+                f"`method` must be 'beam' or 'greedy'; received {method!r}"
+            )
+        self.transcriber = _loaded("seq2seq", str(preset))
+        self.method = method
+
+    def __call__(self, text):
+        if not isinstance(text, str):
+            return self.transcriber.transcribe(list(text), self.method)
+        tokens = zoo.text.tokenize(text, lowercase=True, split_punctuation=True)
+        words = [t for t in tokens if any(c.isalpha() for c in t)]
+        phones = dict(
+            zip(words, self.transcriber.transcribe(words, self.method))
+        )
+        result = []
+        for token in tokens:
+            if result:
+                result.append(" ")
+            result.extend(phones.get(token, [token]))
+        return result
 
 
 def _parser(prog):
@@ -97,6 +177,9 @@ def score_test_split(task, config, state, model):
         raise harness.UsageError(
             "the run has no test split to measure float16's cost on"
         )
+    # As the run fed it: Keras's own adapter would fix each dimension
+    # that the first batches share (`recipes.pipeline.tf_dataset`).
+    test = distributed.setup().dataset(test)
     task.compile(model, config)
     scores = model.evaluate(test, verbose=0, return_dict=True)
     return _numbers(task.evaluate(config, state, model, scores))
@@ -163,14 +246,14 @@ def export(
                 f"--float16 costs {worst[1]:.3f} points of {worst[0]} "
                 f"(limit --max-float16-loss {max_loss}); export in float32"
             )
-    # What the stored weights compute (after float16's rounding, if any).
-    fixed = task.preset_check(model)
-    if fixed is not None:
-        metadata["fixed_inputs"] = fixed
     # What the model needs beside it (a G2P run's vocabulary).
     assets = {
         name: run / name for name in task.RUN_ASSETS if (run / name).is_file()
     }
+    # What the stored weights compute (after float16's rounding, if any).
+    fixed = task.preset_check(model, assets)
+    if fixed is not None:
+        metadata["fixed_inputs"] = fixed
     try:
         return zoo.presets.save_preset(
             model,

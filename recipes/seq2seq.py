@@ -49,6 +49,7 @@ import typing
 import warnings
 
 import keras
+import numpy as np
 
 import harness
 import zoo
@@ -344,6 +345,28 @@ class Seq2SeqTask(Task):
         }
         return metrics
 
+    def preset_check(self, model, assets):
+        """`NEW_WORDS`' phonemes, greedy and with beam search (the
+        recipe's default settings), and the best beam's score per word,
+        rounded to 4 places."""
+        text = pathlib.Path(assets["vocab.json"]).read_text()
+        vocab = cmudict.Vocabulary.from_json(json.loads(text))
+        transcribe = predictors.Transcriber(model, vocab, Config())
+        ids = [vocab.encode_word(w) for w in NEW_WORDS]
+        source = np.zeros((len(ids), max(map(len, ids))), "int32")
+        for row, x in enumerate(ids):
+            source[row, : len(x)] = x
+        _, scores = transcribe.beam(source)
+        scores = keras.ops.convert_to_numpy(scores).reshape(len(ids), -1)
+        return {
+            "words": list(NEW_WORDS),
+            "greedy": [
+                " ".join(p) for p in transcribe(NEW_WORDS, method="greedy")
+            ],
+            "beam": [" ".join(p) for p in transcribe(NEW_WORDS)],
+            "beam_scores": [round(float(x), 4) for x in scores[:, 0]],
+        }
+
     def title(self, config, state):
         return (
             f"{settings.describe_stack(config)} encoder-decoder, "
@@ -383,15 +406,20 @@ def load(output, config=None):
     with the run's settings (`config.json`, or the preset's metadata: beam
     width, length penalty, lengths) unless `config` is given."""
     if models.is_preset(output):
-        model = models.load_saved_model(output, "model")
+        model = models.load_saved_model(output, "model", kind="seq2seq")
         values = zoo.presets.metadata(output).get("config", {})
         vocab_file = zoo.presets.asset(output, "vocab.json")
     else:
         output = pathlib.Path(output)
         saved = output / "config.json"
         values = rundir.read_saved_config(saved) if saved.is_file() else {}
-        model = models.load_saved_model(output / "model.keras", "model")
+        model = models.load_saved_model(output, "model", kind="seq2seq")
         vocab_file = output / "vocab.json"
+        if not vocab_file.is_file():
+            raise harness.UsageError(
+                f"model {output}: no vocab.json beside the model (a run "
+                "of recipes.seq2seq writes it)"
+            )
     if config is None:
         known = {f.name for f in dataclasses.fields(Config)}
         config = Config(**{k: v for k, v in values.items() if k in known})

@@ -49,10 +49,17 @@ from recipes import pipeline
 from recipes import predictors
 from recipes import scoring
 from recipes import settings
+from recipes import training
 from recipes.data import datasets
 from recipes.task import Task
 
 EXAMPLE = "The keys to the cabinet are on the table ."
+# A preset's fixed inputs (`TaggingTask.preset_check`).
+CHECK_SENTENCES = (
+    EXAMPLE,
+    "Can you book a flight to Boston for Friday ?",
+    "I refuse to collect the refuse around here .",
+)
 QUICK_SENTENCES = (2000, 300, 300)
 BOUNDARIES = (8, 16, 24, 32, 48, 64)
 TAGSETS = ("universal", "brown")
@@ -382,6 +389,23 @@ class TaggingTask(Task):
         example = tagger.tag([EXAMPLE])[0]
         metrics["example"] = [f"{w}/{t}" for w, t in example]
         return metrics
+
+    def preset_check(self, model, assets):
+        """The tags of `CHECK_SENTENCES` and each token's highest output
+        (a softmax probability, or a CRF tagger's emission score),
+        rounded to 4 places."""
+        tagger = predictors.Tagger(model)
+        words = [s.split() for s in CHECK_SENTENCES]
+        outputs = training.predict(model, tagger.inputs(words))
+        return {
+            "sentences": list(CHECK_SENTENCES),
+            "tags": [" ".join(tags) for tags in tagger.predict(words)],
+            "top_outputs": [
+                round(float(x), 4)
+                for row, w in zip(outputs.max(axis=-1), words)
+                for x in row[: len(w)]
+            ],
+        }
 
     def title(self, config, state):
         stack = settings.describe_stack(config)

@@ -136,11 +136,12 @@ class Task:
         """Lines printed at the end of a run."""
         return []
 
-    def preset_check(self, model):
+    def preset_check(self, model, assets):
         """What the model computes on a few fixed inputs, as JSON: a
         preset records it when it is exported (`recipes.presets`), and
         the tests compute it again from the shipped file on every
-        backend. None: the task records nothing."""
+        backend. `assets`: name -> path of each of `RUN_ASSETS` (the
+        run's files, or the preset's). None: the task records nothing."""
         return None
 
     def run(self, config, callbacks=(), distribute="none", overwrite=False):

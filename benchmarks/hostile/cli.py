@@ -1538,19 +1538,46 @@ def _pretrained_tagger():
     )
 
 
+# python -m recipes.presets, and the predict command lines given a preset
+# of another kind (a shipped name each) or an unknown name.
 PRESET_COMMANDS = {
-    "unknown command": (["fetch"], "fetch"),
-    "show an unknown name": (["show", "en_bim"], "en_bim"),
+    "unknown command": ("presets", ["fetch"], "fetch"),
+    "show an unknown name": ("presets", ["show", "en_bim"], "en_bim"),
     "export a folder with no run": (
+        "presets",
         ["export", "/nonexistent-run", "x"],
         "no config.json",
     ),
-    "export to a name with a slash": (["export", ".", "a/b"], "name"),
-    "unknown flag": (["list", "--all"], "--all"),
+    "export to a name with a slash": (
+        "presets",
+        ["export", ".", "a/b"],
+        "name",
+    ),
+    "unknown flag": ("presets", ["list", "--all"], "--all"),
+    "predict, a language model for a G2P": (
+        "seq2seq",
+        ["predict", "--model", "en_bilm"],
+        "not a seq2seq",
+    ),
+    "predict, a tagger for a G2P": (
+        "seq2seq",
+        ["predict", "--model", "pos_en_universal"],
+        "not a seq2seq",
+    ),
+    "predict, a language model for a tagger": (
+        "tagging",
+        ["predict", "--model", "en_bilm"],
+        "not a tagger",
+    ),
+    "predict, an unknown preset name": (
+        "tagging",
+        ["predict", "--model", "pos_en_univresal"],
+        "pos_en_univresal",
+    ),
 }
-for _label, (_argv, _word) in PRESET_COMMANDS.items():
+for _label, (_name, _argv, _word) in PRESET_COMMANDS.items():
     add(
-        f"flag/presets ({_label})",
-        f"python -m recipes.presets, {_label}: one line, exit 2",
-        lambda argv=_argv, word=_word: expect_cli("presets", argv, word),
+        f"flag/{_name} ({_label})",
+        f"python -m {MAINS[_name]}, {_label}: one line, exit 2",
+        lambda name=_name, argv=_argv, word=_word: expect_cli(name, argv, word),
     )

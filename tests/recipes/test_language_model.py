@@ -297,7 +297,7 @@ def test_a_run_becomes_a_checksummed_preset_that_the_recipes_load(
     # Loaded by path where a recipe takes a biLM, it computes what the
     # metadata recorded.
     model = models.load_language_model(folder)
-    fixed = language_model.TASK.preset_check(model)
+    fixed = language_model.TASK.preset_check(model, {})
     assert fixed["next_words"] == found["fixed_inputs"]["next_words"]
     for direction in ("forward_nll", "backward_nll"):
         np.testing.assert_allclose(

@@ -17,7 +17,8 @@ def test_a_shipped_preset_computes_what_its_metadata_recorded(name):
     model = zoo.presets.from_preset(name, kind=found["kind"])
     assert model.count_params() == found["parameter_count"]
     task = importlib.import_module(found["recipe"]).TASK
-    fixed = task.preset_check(model)
+    assets = {a: zoo.presets.asset(name, a) for a in task.RUN_ASSETS}
+    fixed = task.preset_check(model, assets)
     recorded = found["fixed_inputs"]
     assert fixed.keys() == recorded.keys()
     for key, value in recorded.items():

@@ -118,6 +118,21 @@ def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
     preset = seq2seq.load(tmp_path / "g2p")
     assert preset.max_word_length == 8
     assert preset(words[:2], method="greedy") == result[:2]
+    # What the weights computed on fixed words, recorded for the tests of
+    # the shipped presets (tests/recipes/test_presets.py).
+    fixed = found["fixed_inputs"]
+    assert fixed["words"] == seq2seq.NEW_WORDS
+    assert len(fixed["beam_scores"]) == len(fixed["beam"]) == 5
+    default_settings = seq2seq.load(tmp_path / "g2p", seq2seq.Config())
+    words_out = default_settings(seq2seq.NEW_WORDS, method="greedy")
+    assert fixed["greedy"] == [" ".join(p) for p in words_out]
+    # In one line, as g2p_en: a list gives a list per word; a string its
+    # words' phonemes and its punctuation, joined by " ".
+    g2p = presets.G2p(tmp_path / "g2p", method="greedy")
+    assert g2p(["bad", "xyz"]) == [result[1], result[0]]
+    assert g2p("Bad, xyz") == [*result[1], " ", ",", " ", *result[0]]
+    with pytest.raises(ValueError, match="`method` must be"):
+        presets.G2p(tmp_path / "g2p", method="sample")
     # On the command line: a word a line in, its phonemes a line out.
     (tmp_path / "words.txt").write_text("xyz\n\nbad\n")
     seq2seq.main(

@@ -370,7 +370,21 @@ def test_saved_tagger_tags_raw_text_in_a_new_process(tmp_path):
     from recipes import presets
 
     out, dest = str(tmp_path / "out"), str(tmp_path)
-    presets.main(["export", out, "t", "--dest", dest])
+    found = presets.main(["export", out, "t", "--dest", dest])
+    fixed = found["fixed_inputs"]
+    assert fixed["sentences"] == list(tagging.CHECK_SENTENCES)
+    assert [len(t.split()) for t in fixed["tags"]] == [
+        len(s.split()) for s in tagging.CHECK_SENTENCES
+    ]
+    assert len(fixed["top_outputs"]) == sum(
+        len(s.split()) for s in tagging.CHECK_SENTENCES
+    )
+    # In one line, as NLTK's pos_tag: one sentence, raw or tokenised.
+    pairs = presets.pos_tag("the dog runs.", preset=tmp_path / "t")
+    assert [w for w, _ in pairs] == ["the", "dog", "runs", "."]
+    assert presets.pos_tag(["the", "dog", "runs", "."], tmp_path / "t") == pairs
+    with pytest.raises(TypeError, match="`tokens` must be"):
+        presets.pos_tag(None, tmp_path / "t")
     env = {**os.environ, "KERAS_BACKEND": keras.backend.backend()}
     predict = [sys.executable, "-m", "recipes.tagging", "predict"]
     result = subprocess.run(

@@ -1,0 +1,194 @@
+"""How fast the shipped presets answer, beside what users would pick
+instead, on the same inputs in the same run.
+
+    python benchmarks/presets_speed.py --task g2p   # g2p_en_cmudict
+    python benchmarks/presets_speed.py --task pos   # pos_en_universal
+    KERAS_BACKEND=jax python benchmarks/presets_speed.py --task g2p
+    python benchmarks/presets_speed.py --task g2p --quick   # smoke test
+
+`--task g2p`: the 6,302 test words of the recipe's CMUdict split (with
+stress), transcribed by the preset (`recipes.presets.G2p`'s
+`Transcriber`: batched by length, `--batch-size` words a batch, beam
+search and greedy), by Phonetisaurus (trained here on the same training
+words, with stress: `phonetisaurus.predict` on the whole list) and by
+g2p_en 2.1.0's NumPy GRU (`G2p.predict`, one word at a time: it has no
+batched call; `benchmarks.baselines.load_g2p_en`). Throughput is words
+per second over the whole list (median of `--repeats` passes); batch-1
+latency is the median over `--latency-inputs` words sent one at a time.
+
+`--task pos`: the Brown test sentences (universal tags) tagged by the
+preset (`Tagger.tag` on word lists, batched by length) and by NLTK's
+averaged perceptron trained here on the recipe's training split
+(`PerceptronTagger(load=False)`, 5 iterations, as
+`benchmarks.baselines`), which tags one sentence a call.
+
+The Keras model runs on the backend of this process (`KERAS_BACKEND`);
+the peers run in the same process. Contenders are timed in turns
+(`diagnostics.timing.round_robin`, order reversed every other round).
+Writes `benchmarks/results/presets_speed_<task>_<cpu|gpu>_<backend>.json`
+and prints what it measured and the command.
+"""
+
+import argparse
+import pathlib
+import random
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+from benchmarks import _common  # noqa: E402
+from benchmarks import baselines  # noqa: E402
+from diagnostics import timing  # noqa: E402
+from recipes import presets  # noqa: E402
+from recipes import seq2seq  # noqa: E402
+from recipes import tagging  # noqa: E402
+
+
+def g2p_contenders(args):
+    """`{name: (whole-list function, one-input function)}` and the
+    inputs, for the G2P task."""
+    import phonetisaurus
+
+    config = seq2seq.Config(stress=True, quick=args.quick)
+    _, (train, _, test) = seq2seq.load_data(config)
+    words = sorted(test)
+    transcriber = seq2seq.load(args.model)
+    size = args.batch_size
+    folder = tempfile.mkdtemp()
+    fst = pathlib.Path(folder) / "model.fst"
+    start = time.perf_counter()
+    phonetisaurus.train(train, fst)
+    print(f"Phonetisaurus trained in {time.perf_counter() - start:.1f} s")
+    g2p_en = baselines.load_g2p_en()
+
+    def ours(method):
+        return (
+            lambda ws: transcriber.transcribe(ws, method, batch_size=size),
+            lambda w: transcriber.transcribe([w], method),
+        )
+
+    def fst_predict(ws):
+        return list(phonetisaurus.predict(ws, fst))
+
+    return {
+        "preset_beam": ours("beam"),
+        "preset_greedy": ours("greedy"),
+        "phonetisaurus": (fst_predict, lambda w: fst_predict([w])),
+        "g2p_en": (
+            lambda ws: [g2p_en.predict(w) for w in ws],
+            g2p_en.predict,
+        ),
+    }, words
+
+
+def pos_contenders(args):
+    """The same for the tagger: whole test split, then one sentence."""
+    from nltk.tag.perceptron import PerceptronTagger
+
+    data = tagging.TASK.load_data(tagging.Config(quick=args.quick))
+    sentences = [list(words) for words, _ in data.test]
+    tagger = tagging.load(args.model)
+    nltk = PerceptronTagger(load=False)
+    random.seed(0)
+    start = time.perf_counter()
+    nltk.train([list(zip(w, t)) for w, t in data.train], nr_iter=5)
+    print(f"perceptron trained in {time.perf_counter() - start:.1f} s")
+    return {
+        "preset": (tagger.tag, lambda s: tagger.tag([s])),
+        "nltk_perceptron": (
+            lambda ss: [nltk.tag(s) for s in ss],
+            nltk.tag,
+        ),
+    }, sentences
+
+
+TASKS = {
+    "g2p": (g2p_contenders, presets.TRANSCRIBER, "words"),
+    "pos": (pos_contenders, presets.TAGGER, "sentences"),
+}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--task", choices=sorted(TASKS), required=True)
+    parser.add_argument(
+        "--model",
+        default="",
+        help="preset name, preset or run folder (default: the shipped one)",
+    )
+    parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--latency-inputs", type=int, default=200)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--output", default="")
+    args = parser.parse_args(argv)
+    build, default_model, unit = TASKS[args.task]
+    args.model = args.model or default_model
+    if args.quick:
+        args.repeats, args.latency_inputs = 1, 5
+    command, versions, output = _common.print_header(
+        argv, f"presets_speed_{args.task}", args.quick
+    )
+    contenders, inputs = build(args)
+    few = inputs[:: max(1, len(inputs) // args.latency_inputs)]
+    few = few[: args.latency_inputs]
+    for whole, one in contenders.values():  # warm up: every shape traced
+        whole(inputs)
+        for x in few:
+            one(x)
+
+    def each_alone(one):
+        return lambda: [one(x) for x in few]
+
+    samples = timing.round_robin(
+        {
+            name: [(lambda w=whole: w(inputs), 1), (each_alone(one), 1)]
+            for name, (whole, one) in contenders.items()
+        },
+        args.repeats,
+    )
+    results = {}
+    for name, (whole_times, one_times) in samples.items():
+        whole, alone = (
+            statistics.median(whole_times),
+            statistics.median(one_times),
+        )
+        results[name] = {
+            f"{unit}_per_second": len(inputs) / whole,
+            "seconds_whole_list": whole,
+            "batch1_ms": 1000 * alone / len(few),
+            "samples_whole": whole_times,
+            "samples_batch1": one_times,
+        }
+        print(
+            f"{name:>16}: {len(inputs) / whole:8.1f} {unit}/s over "
+            f"{len(inputs)} {unit}; batch 1: "
+            f"{1000 * alone / len(few):.2f} ms per input"
+        )
+    print("command:", command)
+    _common.write_result(
+        args.output or output,
+        {
+            "command": command,
+            "task": args.task,
+            "model": args.model,
+            "inputs": len(inputs),
+            "latency_inputs": len(few),
+            "batch_size": args.batch_size,
+            "repeats": args.repeats,
+            "machine": timing.machine_info(),
+            "versions": versions,
+            "results": results,
+        },
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
