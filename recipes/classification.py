@@ -20,8 +20,9 @@ punctuation stripped), cut to `--max-length` words and looked up in the
 length. The model is a `zoo.layers.TokenVocabulary` (which keeps the
 words), a zoo backbone (`--model NAME` or the stack flags) and
 `zoo.heads.sequence_classifier`: a pooling that respects the padding mask
-(`--pooling last|mean|max|attention`; `last` is the stack's final state,
-`return_sequences=False`), dropout, a softmax and the class names.
+(`--pooling last|mean|max|concat|attention`; `last` is the stack's final
+state, `return_sequences=False`; `concat` is ULMFiT's last, max and mean
+side by side), dropout, a softmax and the class names.
 
 Writes to `--output`: `config.json`, `metrics.json` (`test_accuracy`,
 `test_macro_f1`, ...), `model.keras` (reloads with `safe_mode=True`;

@@ -7,7 +7,7 @@ import pytest
 import zoo
 from tests import helpers
 
-MODES = ["mean", "max", "last", "attention"]
+MODES = ["mean", "max", "last", "concat", "attention"]
 
 
 def pool(mode, **kwargs):
@@ -23,6 +23,12 @@ def numpy_pool(mode, x, mask):
             rows.append(steps.mean(axis=0))
         elif mode == "max":
             rows.append(steps.max(axis=0))
+        elif mode == "concat":  # ULMFiT's: last, max, mean
+            rows.append(
+                np.concatenate(
+                    [steps[-1], steps.max(axis=0), steps.mean(axis=0)]
+                )
+            )
         else:
             rows.append(steps[-1])
     return np.stack(rows)
@@ -39,7 +45,7 @@ def random_masked(rng, batch=5, steps=7, features=3):
     return x, mask
 
 
-@pytest.mark.parametrize("mode", ["mean", "max", "last"])
+@pytest.mark.parametrize("mode", ["mean", "max", "last", "concat"])
 def test_matches_numpy_on_random_masked_inputs(mode):
     x, mask = random_masked(np.random.default_rng(0))
     got = helpers.to_numpy(pool(mode)(x, mask=mask))
@@ -59,7 +65,8 @@ def test_padded_batch_equals_each_example_alone(mode):
     x[~mask] = -7.0  # padding that is not zero
     layer = pool(mode)
     padded = helpers.to_numpy(layer(x, mask=mask))
-    assert padded.shape == (4, 4)
+    assert padded.shape == (4, 12 if mode == "concat" else 4)
+    assert layer.compute_output_shape(x.shape) == padded.shape
     for row, length in enumerate(lengths):
         alone = helpers.to_numpy(layer(x[row : row + 1, :length]))
         np.testing.assert_allclose(padded[row], alone[0], atol=1e-5)
@@ -140,7 +147,7 @@ def test_after_embedding_and_lstm_trains_and_reloads(tmp_path):
     x = keras.layers.LSTM(5, return_sequences=True)(x)
     # One model pools with every mode; the mask reaches each implicitly.
     pooled = [pool(mode, name=mode)(x) for mode in MODES]
-    assert [getattr(p, "_keras_mask", None) for p in pooled] == [None] * 4
+    assert [getattr(p, "_keras_mask", None) for p in pooled] == [None] * 5
     features = keras.layers.Concatenate()(pooled)
     model = keras.Model(ids, keras.layers.Dense(2)(features))
     encoder = keras.Model(ids, features)

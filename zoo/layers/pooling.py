@@ -4,7 +4,7 @@ from keras import ops
 from zoo import validation as v
 from zoo._package import PACKAGE
 
-MODES = ("mean", "max", "last", "attention")
+MODES = ("mean", "max", "last", "concat", "attention")
 
 
 @keras.saving.register_keras_serializable(package=PACKAGE)
@@ -20,6 +20,9 @@ class SequencePooling(keras.layers.Layer):
     - `"mean"`: the mean over the real steps.
     - `"max"`: the feature-wise max over the real steps (padded steps
       never win, however negative the real values are).
+    - `"concat"`: ULMFiT's concat pooling (Howard & Ruder 2018), the
+      last real step, the max and the mean side by side: `(batch,
+      3 * features)`.
     - `"last"`: the last real step, the one at the last `True` position of
       the mask: the step `length - 1` for right padding, and the final
       step for left padding (it is read from the mask, not assumed).
@@ -43,7 +46,7 @@ class SequencePooling(keras.layers.Layer):
     (or `return_sequences=False` instead of this layer).
 
     Args:
-        mode: `"mean"`, `"max"`, `"last"` or `"attention"`.
+        mode: `"mean"`, `"max"`, `"last"`, `"concat"` or `"attention"`.
         attention_units: hidden size of the attention scorer (`W` maps
             the features to this many units); used by `"attention"` only.
         return_attention_scores: with `mode="attention"`, also return the
@@ -130,26 +133,45 @@ class SequencePooling(keras.layers.Layer):
         # Zero the padded steps first: whatever they hold (even inf or
         # NaN) then reaches neither the output nor the gradients.
         x = ops.where(steps, inputs, ops.zeros_like(inputs))
-        if self.mode == "mean":
-            count = ops.sum(ops.cast(steps, x.dtype), axis=1)
-            return ops.sum(x, axis=1) / ops.maximum(count, 1)
-        if self.mode == "max":
-            # The filler is <= every real value (and 0 for an empty row).
-            filler = ops.stop_gradient(ops.min(x, axis=1, keepdims=True))
-            return ops.max(ops.where(steps, x, filler), axis=1)
+        if self.mode == "concat":
+            return ops.concatenate(
+                [
+                    self._last(x, mask),
+                    self._max(x, steps),
+                    self._mean(x, steps),
+                ],
+                axis=-1,
+            )
+        if self.mode in ("mean", "max"):
+            return getattr(self, f"_{self.mode}")(x, steps)
         if self.mode == "last":
-            positions = ops.cumsum(ops.ones_like(mask, dtype="int32"), axis=1)
-            real = ops.where(mask, positions, ops.zeros_like(positions))
-            last = ops.max(real, axis=1, keepdims=True)
-            pick = ops.expand_dims(ops.equal(real, last), -1)
-            # An empty row has last == 0, which only its padding matches,
-            # and its padding was zeroed above.
-            return ops.sum(ops.where(pick, x, ops.zeros_like(x)), axis=1)
+            return self._last(x, mask)
         weights = self._attention_weights(x, mask)
         pooled = ops.sum(ops.expand_dims(weights, -1) * x, axis=1)
         if self.return_attention_scores:
             return pooled, weights
         return pooled
+
+    @staticmethod
+    def _mean(x, steps):
+        count = ops.sum(ops.cast(steps, x.dtype), axis=1)
+        return ops.sum(x, axis=1) / ops.maximum(count, 1)
+
+    @staticmethod
+    def _max(x, steps):
+        # The filler is <= every real value (and 0 for an empty row).
+        filler = ops.stop_gradient(ops.min(x, axis=1, keepdims=True))
+        return ops.max(ops.where(steps, x, filler), axis=1)
+
+    @staticmethod
+    def _last(x, mask):
+        positions = ops.cumsum(ops.ones_like(mask, dtype="int32"), axis=1)
+        real = ops.where(mask, positions, ops.zeros_like(positions))
+        last = ops.max(real, axis=1, keepdims=True)
+        pick = ops.expand_dims(ops.equal(real, last), -1)
+        # An empty row has last == 0, which only its padding matches, and
+        # its padding was zeroed in `call`.
+        return ops.sum(ops.where(pick, x, ops.zeros_like(x)), axis=1)
 
     def _attention_weights(self, x, mask):
         hidden = ops.tanh(ops.matmul(x, self.kernel) + self.bias)
@@ -167,7 +189,10 @@ class SequencePooling(keras.layers.Layer):
         return exps / total
 
     def compute_output_shape(self, input_shape):
-        pooled = (input_shape[0], input_shape[-1])
+        features = input_shape[-1]
+        if self.mode == "concat" and features is not None:
+            features = 3 * features
+        pooled = (input_shape[0], features)
         if self.return_attention_scores:
             return pooled, (input_shape[0], input_shape[1])
         return pooled
