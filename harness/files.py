@@ -42,16 +42,21 @@ def decode_text(data, name, source=None, error=UsageError):
     return text.lstrip("\ufeff")
 
 
-def write_json(path, values):
-    """`values` as JSON, written atomically (complete on disk, fsync'd,
+def write_text(path, text):
+    """`text` (UTF-8) written atomically (complete on disk, fsync'd,
     before it replaces `path`): an interrupted write loses nothing."""
     path = pathlib.Path(path)
     partial = path.with_suffix(path.suffix + ".partial")
-    with partial.open("w") as handle:
-        handle.write(json.dumps(values, indent=2) + "\n")
+    with partial.open("w", encoding="utf-8") as handle:
+        handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
     partial.replace(path)
+
+
+def write_json(path, values):
+    """`values` as JSON, written atomically (`write_text`)."""
+    write_text(path, json.dumps(values, indent=2) + "\n")
 
 
 def write_csv(path, rows, columns=(), missing=""):

@@ -41,8 +41,10 @@ import numpy as np
 
 import harness
 import zoo
+from harness import files
 from harness import flags
 from recipes import cli
+from recipes import language_model
 from recipes import models
 from recipes import pipeline
 from recipes import predictors
@@ -111,6 +113,8 @@ class Config(settings.PretrainedOptions, settings.StackOptions):
     pooling: str = "mean"
     attention_units: int = 64
     head_dropout: float = 0.3
+    fine_tune: bool = False
+    fine_tune_epochs: int = 2
     CHOICES: typing.ClassVar[dict] = {
         **settings.StackOptions.CHOICES,
         **settings.PretrainedOptions.CHOICES,
@@ -135,9 +139,47 @@ HELP = {
     + " (last: the final state); all ignore padding",
     "attention_units": "hidden size of --pooling attention",
     "head_dropout": "dropout before the softmax layer",
+    "fine_tune": "ULMFiT (Howard and Ruder, 2018): fine-tune the --pretrained "
+    "biLM on the task's training texts first (recipes.language_model, in "
+    "OUTPUT/language_model), then train the classifier with the biLM's "
+    "weights trainable, a group at a time: the head first, one more "
+    "biLM layer each epoch, top down, each group at --learning-rate / "
+    "2.6 per group below the head (zoo.optimizers.DiscriminativeAdam). "
+    "ULMFiT's own settings add --pooling concat --lr-schedule slanted",
+    "fine_tune_epochs": "--fine-tune: epochs of the biLM on the task's texts",
     **settings.PRETRAINED_HELP,
     "quick": settings.quick_help(Config, QUICK_EXAMPLES, "examples"),
 }
+
+
+FINE_TUNE_TEXT = "fine_tune_text.txt"
+FINE_TUNE_RUN = "language_model"
+
+
+def fine_tune_optimizer(model, config, steps):
+    """`zoo.optimizers.DiscriminativeAdam` for `--fine-tune`: the head
+    (everything outside the biLM: the task's own embedding, stack, mix
+    and softmax) learns from the first step at `--learning-rate` under
+    `--lr-schedule`; then each biLM group, top down
+    (`BiLMEncoder.fine_tuning_groups`), joins one epoch later at
+    2.6 times less than the group above it (ULMFiT's gradual unfreezing
+    and discriminative fine-tuning)."""
+    mixes = [
+        layer
+        for layer in zoo.walk.iter_layers(model)
+        if isinstance(layer, zoo.layers.ContextualEmbedding)
+    ]
+    groups = mixes[0].encoder.fine_tuning_groups() if mixes else []
+    head = [v.path for v in model.trainable_variables if not any(
+        v.path in g for g in groups
+    )]  # fmt: skip
+    epochs = settings.run_epochs(config)
+    return zoo.optimizers.DiscriminativeAdam(
+        settings.learning_rate(config, steps),
+        groups=[head, *groups] if head else groups,
+        decay=2.6,
+        unfreeze_steps=max(1, steps // max(epochs, 1)),
+    )
 
 
 def load(output):
@@ -158,6 +200,8 @@ class State:
     init_model: keras.Model = None
     characters: zoo.layers.CharacterVocabulary = None
     bilm: keras.Model = None
+    fine_tune: object = None  # the run's config, with --fine-tune
+    fine_tune_metrics: dict = None
 
 
 class ClassificationTask(Task):
@@ -175,6 +219,12 @@ class ClassificationTask(Task):
         for name in ("max_vocabulary", "max_length", "attention_units"):
             flags.check_range(name, getattr(config, name), low=1)
         flags.check_range("head_dropout", config.head_dropout, low=0, high=0.95)
+        flags.check_range("fine_tune_epochs", config.fine_tune_epochs, low=1)
+        if config.fine_tune and not config.pretrained:
+            raise harness.UsageError(
+                "--fine-tune needs --pretrained (the biLM to fine-tune: a "
+                "shipped preset such as en_bilm, or a language-model run)"
+            )
 
     def load_data(self, config):
         """`datasets.Data` of `(text, label)`, cut down by `--quick`."""
@@ -214,7 +264,68 @@ class ClassificationTask(Task):
         vocabulary = zoo.layers.TokenVocabulary(
             tokens, strip_punctuation=True, name="vocabulary"
         )
-        return State(data, vocabulary, labels, None, characters, bilm)
+        return State(
+            data,
+            vocabulary,
+            labels,
+            None,
+            characters,
+            bilm,
+            config if config.fine_tune else None,
+        )
+
+    def write(self, output, state):
+        """With `--fine-tune`: ULMFiT's first stage, the biLM fine-tuned
+        on the training texts (one a line in `FINE_TUNE_TEXT`) by
+        `recipes.language_model` in `OUTPUT/language_model` (a run of its
+        own: a rerun after a kill resumes or reuses it), which the
+        classifier then starts from."""
+        config = state.fine_tune
+        if config is None:
+            return []
+        text = output / FINE_TUNE_TEXT
+        lines = (" ".join(str(t).split()) for t, _ in state.data.train)
+        files.write_text(text, "\n".join(line for line in lines if line))
+        lm_config = language_model.Config(
+            output=str(output / FINE_TUNE_RUN),
+            corpora="",
+            text_file=str(text),
+            init_from=config.pretrained,
+            epochs=config.fine_tune_epochs,
+            shards=1,
+            lr_schedule="slanted",
+            learning_rate=language_model.Config.learning_rate,
+            seed=config.seed,
+            quick=config.quick,
+            tensorboard=False,
+        )
+        print(
+            f"--fine-tune: the biLM on the {len(state.data.train)} training "
+            f"texts first ({output / FINE_TUNE_RUN})",
+            flush=True,
+        )
+        metrics = language_model.run(lm_config)
+        state.bilm = models.load_language_model(
+            output / FINE_TUNE_RUN, "--fine-tune"
+        )
+        state.fine_tune_metrics = {
+            k: metrics[k]
+            for k in ("test_forward_perplexity", "test_backward_perplexity")
+            if k in metrics
+        }
+        return [FINE_TUNE_TEXT, FINE_TUNE_RUN]
+
+    def compile(self, model, config, steps=0):
+        """Adam; with `--fine-tune`, ULMFiT's discriminative rates and
+        gradual unfreezing (`fine_tune_optimizer`)."""
+        if not config.fine_tune:
+            return super().compile(model, config, steps)
+        model.compile(
+            optimizer=fine_tune_optimizer(model, config, steps),
+            loss=self.loss(),
+            metrics=self.metrics(),
+        )
+        return model
 
     def build(self, config, state):
         if state.init_model is not None:
@@ -324,6 +435,11 @@ class ClassificationTask(Task):
             "split_examples": state.data.sizes(),
             "vocabulary_size": state.vocabulary.vocabulary_size,
             **models.describe_pretrained(config, model),
+            **(
+                {"fine_tune_language_model": state.fine_tune_metrics}
+                if state.fine_tune is not None
+                else {}
+            ),
         }
 
     def evaluate(self, config, state, reloaded, scores):

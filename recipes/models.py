@@ -195,8 +195,11 @@ def contextual_embedding(config, bilm):
     and `--pretrained-trainable` say, or None without a biLM."""
     if bilm is None:
         return None
+    trainable = config.pretrained_trainable or getattr(
+        config, "fine_tune", False
+    )
     return zoo.language_model.contextual_embedding(
-        bilm, frozen=not config.pretrained_trainable, mix=config.pretrained_mix
+        bilm, frozen=not trainable, mix=config.pretrained_mix
     )
 
 
@@ -213,7 +216,8 @@ def describe_pretrained(config, model):
     return {
         "pretrained": config.pretrained,
         "pretrained_mix": config.pretrained_mix,
-        "pretrained_trainable": config.pretrained_trainable,
+        "pretrained_trainable": config.pretrained_trainable
+        or getattr(config, "fine_tune", False),
         "pretrained_layer_weights": (
             [round(float(w), 4) for w in mixes[0].layer_weights]
             if mixes

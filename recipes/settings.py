@@ -193,6 +193,13 @@ STACK_HELP = {
 }
 
 
+def run_epochs(config):
+    """The epochs a run trains for: `--epochs`, or at most `Config.QUICK`'s
+    (`QUICK_EPOCHS`) with `--quick`."""
+    quick = config.QUICK.get("epochs", QUICK_EPOCHS)
+    return min(config.epochs, quick) if config.quick else config.epochs
+
+
 def quick_help(config_cls, sizes, unit):
     """`--quick`'s help for a recipe whose `--quick` cuts the train, dev
     and test splits to `sizes` (`unit`: "sentences") and sets its

@@ -311,8 +311,7 @@ def _train(task, config, extra_callbacks, dist, output, run_dir=None):
             f"the model on {keras.backend.backend()} ...",
             flush=True,
         )
-    quick_epochs = config.QUICK.get("epochs", settings.QUICK_EPOCHS)
-    epochs = min(config.epochs, quick_epochs) if config.quick else config.epochs
+    epochs = settings.run_epochs(config)
     with dist.scope():
         model = task.build(config, state)
         task.compile(model, config, steps=epochs * len(train))

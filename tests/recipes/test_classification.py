@@ -157,7 +157,10 @@ def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
     "argv,message",
     [
         (["--dataset", "reuters"], "--dataset 'reuters' is unknown; known"),
-        (["--pooling", "sum"], "--pooling must be one of mean, max, last"),
+        (
+            ["--pooling", "sum"],
+            "--pooling must be one of mean, max, last, concat",
+        ),
         (["--max-length", "0"], "--max-length must be >= 1; received 0"),
         (["--head-dropout", "1"], "--head-dropout must be [0, 0.95]"),
         (["--dataset", "csv"], "--dataset csv needs --train-file"),
@@ -166,6 +169,8 @@ def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
             "/nonexistent.csv",
         ),
         (["--cell", "transformer"], "cell"),
+        (["--fine-tune"], "--fine-tune needs --pretrained"),
+        (["--fine-tune-epochs", "0"], "--fine-tune-epochs must be >= 1"),
     ],
 )
 def test_cli_errors_exit_2_with_one_line(argv, message, tmp_path, capsys):

@@ -14,6 +14,7 @@ import pytest
 import harness
 import zoo
 from recipes import language_model
+from recipes import training
 from recipes.data import unlabelled
 
 NOUNS = ["dog", "cat", "bird", "horse", "child", "farmer"]
@@ -266,6 +267,83 @@ def test_a_classifier_trains_on_a_pretrained_bilm_and_reloads(
     spelling = classifier.characters
     assert chars[0, 0, :3].tolist() == spelling.spell("The")
     assert len(classifier.classify(texts)) == 2
+
+
+@pytest.mark.every_backend
+@pytest.mark.torch_tier  # TensorFlow and JAX in make test-all (tracing)
+def test_ulmfit_fine_tunes_the_bilm_then_unfreezes_it_a_group_an_epoch(
+    bilm_run, tmp_path
+):
+    from recipes import classification
+    from tests.recipes.test_classification import tiny_config
+
+    config = tiny_config(
+        tmp_path,
+        pretrained=str(bilm_run),
+        fine_tune=True,
+        fine_tune_epochs=1,
+        epochs=2,
+        pooling="concat",
+        lr_schedule="slanted",
+    )
+    metrics = classification.run(config)
+    out = tmp_path / "out"
+    # First stage: the biLM, fine-tuned on the training texts in a run of
+    # its own, moved away from the pretrained one.
+    lm = json.loads((out / "language_model" / "metrics.json").read_text())
+    assert metrics["fine_tune_language_model"] == {
+        k: lm[k] for k in metrics["fine_tune_language_model"]
+    }
+    assert set(metrics["fine_tune_language_model"]) == {
+        "test_forward_perplexity",
+        "test_backward_perplexity",
+    }
+    texts = (out / classification.FINE_TUNE_TEXT).read_text().splitlines()
+    assert len(texts) == metrics["split_examples"]["train"]
+    pretrained = zoo.language_model.encoder_of(
+        keras.saving.load_model(bilm_run / "model.keras", safe_mode=True)
+    )
+    tuned = zoo.language_model.encoder_of(
+        keras.saving.load_model(
+            out / "language_model" / "model.keras", safe_mode=True
+        )
+    )
+    assert any(
+        not np.allclose(a, b)
+        for a, b in zip(pretrained.get_weights(), tuned.get_weights())
+    )
+    # Second stage: the head learns from the start, each biLM group one
+    # epoch after the one above it, at 2.6 times less; in 2 epochs the
+    # character encoder, 2 groups down, is still frozen.
+    assert metrics["pretrained_trainable"] is True
+    model = keras.saving.load_model(out / "model.keras", safe_mode=True)
+    encoder = next(
+        layer
+        for layer in zoo.walk.iter_layers(model)
+        if isinstance(layer, zoo.layers.ContextualEmbedding)
+    ).encoder
+    groups = encoder.fine_tuning_groups()
+    assert len(groups) == tuned.num_layers + 1
+    assert all("characters" in p or "projection" in p for p in groups[-1])
+    assert all("layer1" in p for p in groups[0])  # the top LSTM layer
+    optimizer = classification.fine_tune_optimizer(model, config, steps=16)
+    assert optimizer.unfreeze_steps == 8 and optimizer.decay == 2.6
+    group = {v.path: optimizer.group_of(v) for v in model.trainable_variables}
+    assert group[model.get_layer("classes").kernel.path] == 0
+    assert {group[p] for p in groups[0]} == {1}
+    assert {group[p] for p in groups[-1]} == {len(groups)}
+    moved = {
+        mine.path: not np.allclose(
+            keras.ops.convert_to_numpy(mine), keras.ops.convert_to_numpy(old)
+        )
+        for mine, old in zip(
+            encoder.trainable_variables, tuned.trainable_variables
+        )
+    }
+    assert not any(moved[p] for p in groups[-1])
+    assert 0 <= metrics["test_accuracy"] <= 1
+    # A rerun of the same config trains nothing again.
+    assert isinstance(classification.run(config), training.Finished)
 
 
 @pytest.mark.every_backend

@@ -187,6 +187,21 @@ class BiLMEncoder(keras.layers.Layer):
             )
         return layers
 
+    def fine_tuning_groups(self):
+        """ULMFiT's layer groups of this encoder's variables, top first:
+        each LSTM layer (forward and backward together), then the
+        character encoder and its projection; each a list of variable
+        paths, as `zoo.optimizers.DiscriminativeAdam`'s `groups` take."""
+        groups = [[] for _ in range(self.num_layers + 1)]
+        stacks = (self.forward_stack.name, self.backward_stack.name)
+        for variable in self.trainable_variables:
+            group = self.num_layers  # the character encoder, projection
+            for i in range(self.num_layers):
+                if any(f"{s}_layer{i}_" in variable.path for s in stacks):
+                    group = self.num_layers - 1 - i
+            groups[group].append(variable.path)
+        return [group for group in groups if group]
+
     def split_directions(self, layer):
         """`(forward, backward)` halves of one returned layer."""
         return layer[..., : self.units], layer[..., self.units :]
