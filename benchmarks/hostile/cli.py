@@ -359,8 +359,19 @@ CLASSIFICATION_FLAGS = [
     ("max-vocabulary", "0"),
     ("attention-units", "0"),
     ("dataset", "imdb-typo"),
+    ("fine-tune-epochs", "0"),
 ]
 add_flag_attempts("classification", CLASSIFICATION_FLAGS, classification_argv)
+add(
+    "flag/classification --fine-tune without --pretrained",
+    "--fine-tune without a biLM to fine-tune names --pretrained, exit 2",
+    lambda: expect_cli(
+        "classification",
+        classification_argv("--fine-tune"),
+        "--fine-tune",
+        "--pretrained",
+    ),
+)
 
 SEQ2SEQ_FLAGS = [
     ("beam-width", "0"),
