@@ -384,14 +384,7 @@ SEQ2SEQ_FLAGS = [
     ("init-from", "model.keras"),
     ("dataset", "wiktionary"),
 ]
-for _flag, _value in SEQ2SEQ_FLAGS:
-    add(
-        f"flag/seq2seq --{_flag} {_value}",
-        f"recipes.seq2seq --{_flag} {_value} is one line naming the flag",
-        lambda flag=_flag, value=_value: expect_cli(
-            "seq2seq", seq2seq_argv(f"--{flag}", value), f"--{flag}"
-        ),
-    )
+add_flag_attempts("seq2seq", SEQ2SEQ_FLAGS, seq2seq_argv)
 
 
 def _seq2seq_config_init_from():
