@@ -262,7 +262,7 @@ class Seq2SeqTask(Task):
 
     def prepare(self, config):
         entries, (train, dev, test) = load_data(config)
-        vocab = cmudict.Vocabulary.from_entries(train)
+        vocab = cmudict.Vocabulary.from_entries(train, inventory=entries)
         return State(entries, train, dev, test, vocab)
 
     def write(self, output, state):

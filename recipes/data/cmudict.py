@@ -208,10 +208,17 @@ class Vocabulary:
         self._phoneme_ids = {p: i for i, p in enumerate(self.phonemes)}
 
     @classmethod
-    def from_entries(cls, entries):
+    def from_entries(cls, entries, inventory=None):
+        """The letters of `entries` (word -> pronunciations) and the
+        phonemes of `inventory` (default `entries`): the dictionary's
+        whole phoneme set, a closed one, so that a dev or test word's
+        phoneme that a small training sample lacks (`--train-examples`,
+        `--quick`) is still a target the model has (a letter it never saw
+        is the unknown id)."""
+        inventory = entries if inventory is None else inventory
         letters = sorted({c for word in entries for c in word})
         phonemes = sorted(
-            {p for variants in entries.values() for v in variants for p in v}
+            {p for variants in inventory.values() for v in variants for p in v}
         )
         return cls(letters, phonemes)
 

@@ -96,3 +96,17 @@ def test_align_recovers_silent_letters_and_letters_read_as_two():
     assert cmudict.align([("a", ("AE", "B", "D"))] + words[:20])[0] is None
     with pytest.raises(ValueError, match="iterations must be >= 1; received 0"):
         cmudict.align(words, iterations=0)
+
+
+def test_the_phonemes_are_the_dictionarys_whole_inventory():
+    # A small training sample (--quick, --train-examples) may lack a
+    # phoneme that a test word has: it is still a target the model has
+    # (it was a KeyError in encode_phones, with --quick --stress).
+    train = {"ab": [["AE1", "B"]]}
+    everything = {**train, "ice": [["AY1", "S"]], "ay": [["AY0"]]}
+    vocab = cmudict.Vocabulary.from_entries(train, inventory=everything)
+    assert vocab.phonemes[4:] == ["AE1", "AY0", "AY1", "B", "S"]
+    assert vocab.letters[2:] == ["a", "b"]  # letters: the training ones
+    ids = vocab.encode_phones(["AY0"])
+    assert vocab.decode_phones(ids) == ["AY0"]
+    assert vocab.encode_word("abc") == [2, 3, cmudict.UNKNOWN]
