@@ -57,11 +57,14 @@ def g2p_contenders(args):
     words = sorted(test)
     transcriber = seq2seq.load(args.model)
     size = args.batch_size
-    folder = tempfile.mkdtemp()
-    fst = pathlib.Path(folder) / "model.fst"
-    start = time.perf_counter()
-    phonetisaurus.train(train, fst)
-    print(f"Phonetisaurus trained in {time.perf_counter() - start:.1f} s")
+    fst = pathlib.Path(args.phonetisaurus_model or tempfile.mkdtemp())
+    fst = fst / "model.fst" if fst.is_dir() else fst
+    if fst.is_file():
+        print(f"Phonetisaurus: {fst} (trained before)")
+    else:
+        start = time.perf_counter()
+        phonetisaurus.train(train, fst)
+        print(f"Phonetisaurus trained in {time.perf_counter() - start:.1f} s")
     g2p_en = baselines.load_g2p_en()
 
     def ours(method):
@@ -121,6 +124,12 @@ def main(argv=None):
         "--model",
         default="",
         help="preset name, preset or run folder (default: the shipped one)",
+    )
+    parser.add_argument(
+        "--phonetisaurus-model",
+        default="",
+        help="g2p: a Phonetisaurus model.fst to reuse, or where to keep the "
+        "one trained here (default: trained in a temporary folder)",
     )
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--repeats", type=int, default=3)

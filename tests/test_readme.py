@@ -22,3 +22,20 @@ def test_quickstart_runs_and_its_numbers_hold(capsys):
     assert isinstance(namespace["elmo"], zoo.layers.ContextualEmbedding)
     assert namespace["bilm"].count_params() == 9_852_208
     assert "lstm" in capsys.readouterr().out
+
+
+def test_ready_to_use_runs_as_shown():
+    text = README.read_text()
+    block = re.search(r"## Ready to use\s.*?```python\n(.*?)```", text, re.S)
+    assert block, "no ready-to-use block"
+    namespace = {}
+    code = block.group(1)
+    exec(compile(code, "README ready to use", "exec"), namespace)
+    tagged = namespace["pos_tag"](
+        "The quick brown fox jumps over the lazy dog."
+    )
+    shown = re.search(r"# (\[\('The'.*?), \.\.\.\]", code).group(1)
+    assert repr(tagged).startswith(shown)
+    phones = namespace["G2p"]()(["keras", "zoo"])
+    assert len(phones) == 2 and all(phones)
+    assert any(p[-1].isdigit() for p in phones[0])  # stress digits

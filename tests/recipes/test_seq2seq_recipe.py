@@ -113,8 +113,15 @@ def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
     # settings in its metadata; it transcribes as the run does.
     from recipes import presets
 
-    found = presets.main(["export", str(out), "g2p", "--dest", str(tmp_path)])
+    found = presets.main(
+        [
+            "export", str(out), "g2p", "--dest", str(tmp_path), "--float16",
+            "--max-float16-loss", "100",  # 12 test words: a word is 8 points
+        ]
+    )  # fmt: skip
     assert "assets/vocab.json" in found["files"]
+    # float16's cost, measured by decoding the run's test words both ways.
+    assert set(found["float16_check"]) == {"test_per", "test_wer"}
     preset = seq2seq.load(tmp_path / "g2p")
     assert preset.max_word_length == 8
     assert preset(words[:2], method="greedy") == result[:2]
