@@ -53,11 +53,13 @@ import random
 import sys
 import tempfile
 import time
+import types
 
 import numpy as np
 
 from diagnostics.timing import machine_info
 from recipes import classification
+from recipes import presets
 from recipes import scoring
 from recipes import seq2seq
 from recipes import tagging
@@ -297,8 +299,6 @@ def load_g2p_en():
     (the GRU encoder-decoder, greedy, at most 20 phonemes) is what
     answers. Only its shipped `checkpoint20.npz` is read.
     """
-    import types
-
     import nltk
 
     download = nltk.download
@@ -357,8 +357,6 @@ def g2p_en_peer(quick):
 def g2p_preset(quick):
     """The shipped `g2p_en_cmudict` (beam search, its own settings) on the
     same words and scorer as its peers: the zoo's side of the table."""
-    from recipes import presets
-
     g2p = presets.G2p(presets.TRANSCRIBER)
     result = both_ways(lambda ws: dict(zip(ws, g2p(ws))), quick)
     result["baseline"] = f"zoo preset {presets.TRANSCRIBER} (beam search)"

@@ -43,6 +43,7 @@ OPTIONAL = {
     "sklearn",
     "sklearn_crfsuite",
     "phonetisaurus",
+    "g2p_en",
     "onnxruntime",
     "jaxlib",
 }
