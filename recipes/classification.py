@@ -294,7 +294,6 @@ class ClassificationTask(Task):
             epochs=config.fine_tune_epochs,
             shards=1,
             lr_schedule="slanted",
-            learning_rate=language_model.Config.learning_rate,
             seed=config.seed,
             quick=config.quick,
             tensorboard=False,

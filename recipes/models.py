@@ -195,12 +195,15 @@ def contextual_embedding(config, bilm):
     and `--pretrained-trainable` say, or None without a biLM."""
     if bilm is None:
         return None
-    trainable = config.pretrained_trainable or getattr(
-        config, "fine_tune", False
-    )
     return zoo.language_model.contextual_embedding(
-        bilm, frozen=not trainable, mix=config.pretrained_mix
+        bilm, frozen=not trains_bilm(config), mix=config.pretrained_mix
     )
+
+
+def trains_bilm(config):
+    """Whether the task trains the biLM's weights: `--pretrained-trainable`,
+    or ULMFiT's `--fine-tune` (a recipe that has it)."""
+    return config.pretrained_trainable or getattr(config, "fine_tune", False)
 
 
 def describe_pretrained(config, model):
@@ -216,8 +219,7 @@ def describe_pretrained(config, model):
     return {
         "pretrained": config.pretrained,
         "pretrained_mix": config.pretrained_mix,
-        "pretrained_trainable": config.pretrained_trainable
-        or getattr(config, "fine_tune", False),
+        "pretrained_trainable": trains_bilm(config),
         "pretrained_layer_weights": (
             [round(float(w), 4) for w in mixes[0].layer_weights]
             if mixes

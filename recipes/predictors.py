@@ -16,7 +16,6 @@ Each reads only the saved model (and, for G2P, `vocab.json`), needs only
 model's compiled inference call (`recipes.training.predict`).
 """
 
-import math
 import warnings
 
 import keras
@@ -24,6 +23,7 @@ import numpy as np
 
 import zoo
 from recipes import models
+from recipes import pipeline
 from recipes import training
 from recipes.data import cmudict
 
@@ -154,10 +154,7 @@ class Transcriber:
         """`[[phoneme, ...], ...]`, one list per word, in `words`' order
         (an empty word gives an empty list)."""
         _check_list("words", words)
-        if method not in ("beam", "greedy"):
-            raise ValueError(
-                f"`method` must be 'beam' or 'greedy'; received {method!r}."
-            )
+        check_method(method)
         decode = self.beam if method == "beam" else self.greedy
         long = [w for w in words if len(w) > self.max_word_length]
         if long:
@@ -176,17 +173,21 @@ class Transcriber:
                 self.vocab.encode_word(w[: self.max_word_length]) for w in batch
             ]
             # A few fixed widths, so the compiled decoder rarely retraces.
-            width = 8 * math.ceil(max(len(x) for x in ids) / 8)
-            source = np.zeros((len(batch), width), "int32")
-            for row, x in enumerate(ids):
-                source[row, : len(x)] = x
-            decoded, _ = decode(source)
+            decoded, _ = decode(pipeline.pad(ids, multiple=8))
             decoded = keras.ops.convert_to_numpy(decoded)
             for word, row in zip(batch, decoded):
                 result[word] = self.vocab.decode_phones(row)
         return [list(result[w]) for w in words]
 
     __call__ = transcribe
+
+
+def check_method(method):
+    """A `Transcriber`'s decoding: 'beam' or 'greedy'."""
+    if method not in ("beam", "greedy"):
+        raise ValueError(
+            f"`method` must be 'beam' or 'greedy'; received {method!r}."
+        )
 
 
 def words_of(vocabulary, text):

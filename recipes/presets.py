@@ -41,6 +41,7 @@ from harness import flags
 from harness import rundir
 from recipes import distributed
 from recipes import models
+from recipes import predictors
 
 USAGE = "usage: python -m recipes.presets {list,show,export} ..."
 TAGGER = "pos_en_universal"
@@ -90,10 +91,7 @@ class G2p:
     """
 
     def __init__(self, preset=TRANSCRIBER, method="beam"):
-        if method not in ("beam", "greedy"):
-            raise ValueError(
-                f"`method` must be 'beam' or 'greedy'; received {method!r}"
-            )
+        predictors.check_method(method)
         self.transcriber = _loaded("seq2seq", str(preset))
         self.method = method
 

@@ -49,7 +49,6 @@ import typing
 import warnings
 
 import keras
-import numpy as np
 
 import harness
 import zoo
@@ -353,10 +352,7 @@ class Seq2SeqTask(Task):
         vocab = cmudict.Vocabulary.from_json(json.loads(text))
         transcribe = predictors.Transcriber(model, vocab, Config())
         ids = [vocab.encode_word(w) for w in NEW_WORDS]
-        source = np.zeros((len(ids), max(map(len, ids))), "int32")
-        for row, x in enumerate(ids):
-            source[row, : len(x)] = x
-        _, scores = transcribe.beam(source)
+        _, scores = transcribe.beam(pipeline.pad(ids, multiple=8))
         scores = keras.ops.convert_to_numpy(scores).reshape(len(ids), -1)
         return {
             "words": list(NEW_WORDS),
@@ -405,15 +401,14 @@ def load(output, config=None):
     `[[...], [...]]`, one list of phonemes per word, in order. It decodes
     with the run's settings (`config.json`, or the preset's metadata: beam
     width, length penalty, lengths) unless `config` is given."""
+    model = models.load_saved_model(output, "model", kind="seq2seq")
     if models.is_preset(output):
-        model = models.load_saved_model(output, "model", kind="seq2seq")
         values = zoo.presets.metadata(output).get("config", {})
         vocab_file = zoo.presets.asset(output, "vocab.json")
     else:
         output = pathlib.Path(output)
         saved = output / "config.json"
         values = rundir.read_saved_config(saved) if saved.is_file() else {}
-        model = models.load_saved_model(output, "model", kind="seq2seq")
         vocab_file = output / "vocab.json"
         if not vocab_file.is_file():
             raise harness.UsageError(
