@@ -1,31 +1,159 @@
-"""The labelled-data curve from finished recipe runs: test score against
-the number of training labels, with and without a pretrained biLM.
+"""The labelled-data curve: test score against the number of training
+labels, with and without a pretrained biLM.
 
     python benchmarks/label_curve.py runs/curve [--output PNG]
+    python benchmarks/label_curve.py runs/curve --train \
+        --tasks brown,bbc,wnut16 --percents 1,3,10,30,100 --seeds 0,1,2
 
 Reads every run folder under the given folders (`config.json` and
 `metrics.json` of `recipes.tagging` or `recipes.classification`), groups
 them by dataset and by `--pretrained` (none, or the biLM's name), and for
 each puts the test score (entity F1 for NER, accuracy otherwise) at its
 training-set size (`--train-examples`, or the whole split), the mean over
-seeds where there are several. Prints one table row per run and writes
-one panel per dataset (`--output`, default
-`docs/inspect/label-curve.png`). The runs themselves are the recipes'
-own commands with `--train-examples N` (a seeded sample of the training
-split) and, for the pretrained side, `--pretrained en_bilm`; this script
-trains nothing.
+seeds where there are several. Prints one table row per run, then the
+means (and standard deviations) over seeds, and writes one panel per
+dataset (`--output`, default `docs/inspect/label-curve.png`).
+
+`--train` first trains what is missing into the first folder: for each
+task, percentage of the training split and seed, the recipe's own
+command (`TASKS`) with `--train-examples N` (a seeded sample; the whole
+split at 100) and `--seed`, once with `--pretrained none` and once with
+`--pretrained BILM` (`--bilm`, default en_bilm: frozen, ELMo's mix), in
+`FOLDER/TASK_SIDE_PERCENT[_sSEED]`. `--jobs` runs at a time, each with
+its share of the cores (`harness.processes.thread_env`); a finished run
+(its `metrics.json`) is skipped and a killed one resumes (the recipes'
+run folders), so a rerun after any kill finishes the job. A run the
+recipe refuses (e.g. a sample without a tag that dev or test has) is
+recorded in its folder's `refused.txt` with the recipe's one line and
+reported, not retried. Hand-written: a queue of subprocesses, which no
+library here does better than a dozen lines.
 """
 
 import argparse
 import collections
+import importlib
 import json
+import os
 import pathlib
 import statistics
+import subprocess
 import sys
+import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
+import harness  # noqa: E402
+from harness import flags  # noqa: E402
 from harness import plots  # noqa: E402
+from harness import processes  # noqa: E402
+
+# Each task's recipe and its documented command's flags (docs/recipes.md),
+# and the short name of its run folders.
+TASKS = {
+    "brown": ("tagging", [], "brown"),
+    "wnut16": (
+        "tagging",
+        ["--dataset", "wnut16", "--no-lowercase", "--epochs", "20"]
+        + ["--patience", "4"],
+        "wnut",
+    ),
+    "bbc": ("classification", [], "bbc"),
+}
+
+
+def train_size(task):
+    """The number of items in `task`'s training split."""
+    from recipes.data import datasets
+
+    recipe, _, _ = TASKS[task]
+    module = importlib.import_module(f"recipes.{recipe}")
+    config = module.Config(dataset=task, pretrained="none")
+    load = getattr(datasets, f"load_{recipe}")
+    return len(load(config).train)
+
+
+def planned(folder, tasks, percents, seeds, bilm):
+    """`(name, command)` of each run of the curve, smallest first."""
+    jobs = []
+    for task in tasks:
+        recipe, task_flags, short = TASKS[task]
+        total = train_size(task)
+        for percent in percents:
+            size = int(total * percent / 100 + 0.5) if percent < 100 else 0
+            for seed in seeds:
+                for side in ("none", bilm):
+                    label = "scratch" if side == "none" else side
+                    name = f"{short}_{label}_{percent:g}" + (
+                        f"_s{seed}" if seed else ""
+                    )
+                    command = [
+                        sys.executable, "-m", f"recipes.{recipe}",
+                        *task_flags, "--train-examples", str(size),
+                        "--seed", str(seed), "--pretrained", side,
+                        "--output", str(folder / name),
+                    ]  # fmt: skip
+                    jobs.append((percent, name, command))
+    return [(name, command) for _, name, command in sorted(jobs)]
+
+
+def _numbers(name, text, kind):
+    """`--NAME`'s comma-separated numbers, or one line naming it."""
+    try:
+        return [kind(part) for part in text.split(",")]
+    except ValueError:
+        raise harness.UsageError(
+            f"--{name}: received {text!r}; give comma-separated "
+            f"{'integers' if kind is int else 'numbers'}, e.g. 1,3,10"
+        ) from None
+
+
+def train(folder, tasks, percents, seeds, bilm, jobs):
+    """Runs what is missing of the curve, `jobs` at a time."""
+    folder.mkdir(parents=True, exist_ok=True)
+    todo = [
+        (name, command)
+        for name, command in planned(folder, tasks, percents, seeds, bilm)
+        if not (folder / name / "metrics.json").exists()
+        and not (folder / name / "refused.txt").exists()
+    ]
+    env = {**os.environ, **processes.thread_env(jobs)}
+    print(
+        f"{len(todo)} runs to train in {folder}, {jobs} at a time", flush=True
+    )
+    running = {}
+    done = 0
+    while todo or running:
+        while todo and len(running) < jobs:
+            name, command = todo.pop(0)
+            log = open(folder / f"{name}.log", "a")  # noqa: SIM115
+            process = subprocess.Popen(
+                command, stdout=log, stderr=subprocess.PIPE, text=True, env=env
+            )
+            running[name] = (process, log, time.perf_counter())
+            print(f"started {name}: {' '.join(command[1:])}", flush=True)
+        time.sleep(2)
+        for name, (process, log, started) in list(running.items()):
+            if process.poll() is None:
+                continue
+            error = process.stderr.read()
+            log.write(error)
+            log.close()
+            del running[name]
+            done += 1
+            seconds = time.perf_counter() - started
+            lines = error.strip().splitlines()
+            if process.returncode == 2 and lines:
+                (folder / name).mkdir(exist_ok=True)
+                (folder / name / "refused.txt").write_text(lines[-1] + "\n")
+                print(f"refused {name}: {lines[-1]}", flush=True)
+            elif process.returncode:
+                print(
+                    f"failed {name} (exit {process.returncode}, "
+                    f"{folder / name}.log); a rerun resumes it",
+                    flush=True,
+                )
+            else:
+                print(f"finished {name} in {seconds:.0f} s", flush=True)
 
 
 def runs(folders):
@@ -59,6 +187,14 @@ def runs(folders):
     return found
 
 
+def _by_size(points):
+    """`{training items: [score per seed]}` of `(size, score)` points."""
+    by_size = collections.defaultdict(list)
+    for size, score in points:
+        by_size[size].append(score)
+    return by_size
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description=__doc__,
@@ -66,7 +202,32 @@ def main(argv=None):
     )
     parser.add_argument("folders", nargs="+")
     parser.add_argument("--output", default="docs/inspect/label-curve.png")
+    parser.add_argument(
+        "--train", action="store_true", help="train the missing runs first"
+    )
+    parser.add_argument("--tasks", default="brown,bbc,wnut16")
+    parser.add_argument("--percents", default="1,3,10,30,100")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--bilm", default="en_bilm")
+    parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
+    if args.train:
+        tasks = args.tasks.split(",")
+        for task in tasks:
+            flags.check_choice("tasks", task, tuple(TASKS))
+        percents = _numbers("percents", args.percents, float)
+        for percent in percents:
+            flags.check_range("percents", percent, low=0.01, high=100)
+        seeds = _numbers("seeds", args.seeds, int)
+        flags.check_range("jobs", args.jobs, low=1)
+        train(
+            pathlib.Path(args.folders[0]),
+            tasks,
+            percents,
+            seeds,
+            args.bilm,
+            args.jobs,
+        )
     found = runs(args.folders)
     if not found:
         print(f"no finished runs under {', '.join(args.folders)}")
@@ -82,19 +243,35 @@ def main(argv=None):
         )
         curves[dataset][pretrained].append((size, score))
         names[dataset] = name
+    print()
+    print("| dataset | training items | pretrained | mean | sd | seeds |")
+    print("|---|---|---|---|---|---|")
+    for dataset, sides in sorted(curves.items()):
+        for pretrained, points in sorted(sides.items()):
+            for size, scores in sorted(_by_size(points).items()):
+                spread = statistics.stdev(scores) if len(scores) > 1 else 0
+                print(
+                    f"| {dataset} | {size:,} | {pretrained} | "
+                    f"{statistics.mean(scores):.4f} | {spread:.4f} | "
+                    f"{len(scores)} |"
+                )
     plt = plots.pyplot()
     fig, axes = plt.subplots(
         1, len(curves), figsize=(4 * len(curves), 3.4), squeeze=False
     )
     for axis, (dataset, sides) in zip(axes[0], sorted(curves.items())):
         for pretrained, points in sorted(sides.items()):
-            by_size = collections.defaultdict(list)
-            for size, score in points:
-                by_size[size].append(score)
+            by_size = _by_size(points)
             xs = sorted(by_size)
             ys = [statistics.mean(by_size[x]) for x in xs]
+            spread = [
+                statistics.stdev(by_size[x]) if len(by_size[x]) > 1 else 0
+                for x in xs
+            ]
             label = "from scratch" if pretrained == "none" else pretrained
-            axis.plot(xs, ys, marker="o", label=label)
+            axis.errorbar(
+                xs, ys, yerr=spread, marker="o", capsize=3, label=label
+            )
         axis.set_xscale("log")
         axis.set_xlabel("training items (log)")
         axis.set_ylabel(f"test {names[dataset]}")
@@ -111,4 +288,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.run_cli(main))

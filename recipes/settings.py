@@ -138,25 +138,46 @@ class PretrainedOptions:
     (`recipes.models.pretrained_bilm`), for the recipes that take one
     (`recipes.tagging`, `recipes.classification`)."""
 
-    pretrained: str = ""
+    pretrained: str = "auto"
     pretrained_trainable: bool = False
     pretrained_mix: str = "learned"
     CHOICES: typing.ClassVar[dict] = {
         "pretrained_mix": zoo.layers.contextual_embedding.MIXES,
     }
 
+    def __post_init__(self):
+        # Resolved when the config is made, so that `config.json` names
+        # the biLM a run used and a rerun with the same flags matches it.
+        if self.pretrained == "auto":
+            self.pretrained = self.auto_pretrained()
+        elif self.pretrained.strip().lower() == "none":
+            self.pretrained = ""
 
-PRETRAINED_HELP = {
-    "pretrained": "a biLM: a shipped preset's name (python -m "
-    "recipes.presets list), a preset folder, or a recipes.language_model "
-    "run folder or model.keras. ELMo's mix of its layers joins the word "
-    "features (zoo.layers.ContextualEmbedding, reading each word's "
-    "characters with the biLM's character vocabulary)",
-    "pretrained_mix": "how the biLM's layers combine: 'learned' (ELMo's "
-    "scalar mix), 'average' (even, fixed) or 'top' (the top layer alone)",
-    "pretrained_trainable": "fine-tune the biLM's weights with the task "
-    "(default: frozen, only the mix learns)",
-}
+    def auto_pretrained(self):
+        """What `--pretrained auto` (the default) means for this config: a
+        biLM where one was measured to beat training from scratch on the
+        recipe's packaged data (docs/language-model.md), else "" (none).
+        A recipe overrides it; none by default."""
+        return ""
+
+
+def pretrained_help(auto):
+    """The `--pretrained*` flags' help; `auto` says where the recipe's
+    `--pretrained auto` picks a biLM."""
+    return {
+        "pretrained": "a biLM: a shipped preset's name (python -m "
+        "recipes.presets list), a preset folder, or a "
+        "recipes.language_model run folder or model.keras; 'none': none; "
+        f"'auto': {auto}. ELMo's mix of its layers joins the word features "
+        "(zoo.layers.ContextualEmbedding, reading each word's characters "
+        "with the biLM's character vocabulary)",
+        "pretrained_mix": "how the biLM's layers combine: 'learned' (ELMo's "
+        "scalar mix), 'average' (even, fixed) or 'top' (the top layer "
+        "alone)",
+        "pretrained_trainable": "fine-tune the biLM's weights with the task "
+        "(default: frozen, only the mix learns)",
+    }
+
 
 STACK_HELP = {
     **{name: zoo.options.get(name).help for name in STACK_FIELDS},

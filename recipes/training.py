@@ -305,10 +305,17 @@ def _train(task, config, extra_callbacks, dist, output, run_dir=None):
     pad_to = pipeline.rows_multiple(batch_size, keras.backend.backend())
     train, dev, test = task.datasets(config, state, batch_size, pad_to=pad_to)
     if note:
+        bilm = getattr(config, "pretrained", "")
         print(
             f"data ready in {time.perf_counter() - started:.1f} s "
             f"({len(train)} training batches of {batch_size}); building "
-            f"the model on {keras.backend.backend()} ...",
+            f"the model on {keras.backend.backend()}"
+            + (
+                f" with the biLM {bilm} (--pretrained none: without)"
+                if bilm
+                else ""
+            )
+            + " ...",
             flush=True,
         )
     epochs = settings.run_epochs(config)

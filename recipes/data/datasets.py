@@ -66,13 +66,20 @@ class Data:
         checked again: a cut must leave every split an item and the
         training split two labels."""
         parts = splits.cut_splits(
-            (self.train, self.dev, self.test), config, quick_sizes
+            (self.train, self.dev, self.test),
+            config,
+            quick_sizes,
+            labels_of=self.labels_of,
         )
         return _checked(
             dataclasses.replace(
                 self, **dict(zip(("train", "dev", "test"), parts))
             )
         )
+
+    def labels_of(self, item):
+        """An item's labels: a sentence's tags, a text's label."""
+        return item[1] if self.what == "tags" else (item[1],)
 
     def sizes(self):
         return {

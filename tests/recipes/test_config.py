@@ -348,3 +348,69 @@ def test_train_and_eval_examples_cut_each_split_to_a_seeded_sample(tmp_path):
         seq2seq.Config(train_examples=100, eval_examples=20)
     )
     assert [len(part) for part in parts] == [100, 20, 20]
+
+
+def test_a_training_sample_holds_every_tag_that_dev_and_test_hold():
+    """`--train-examples N` on a corpus with rare tags: the seeded sample,
+    mended so that each held-out tag occurs (the recipe refuses a tag it
+    cannot learn), still N items; unchanged where nothing is missing."""
+    from recipes.data import splits
+
+    common = [([f"w{i}"], ["O"]) for i in range(200)]
+    rare = [(["Ann"], ["B-person"]), (["New", "York"], ["B-loc", "I-loc"])]
+    items = common[:120] + rare[:1] + common[120:] + rare[1:]
+
+    def tags(item):
+        return item[1]
+
+    needed = {"O", "B-person", "B-loc", "I-loc"}
+    plain = splits.quick_subset(items, 10)
+    assert not any(item in plain for item in rare)  # seed 0 misses both
+    mended = splits.covering_subset(items, 10, tags, needed)
+    assert len(mended) == 10
+    assert {t for item in mended for t in tags(item)} == needed
+    assert set(map(str, mended)) - set(map(str, rare)) <= set(map(str, plain))
+    assert mended == splits.covering_subset(items, 10, tags, needed)
+    # Nothing missing: the plain sample; a tag no item has is let be.
+    assert splits.covering_subset(items, 10, tags, {"O"}) == plain
+    assert splits.covering_subset(items, 10, tags, {"O", "B-x"}) == plain
+    # Too small to hold them all: the size wins.
+    assert len(splits.covering_subset(items, 1, tags, needed)) == 1
+
+
+def test_pretrained_auto_is_the_shipped_bilm_where_it_was_measured_to_win(
+    tmp_path,
+):
+    """`--pretrained auto` (the default) is resolved when the config is
+    made, so that `config.json` names the biLM; 'none' is none."""
+    assert tagging.Config().pretrained == tagging.AUTO_PRETRAINED
+    assert zoo.presets.metadata(tagging.AUTO_PRETRAINED)["kind"] == (
+        "language_model"
+    )
+    for values, expected in (
+        ({}, "en_bilm"),
+        ({"dataset": "wnut16"}, "en_bilm"),
+        ({"tagset": "brown"}, ""),  # not measured with the full tagset
+        ({"dataset": "turkish-ud"}, ""),  # an English biLM
+        ({"corpus_dir": "mine"}, ""),  # a user's corpus
+        ({"init_from": "m.keras"}, ""),  # keeps the biLM it has
+        ({"pretrained": "none"}, ""),
+        ({"pretrained": "None"}, ""),
+        ({"pretrained": ""}, ""),
+        ({"pretrained": "runs/bilm"}, "runs/bilm"),
+    ):
+        assert tagging.Config(**values).pretrained == expected, values
+    # BBC was level with and without it: the classifier's auto is none.
+    assert classification.Config().pretrained == ""
+    assert classification.Config(dataset="sentiment").pretrained == ""
+    # Through the command line and a config file, flags winning.
+    config = resolve(tmp_path, {"pretrained": "none"}, "--dataset", "wnut16")
+    assert config.pretrained == ""
+    config = resolve(tmp_path, {"pretrained": "auto"}, "--dataset", "wnut16")
+    assert config.pretrained == "en_bilm"
+    config = resolve(tmp_path, {}, "--pretrained", "none")
+    assert config.pretrained == ""
+    help_text = " ".join(
+        actions_by_dest(parser_of(tagging))["pretrained"].help.split()
+    )
+    assert "'auto'" in help_text and "wnut16" in help_text

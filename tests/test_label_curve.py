@@ -1,0 +1,96 @@
+"""`benchmarks/label_curve.py --train`: the queue of recipe runs that
+draws the labelled-data curve finishes what is missing, records what the
+recipe refuses, and a rerun redoes neither (stand-in commands; no
+training)."""
+
+import importlib.util
+import json
+import pathlib
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture()
+def label_curve():
+    spec = importlib.util.spec_from_file_location(
+        "label_curve", ROOT / "benchmarks" / "label_curve.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _fake_run(folder, score, refuse=False):
+    """A stand-in for a recipe run: writes a run folder, or refuses."""
+    code = (
+        "import json, pathlib, sys\n"
+        f"out = pathlib.Path({str(folder)!r})\n"
+        + (
+            "print('error: tags [\\'B-x\\'] occur in dev/test but not in "
+            "train', file=sys.stderr); sys.exit(2)\n"
+            if refuse
+            else "out.mkdir(parents=True)\n"
+            "(out / 'config.json').write_text(json.dumps({'dataset': "
+            "'brown', 'pretrained': '', 'seed': 0}))\n"
+            f"(out / 'metrics.json').write_text(json.dumps({{'test_accuracy':"
+            f" {score}, 'split_sentences': {{'train': 10}}}}))\n"
+        )
+    )
+    return [sys.executable, "-c", code]
+
+
+def test_the_queue_runs_what_is_missing_once(label_curve, tmp_path, capsys):
+    folder = tmp_path / "curve"
+    plan = [
+        ("brown_scratch_1", _fake_run(folder / "brown_scratch_1", 0.5)),
+        ("wnut_scratch_1", _fake_run(folder / "wnut_scratch_1", 0, True)),
+    ]
+    label_curve.planned = lambda *args: plan
+    label_curve.train(folder, ["brown"], [1], [0], "en_bilm", jobs=2)
+    printed = capsys.readouterr().out
+    assert "2 runs to train" in printed
+    assert "finished brown_scratch_1" in printed
+    assert "refused wnut_scratch_1: error: tags" in printed
+    refused = (folder / "wnut_scratch_1" / "refused.txt").read_text()
+    assert refused.startswith("error: tags ['B-x'] occur in dev/test")
+    metrics = json.loads(
+        (folder / "brown_scratch_1" / "metrics.json").read_text()
+    )
+    assert metrics["test_accuracy"] == 0.5
+    # A rerun: nothing left to do (the finished run would refuse to start
+    # again here, its folder existing: it is not started).
+    label_curve.train(folder, ["brown"], [1], [0], "en_bilm", jobs=2)
+    assert "0 runs to train" in capsys.readouterr().out
+    assert (
+        label_curve.main([str(folder), "--output", str(tmp_path / "c.png")])
+        == 0
+    )
+    table = capsys.readouterr().out
+    assert (
+        "| brown_scratch_1 | brown | none | 10 | 0 | accuracy 0.5000 |" in table
+    )
+    assert (tmp_path / "c.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--percents", "1,x"], "--percents: received '1,x'"),
+        (["--percents", "0"], "--percents"),
+        (["--seeds", "0.5"], "--seeds: received '0.5'"),
+        (["--tasks", "imdb"], "--tasks"),
+        (["--jobs", "0"], "--jobs"),
+    ],
+)
+def test_bad_flags_are_one_line(label_curve, tmp_path, argv, message, capsys):
+    import harness
+
+    with pytest.raises(SystemExit) as exit_info:
+        harness.run_cli(label_curve.main, [str(tmp_path), "--train", *argv])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+    assert not any(tmp_path.iterdir())
