@@ -243,17 +243,28 @@ def main(argv=None):
         curves[dataset][pretrained].append((size, score))
         names[dataset] = name
     print()
-    print("| dataset | training items | pretrained | mean | sd | seeds |")
-    print("|---|---|---|---|---|---|")
+    print("Means over seeds (± standard deviation; n: seeds), side by side:")
     for dataset, sides in sorted(curves.items()):
-        for pretrained, points in sorted(sides.items()):
-            for size, scores in sorted(_by_size(points).items()):
+        others = sorted(p for p in sides if p != "none")
+        columns = ["none", *others] if "none" in sides else others
+        heads = ["from scratch" if p == "none" else p for p in columns]
+        print()
+        print(f"| {dataset}: training items | " + " | ".join(heads) + " |")
+        print("|---" * (len(columns) + 1) + "|")
+        sizes = sorted({size for p in columns for size, _ in sides[p]})
+        for size in sizes:
+            cells = []
+            for pretrained in columns:
+                scores = _by_size(sides[pretrained]).get(size)
+                if not scores:
+                    cells.append("-")
+                    continue
                 spread = statistics.stdev(scores) if len(scores) > 1 else 0
-                print(
-                    f"| {dataset} | {size:,} | {pretrained} | "
-                    f"{statistics.mean(scores):.4f} | {spread:.4f} | "
-                    f"{len(scores)} |"
+                cells.append(
+                    f"{statistics.mean(scores):.4f} ± {spread:.4f} "
+                    f"(n={len(scores)})"
                 )
+            print(f"| {size:,} | " + " | ".join(cells) + " |")
     plt = plots.pyplot()
     fig, axes = plt.subplots(
         1, len(curves), figsize=(4 * len(curves), 3.4), squeeze=False
