@@ -150,7 +150,10 @@ class PretrainedOptions:
         # the biLM a run used and a rerun with the same flags matches it.
         if self.pretrained == "auto":
             self.pretrained = self.auto_pretrained()
-        elif self.pretrained.strip().lower() == "none":
+        elif (
+            isinstance(self.pretrained, str)
+            and self.pretrained.strip().lower() == "none"
+        ):
             self.pretrained = ""
 
     def auto_pretrained(self):
