@@ -120,35 +120,42 @@ def train(folder, tasks, percents, seeds, bilm, jobs):
         f"{len(todo)} runs to train in {folder}, {jobs} at a time", flush=True
     )
     running = {}
-    done = 0
     while todo or running:
         while todo and len(running) < jobs:
             name, command = todo.pop(0)
-            log = open(folder / f"{name}.log", "a")  # noqa: SIM115
-            process = subprocess.Popen(
-                command, stdout=log, stderr=subprocess.PIPE, text=True, env=env
-            )
-            running[name] = (process, log, time.perf_counter())
+            # Both streams into the log (a pipe read only at the end would
+            # block a child that writes more than its buffer); the
+            # recipe's one-line refusal is its last `error: ` line.
+            log_path = folder / f"{name}.log"
+            with log_path.open("a") as log:
+                process = subprocess.Popen(
+                    command, stdout=log, stderr=subprocess.STDOUT, env=env
+                )
+            running[name] = (process, log_path, time.perf_counter())
             print(f"started {name}: {' '.join(command[1:])}", flush=True)
         time.sleep(2)
-        for name, (process, log, started) in list(running.items()):
+        for name, (process, log_path, started) in list(running.items()):
             if process.poll() is None:
                 continue
-            error = process.stderr.read()
-            log.write(error)
-            log.close()
             del running[name]
-            done += 1
             seconds = time.perf_counter() - started
-            lines = error.strip().splitlines()
-            if process.returncode == 2 and lines:
+            lines = log_path.read_text(errors="replace").splitlines()
+            refusal = next(
+                (
+                    line
+                    for line in reversed(lines)
+                    if line.startswith("error: ")
+                ),
+                None,
+            )
+            if process.returncode == 2 and refusal:
                 (folder / name).mkdir(exist_ok=True)
-                (folder / name / "refused.txt").write_text(lines[-1] + "\n")
-                print(f"refused {name}: {lines[-1]}", flush=True)
+                (folder / name / "refused.txt").write_text(refusal + "\n")
+                print(f"refused {name}: {refusal}", flush=True)
             elif process.returncode:
                 print(
                     f"failed {name} (exit {process.returncode}, "
-                    f"{folder / name}.log); a rerun resumes it",
+                    f"{log_path}); a rerun resumes it",
                     flush=True,
                 )
             else:
