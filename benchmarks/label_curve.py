@@ -23,9 +23,13 @@ split at 100) and `--seed`, once with `--pretrained none` and once with
 its share of the cores (`harness.processes.thread_env`); a finished run
 (its `metrics.json`) is skipped and a killed one resumes (the recipes'
 run folders), so a rerun after any kill finishes the job. A run the
-recipe refuses (e.g. a sample without a tag that dev or test has) is
+recipe refuses because its sample lacks a tag that dev or test has
+(`REFUSAL`; the sample holds every such tag where N items can) is
 recorded in its folder's `refused.txt` with the recipe's one line and
-reported, not retried. Hand-written: a queue of subprocesses, which no
+not retried; any other failure is reported, and a rerun tries again.
+The N-item sample is the same for every seed (the recipes draw it with
+seed 0): the seeds vary the initial weights, dropout and the batch
+order, not the sample. Hand-written: a queue of subprocesses, which no
 library here does better than a dozen lines.
 """
 
@@ -62,6 +66,10 @@ TASKS = {
 }
 
 
+# The recipe's line for a sample without a tag that dev or test has.
+REFUSAL = "occur in dev/test but not in train"
+
+
 def train_size(task):
     """The number of items in `task`'s training split."""
     recipe, _, _ = TASKS[task]
@@ -71,6 +79,12 @@ def train_size(task):
     return len(load(config).train)
 
 
+def _name(bilm):
+    """A folder-name-safe name of `--bilm` (a preset name or a path)."""
+    name = pathlib.Path(bilm.rstrip("/")).name or "bilm"
+    return "".join(c if c.isalnum() or c in "-." else "_" for c in name)
+
+
 def planned(folder, tasks, percents, seeds, bilm):
     """`(name, command)` of each run of the curve, smallest first."""
     jobs = []
@@ -78,10 +92,11 @@ def planned(folder, tasks, percents, seeds, bilm):
         recipe, task_flags, short = TASKS[task]
         total = train_size(task)
         for percent in percents:
-            size = int(total * percent / 100 + 0.5) if percent < 100 else 0
+            size = max(1, int(total * percent / 100 + 0.5))
+            size = 0 if percent >= 100 else size
             for seed in seeds:
                 for side in ("none", bilm):
-                    label = "scratch" if side == "none" else side
+                    label = "scratch" if side == "none" else _name(side)
                     name = f"{short}_{label}_{percent:g}" + (
                         f"_s{seed}" if seed else ""
                     )
@@ -127,19 +142,22 @@ def train(folder, tasks, percents, seeds, bilm, jobs):
             # block a child that writes more than its buffer); the
             # recipe's one-line refusal is its last `error: ` line.
             log_path = folder / f"{name}.log"
+            offset = log_path.stat().st_size if log_path.exists() else 0
             with log_path.open("a") as log:
                 process = subprocess.Popen(
                     command, stdout=log, stderr=subprocess.STDOUT, env=env
                 )
-            running[name] = (process, log_path, time.perf_counter())
+            running[name] = (process, log_path, offset, time.perf_counter())
             print(f"started {name}: {' '.join(command[1:])}", flush=True)
         time.sleep(2)
-        for name, (process, log_path, started) in list(running.items()):
+        for name, (process, log_path, offset, started) in list(running.items()):
             if process.poll() is None:
                 continue
             del running[name]
             seconds = time.perf_counter() - started
-            lines = log_path.read_text(errors="replace").splitlines()
+            with log_path.open("rb") as log:
+                log.seek(offset)  # this attempt's lines only
+                lines = log.read().decode(errors="replace").splitlines()
             refusal = next(
                 (
                     line
@@ -148,7 +166,9 @@ def train(folder, tasks, percents, seeds, bilm, jobs):
                 ),
                 None,
             )
-            if process.returncode == 2 and refusal:
+            # Only the sample's own refusal is final; any other exit 2 (a
+            # fetch that failed, a folder still locked) is retried.
+            if process.returncode == 2 and refusal and REFUSAL in refusal:
                 (folder / name).mkdir(exist_ok=True)
                 (folder / name / "refused.txt").write_text(refusal + "\n")
                 print(f"refused {name}: {refusal}", flush=True)

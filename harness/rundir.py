@@ -181,10 +181,14 @@ class RunDirectory:
         self.config = dataclasses.asdict(config)
         # A setting added since a run was started is missing from its
         # config.json: the run had the default.
+        # (`SAVED_DEFAULTS`: where the default has changed since.)
         self.defaults = {
-            f.name: f.default
-            for f in dataclasses.fields(config)
-            if f.default is not dataclasses.MISSING
+            **{
+                f.name: f.default
+                for f in dataclasses.fields(config)
+                if f.default is not dataclasses.MISSING
+            },
+            **getattr(config, "SAVED_DEFAULTS", {}),
         }
         self.overwrite = overwrite
         self.state = None

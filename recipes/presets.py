@@ -128,6 +128,12 @@ def command_line(module, config):
             if field.default is not dataclasses.MISSING
             else field.default_factory()
         )
+        if field.name == "pretrained":
+            # `auto` resolves per dataset: the flag only where the run's
+            # biLM is not what `auto` gives it; no biLM is `none`.
+            default = dataclasses.replace(config, pretrained="auto").pretrained
+            value = value or "none"
+            default = default or "none"
         if value == default:
             continue
         flag = flags.flag_of(field.name)
@@ -209,6 +215,7 @@ def export(
     task = importlib.import_module(module).TASK
     saved = rundir.read_saved_config(run / "config.json")
     names = {f.name for f in dataclasses.fields(task.Config)}
+    saved = {**getattr(task.Config, "SAVED_DEFAULTS", {}), **saved}
     config = task.Config(**{k: v for k, v in saved.items() if k in names})
     metrics = json.loads((run / "metrics.json").read_text())
     metadata = {

@@ -144,6 +144,10 @@ class PretrainedOptions:
     CHOICES: typing.ClassVar[dict] = {
         "pretrained_mix": zoo.layers.contextual_embedding.MIXES,
     }
+    # What a `config.json` without the key meant: the runs saved before
+    # `--pretrained auto` became the default had no biLM
+    # (`harness.rundir.RunDir`, `recipes.presets`).
+    SAVED_DEFAULTS: typing.ClassVar[dict] = {"pretrained": ""}
 
     def __post_init__(self):
         # Resolved when the config is made, so that `config.json` names

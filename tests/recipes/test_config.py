@@ -414,3 +414,20 @@ def test_pretrained_auto_is_the_shipped_bilm_where_it_was_measured_to_win(
         actions_by_dest(parser_of(tagging))["pretrained"].help.split()
     )
     assert "'auto'" in help_text and "wnut16" in help_text
+    # A preset's retraining command names the biLM only where `auto`
+    # would not give it, and no biLM as `none`.
+    from recipes import presets
+
+    for values, flag in (
+        ({}, None),
+        ({"pretrained": "none"}, "--pretrained none"),
+        ({"dataset": "turkish-ud"}, None),
+        (
+            {"dataset": "turkish-ud", "pretrained": "en_bilm"},
+            "--pretrained en_bilm",
+        ),
+    ):
+        line = presets.command_line(
+            "recipes.tagging", tagging.Config(output="x", **values)
+        )
+        assert (flag in line) if flag else "--pretrained" not in line, line

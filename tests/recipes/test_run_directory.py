@@ -56,6 +56,26 @@ def test_a_setting_added_since_the_run_started_counts_as_its_default(
         rundir.RunDirectory(cosine.output, cosine).open()
 
 
+def test_a_run_saved_before_pretrained_auto_had_no_bilm(tmp_path):
+    """`--pretrained` defaults to `auto` now; a `config.json` without the
+    key is a run without a biLM (`SAVED_DEFAULTS`), not an `auto` one."""
+    run = config(tmp_path, pretrained="none")
+    directory = rundir.RunDirectory(run.output, run)
+    directory.open()
+    directory.close()
+    path = tmp_path / "run" / "config.json"
+    old = json.loads(path.read_text())
+    assert old["pretrained"] == ""
+    del old["pretrained"]
+    path.write_text(json.dumps(old))
+    rundir.RunDirectory(run.output, run).open()  # resumes
+    path.write_text(json.dumps(old))
+    packaged = config(tmp_path)  # Brown from the package: en_bilm
+    assert packaged.pretrained == "en_bilm"
+    with pytest.raises(harness.UsageError, match="pretrained '' -> 'en_bilm'"):
+        rundir.RunDirectory(packaged.output, packaged).open()
+
+
 def test_a_second_job_on_the_folder_and_a_foreign_folder_are_refused(
     tmp_path,
 ):
