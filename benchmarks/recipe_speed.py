@@ -2,8 +2,9 @@
 
     python benchmarks/recipe_speed.py [--steps 30] [--repeats 3]
 
-Trains each recipe's *default model* (the one `python -m recipes.tagging`
-and `python -m recipes.seq2seq` build) for a fixed number of steps on its
+Trains each recipe's *default model* (the one `python -m recipes.tagging
+--pretrained none` and `python -m recipes.seq2seq` build; the tagger's
+default biLM is timed on its own by `benchmarks/bilm_speed.py`) for a fixed number of steps on its
 own batches (`recipes.task.Task`: the same data pipeline the recipe
 feeds `fit`, here on the `--quick` subset of the data so that loading is
 fast; the model and batch size are the defaults), once per backend in a
@@ -18,6 +19,7 @@ compiles, TensorFlow traces) and then times `--steps` calls of
 """
 
 import argparse
+import dataclasses
 import importlib
 import json
 import os
@@ -41,7 +43,12 @@ def worker(task_name, steps, warmup):
 
     recipe = importlib.import_module(f"recipes.{task_name}")
     task = recipe.TASK
-    config = recipe.Config(quick=True, output="/tmp/unused", tensorboard=False)
+    # The stack without a biLM (its speed: benchmarks/bilm_speed.py).
+    fields = {f.name for f in dataclasses.fields(recipe.Config)}
+    extra = {"pretrained": "none"} if "pretrained" in fields else {}
+    config = recipe.Config(
+        quick=True, output="/tmp/unused", tensorboard=False, **extra
+    )
     keras.utils.set_random_seed(0)
     state = task.prepare(config)
     model = task.compile(task.build(config, state), config)

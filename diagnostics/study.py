@@ -176,6 +176,14 @@ def parse(argv):
     args.output = args.output or f"runs/study/{args.kind}-{args.task}"
     if args.quick:
         rest = [*rest, "--quick"]
+    given = {f.split("=")[0] for f in rest}
+    if (
+        args.task in ("tagging", "classification")
+        and "--pretrained" not in given
+    ):
+        # A study measures the stack: without the biLM that the recipes'
+        # `--pretrained auto` adds on some data, unless asked for.
+        rest = [*rest, "--pretrained", "none"]
     return args, rest
 
 

@@ -252,3 +252,16 @@ def test_cli_error_exits_2_with_one_line(tmp_path):
         "error: --seeds must be distinct integers A,B,... (>= 0); "
         "received '1,1'"
     ]
+
+
+def test_a_study_measures_the_stack_without_a_biLM_unless_asked():
+    """The recipes' `--pretrained auto` adds en_bilm on some data; a
+    study of depth or width passes `--pretrained none` unless given."""
+    _, rest = study.parse(["depth", "--task", "tagging"])
+    assert rest[-2:] == ["--pretrained", "none"]
+    _, rest = study.parse(
+        ["depth", "--task", "tagging", "--pretrained", "en_bilm"]
+    )
+    assert rest.count("--pretrained") == 1 and "en_bilm" in rest
+    _, rest = study.parse(["depth", "--task", "seq2seq"])
+    assert "--pretrained" not in rest  # the G2P recipe has no biLM
