@@ -4,13 +4,14 @@
 
 Trains each recipe's *default model* (the one `python -m recipes.tagging
 --pretrained none` and `python -m recipes.seq2seq` build; the tagger's
-default biLM is timed on its own by `benchmarks/bilm_speed.py`) for a fixed number of steps on its
-own batches (`recipes.task.Task`: the same data pipeline the recipe
-feeds `fit`, here on the `--quick` subset of the data so that loading is
-fast; the model and batch size are the defaults), once per backend in a
-fresh process each (Keras fixes its backend at import), alternating the
-backends round by round. Prints examples/s (sentences or words per
-second; medians over the repeats) and the ratio to TensorFlow, and writes
+default biLM is timed on its own by `benchmarks/bilm_speed.py`) for a
+fixed number of steps on its own batches (`recipes.task.Task`: the same
+data pipeline the recipe feeds `fit`, here on the `--quick` subset of
+the data so that loading is fast; the model and batch size are the
+defaults), once per backend in a fresh process each (Keras fixes its
+backend at import), alternating the backends round by round. Prints
+examples/s (sentences or words per second; medians over the repeats) and
+the ratio to TensorFlow, and writes
 `benchmarks/results/recipes_cpu.json`.
 
 Each worker builds and compiles the model, runs `--warmup` steps (JAX
