@@ -107,19 +107,28 @@ def cut_splits(parts, config, quick_sizes, labels_of=None):
     labels), the training sample holds every label of the cut dev and
     test splits that the whole training split has (`covering_subset`)."""
     limits = (config.train_examples, config.eval_examples, config.eval_examples)
-    cut = []
-    for part, quick, limit in zip(parts, quick_sizes, limits):
-        sizes = [n for n in (quick if config.quick else 0, limit) if n]
-        cut.append(quick_subset(part, min(sizes)) if sizes else part)
-    train_sizes = [
-        n for n in (quick_sizes[0] if config.quick else 0, limits[0]) if n
+    sizes = [
+        min([n for n in (quick if config.quick else 0, limit) if n] or [0])
+        for quick, limit in zip(quick_sizes, limits)
     ]
-    if labels_of is not None and train_sizes:
+    train, dev, test = (
+        quick_subset(part, size) if size else part
+        for part, size in zip(parts, sizes)
+    )
+    if labels_of is not None and sizes[0]:
         needed = {
-            label for part in cut[1:] for i in part for label in labels_of(i)
+            label
+            for part in (dev, test)
+            for i in part
+            for label in labels_of(i)
         }
-        cut[0] = covering_subset(parts[0], min(train_sizes), labels_of, needed)
-    return tuple(cut)
+        train = covering_subset(parts[0], sizes[0], labels_of, needed)
+    return train, dev, test
+
+
+def _sample(count, size, seed):
+    """Sorted indices of a seeded sample of `size` of `count` items."""
+    return sorted(random.Random(seed).sample(range(count), size))
 
 
 def quick_subset(items, size, seed=0):
@@ -128,8 +137,7 @@ def quick_subset(items, size, seed=0):
     """
     if len(items) <= size:
         return list(items)
-    keep = sorted(random.Random(seed).sample(range(len(items)), size))
-    return [items[i] for i in keep]
+    return [items[i] for i in _sample(len(items), size, seed)]
 
 
 def covering_subset(items, size, labels_of, needed, seed=0):
@@ -144,10 +152,12 @@ def covering_subset(items, size, labels_of, needed, seed=0):
     samples that hold every tag the test scores."""
     if len(items) <= size:
         return list(items)
-    keep = sorted(random.Random(seed).sample(range(len(items)), size))
-    counts = collections.Counter(
-        label for i in keep for label in set(labels_of(items[i])) & needed
-    )
+    keep = _sample(len(items), size, seed)
+
+    def held(i):
+        return set(labels_of(items[i])) & needed
+
+    counts = collections.Counter(label for i in keep for label in held(i))
     missing = sorted(needed - set(counts))
     if not missing:
         return [items[i] for i in keep]
@@ -162,18 +172,14 @@ def covering_subset(items, size, labels_of, needed, seed=0):
             (
                 i
                 for i in reversed(keep)
-                if i in chosen
-                and all(
-                    counts[held] > 1
-                    for held in set(labels_of(items[i])) & needed
-                )
+                if i in chosen and all(counts[x] > 1 for x in held(i))
             ),
             None,
         )
         if joining is None or leaving is None:
             continue
         chosen.remove(leaving)
-        counts.subtract(set(labels_of(items[leaving])) & needed)
+        counts.subtract(held(leaving))
         chosen.add(joining)
-        counts.update(set(labels_of(items[joining])) & needed)
+        counts.update(held(joining))
     return [items[i] for i in sorted(chosen)]
