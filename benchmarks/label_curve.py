@@ -213,12 +213,20 @@ def runs(folders):
     return found
 
 
-def _by_size(points):
-    """`{training items: [score per seed]}` of `(size, score)` points."""
+def _stats(points):
+    """`{training items: (mean, sd, seeds)}` of `(size, score)` points
+    (sd 0 for one seed)."""
     by_size = collections.defaultdict(list)
     for size, score in points:
         by_size[size].append(score)
-    return by_size
+    return {
+        size: (
+            statistics.mean(scores),
+            statistics.stdev(scores) if len(scores) > 1 else 0,
+            len(scores),
+        )
+        for size, scores in by_size.items()
+    }
 
 
 def main(argv=None):
@@ -271,40 +279,34 @@ def main(argv=None):
         names[dataset] = name
     print()
     print("Means over seeds (± standard deviation; n: seeds), side by side:")
-    for dataset, sides in sorted(curves.items()):
+    stats = {
+        dataset: {p: _stats(points) for p, points in sides.items()}
+        for dataset, sides in curves.items()
+    }
+    for dataset, sides in sorted(stats.items()):
         others = sorted(p for p in sides if p != "none")
         columns = ["none", *others] if "none" in sides else others
         heads = ["from scratch" if p == "none" else p for p in columns]
         print()
         print(f"| {dataset}: training items | " + " | ".join(heads) + " |")
         print("|---" * (len(columns) + 1) + "|")
-        sizes = sorted({size for p in columns for size, _ in sides[p]})
-        for size in sizes:
-            cells = []
-            for pretrained in columns:
-                scores = _by_size(sides[pretrained]).get(size)
-                if not scores:
-                    cells.append("-")
-                    continue
-                spread = statistics.stdev(scores) if len(scores) > 1 else 0
-                cells.append(
-                    f"{statistics.mean(scores):.4f} ± {spread:.4f} "
-                    f"(n={len(scores)})"
-                )
+        for size in sorted({size for p in columns for size in sides[p]}):
+            cells = [
+                "{:.4f} ± {:.4f} (n={})".format(*sides[p][size])
+                if size in sides[p]
+                else "-"
+                for p in columns
+            ]
             print(f"| {size:,} | " + " | ".join(cells) + " |")
     plt = plots.pyplot()
     fig, axes = plt.subplots(
         1, len(curves), figsize=(4 * len(curves), 3.4), squeeze=False
     )
-    for axis, (dataset, sides) in zip(axes[0], sorted(curves.items())):
-        for pretrained, points in sorted(sides.items()):
-            by_size = _by_size(points)
+    for axis, (dataset, sides) in zip(axes[0], sorted(stats.items())):
+        for pretrained, by_size in sorted(sides.items()):
             xs = sorted(by_size)
-            ys = [statistics.mean(by_size[x]) for x in xs]
-            spread = [
-                statistics.stdev(by_size[x]) if len(by_size[x]) > 1 else 0
-                for x in xs
-            ]
+            ys = [by_size[x][0] for x in xs]
+            spread = [by_size[x][1] for x in xs]
             label = "from scratch" if pretrained == "none" else pretrained
             axis.errorbar(
                 xs, ys, yerr=spread, marker="o", capsize=3, label=label
