@@ -39,7 +39,7 @@ Keras (as on the GPU machine), then:
    gradient difference <= --tol-grad x max(1, max |gradient|), and the
    fused path was taken exactly where it is expected: always on torch,
    for LSTM on JAX GPUs (`zoo.fused.plan(stack, None, None, False,
-   "float32")` non-empty, and `zoo.fused.call_run` actually called).
+   "float32")` non-empty, and the backend kernels' `call_run` actually called).
 2. Benchmark, per shape, cell (LSTM, GRU), L (1, 2, 4) and precision
    (fp32: strict, no TF32; bf16: mixed precision): training step
    (forward + backward + Adam, lr 1e-3, MSE, a Dense/Linear head per
@@ -281,14 +281,16 @@ class Child:
         self.keras, self.np, self.torch = keras, np, torch
         self.zoo, self.peers = zoo, peers
 
-        # Count calls of the multi-layer kernel (at trace time on JAX).
-        original = zoo.fused.call_run
+        # Count calls of the multi-layer kernel (at trace time on JAX):
+        # the active backend's `Kernels.call_run`, which stacks call.
+        kernels = zoo.kernels.dispatch.active()
+        original = kernels.call_run
 
         def counted(*args, **kwargs):
             self.fused_calls += 1
             return original(*args, **kwargs)
 
-        zoo.fused.call_run = counted
+        kernels.call_run = counted
 
         self.torch_device = "cuda" if torch.cuda.is_available() else "cpu"
         if self.backend == "jax":

@@ -5,12 +5,13 @@
 Issue 30 made ids, tags and shapes checked where they enter the library:
 `zoo.layers.TokenEmbedding` checks token ids (`zoo.validation.check_ids`)
 and `zoo.layers.StackedRNN` the time axis and the mask's shape
-(`zoo.fused.check_inputs`). The id check reads values where the ids are
-concrete: on PyTorch (eager unless `jit_compile=True`) at every step. On
-TensorFlow a train step is traced and compiled, and the check is skipped
-while tracing (TensorFlow's gather checks on CPU); on JAX the compiled
-step compares the ids with the range itself and calls back to the host
-only when one is out of it (JAX would gather it as NaN).
+(`zoo.kernels.planning.check_inputs`). The id check reads values where
+the ids are concrete: on PyTorch (eager unless `jit_compile=True`) at
+every step. On TensorFlow a train step is traced and compiled, and the
+check is skipped while tracing (TensorFlow's gather checks on CPU); on
+JAX the compiled step compares the ids with the range itself and calls
+back to the host only when one is out of it (JAX would gather it as
+NaN).
 
 This script builds two identical token-input models (`zoo.stacked_rnn`
 backbone, a softmax per step, sparse cross-entropy, Adam): one runs as the
@@ -44,13 +45,14 @@ from diagnostics import timing  # noqa: E402
 @contextlib.contextmanager
 def unchecked():
     """The library with its id and shape checks replaced by no-ops."""
-    saved = zoo.validation.check_ids, zoo.fused.check_inputs
+    planning = zoo.kernels.planning
+    saved = zoo.validation.check_ids, planning.check_inputs
     zoo.validation.check_ids = lambda name, ids, *args, **kwargs: ids
-    zoo.fused.check_inputs = lambda *args, **kwargs: None
+    planning.check_inputs = lambda *args, **kwargs: None
     try:
         yield
     finally:
-        zoo.validation.check_ids, zoo.fused.check_inputs = saved
+        zoo.validation.check_ids, planning.check_inputs = saved
 
 
 def build(args):

@@ -13,8 +13,10 @@ input. docs/inspection.md has real figures.
 
 import os
 
-# Quiet TensorFlow's C++ start-up logs unless asked for (as `recipes`):
-# the tools import Keras before `recipes`.
+# Quiet TensorFlow's C++ start-up logs unless asked for: the one setting
+# made at import here (never the backend), because `python -m
+# diagnostics TOOL` imports Keras before any entry code runs (the
+# recipes set it in their `__main__`, `harness.entry.quiet_tensorflow`).
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 TOOLS = {

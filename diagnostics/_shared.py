@@ -14,7 +14,7 @@ from harness import flags
 from harness import rundir
 from recipes import models
 from recipes import pipeline
-from recipes.data import cmudict
+from recipes.seq2seq import task as seq2seq_task
 from zoo.walk import iter_layers
 
 
@@ -133,24 +133,40 @@ def _gather(per_layer, layers, rows):
     return per_layer
 
 
-def is_language_model(path):
-    """Whether `path` names a biLM: a preset of kind `language_model` (a
-    shipped name or a folder), or a `recipes.language_model` run folder
-    or `model.keras` (its config has the `bilm` layer; read from the
-    archive, without building the model)."""
-    try:
-        found = zoo.presets.metadata(path)
-    except zoo.presets.PresetError:
-        return False
-    if found.get("kind"):
-        return found["kind"] == "language_model"
+def _saved_config(path):
+    """The model config of a run folder's `model.keras` (or a `.keras`
+    file), read from the archive without building the model; None if
+    there is none."""
     path = pathlib.Path(path)
     archive = path / "model.keras" if path.is_dir() else path
     try:
         with zipfile.ZipFile(archive) as handle:
-            config = json.loads(handle.read("config.json"))
+            return json.loads(handle.read("config.json"))
     except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        return None
+
+
+def _preset_kind(path):
+    """A preset's kind (a shipped name or a preset folder), or None."""
+    try:
+        return zoo.presets.metadata(path).get("kind")
+    except zoo.presets.PresetError:
+        return None
+
+
+def is_language_model(path):
+    """Whether `path` names a biLM: a preset of kind `language_model` (a
+    shipped name or a folder), or a `recipes.language_model` run folder
+    or `model.keras` (a `zoo.tasks.BiLM`, or a model with a `bilm`
+    layer; read from the archive, without building the model)."""
+    kind = _preset_kind(path)
+    if kind is not None:
+        return kind == "language_model"
+    config = _saved_config(path)
+    if config is None:
         return False
+    if config.get("class_name") == "BiLM":
+        return True
     layers = config.get("config", {}).get("layers", [])
     return any(layer.get("name") == "bilm" for layer in layers)
 
@@ -187,35 +203,32 @@ class BiLM:
 
 
 def is_g2p_run(path):
-    """Whether `path` is a run of `recipes.seq2seq`: its folder, or a
-    model file beside the run's `vocab.json`."""
+    """Whether `path` names a G2P model: a `seq2seq` preset, or a run of
+    `recipes.seq2seq` (its folder or `model.keras`: a
+    `zoo.tasks.Transcriber`, or, from an earlier release, a model beside
+    the run's `vocab.json`)."""
+    kind = _preset_kind(path)
+    if kind is not None:
+        return kind == "seq2seq"
     path = pathlib.Path(path)
     folder = path if path.is_dir() else path.parent
-    return (folder / "vocab.json").is_file()
+    if (folder / "vocab.json").is_file():
+        return True
+    config = _saved_config(path)
+    return config is not None and config.get("class_name") == "Transcriber"
 
 
 class Speller:
-    """A G2P model saved by `recipes.seq2seq` (its folder, with
-    `model.keras` and `vocab.json`), opened up: a word's letters -> ids ->
-    the source embedding -> every encoder layer's states."""
+    """A G2P model (`recipes.seq2seq.load`: a run or a preset, a
+    `zoo.tasks.Transcriber`), opened up: a word's letters -> ids -> the
+    source embedding -> every encoder layer's states."""
 
     mix_from = 1  # a probe's mix: the encoder's layers
 
     def __init__(self, path):
-        path = pathlib.Path(path)
-        folder = path if path.is_dir() else path.parent
-        model_file = folder / "model.keras" if path.is_dir() else path
-        model = models.load_saved_model(model_file, "--model")
-        if not isinstance(model, zoo.Seq2Seq):
-            raise harness.UsageError(
-                f"--model {path}: beside vocab.json, but not a zoo.Seq2Seq "
-                f"saved by recipes.seq2seq (a {type(model).__name__})"
-            )
+        model = seq2seq_task.TASK.load(path)
         self.model = model
         self.path = str(path)
-        self.vocab = cmudict.Vocabulary.from_json(
-            json.loads((folder / "vocab.json").read_text())
-        )
         self.embedding = model.get_layer(f"{model.name}_source_embedding")
         self.stack = model.get_layer(f"{model.name}_encoder")
         self.all = all_layers(self.stack, self.embedding.output_dim)
@@ -231,7 +244,7 @@ class Speller:
         per_layer = None
         for start in range(0, len(words), batch_size):
             batch = [
-                self.vocab.encode_word(w) for w in words[start:][:batch_size]
+                self.model.encode_word(w) for w in words[start:][:batch_size]
             ]
             ids = pipeline.pad(batch)
             embedded = self.embedding(ids, training=False)

@@ -70,14 +70,7 @@ def backbone(
         raise harness.UsageError(str(error).splitlines()[0]) from None
 
 
-def optional_layer(model, name):
-    """`model.get_layer(name)`, or None when the model has no such layer
-    (a tagger's `characters` or `crf`)."""
-    try:
-        return model.get_layer(name)
-    except ValueError:
-        return None
-
+optional_layer = zoo.walk.optional_layer
 
 SAVED_BY = {
     "tagger": "recipes.tagging",
@@ -85,13 +78,56 @@ SAVED_BY = {
     "language_model": "recipes.language_model",
     "seq2seq": "recipes.seq2seq",
 }
+# The `zoo.tasks` class each recipe trains, by kind.
+TASK_CLASSES = {
+    "tagger": zoo.tasks.Tagger,
+    "classifier": zoo.tasks.TextClassifier,
+    "language_model": zoo.tasks.BiLM,
+    "seq2seq": zoo.tasks.Transcriber,
+}
+
+
+def legacy_kind(model):
+    """What a model saved before the recipes saved `zoo.tasks` classes
+    is, from its layers: `"seq2seq"` (a `zoo.Seq2Seq`), `"tagger"` (a
+    `crf` layer, or one output per token), `"language_model"` (a `bilm`
+    layer), `"classifier"` (one output per text); None for any other
+    model. Run folders of this release record their class instead."""
+    if isinstance(model, zoo.Seq2Seq):
+        return "seq2seq"
+    names = {layer.name for layer in model.layers}
+    if "crf" in names:
+        return "tagger"
+    if "bilm" in names:
+        return "language_model"
+    outputs = getattr(model, "outputs", None) or []
+    rank = len(outputs[0].shape) if outputs else 0
+    return {3: "tagger", 2: "classifier"}.get(rank)
 
 
 def model_kind(model):
-    """What a recipe's model is (`zoo.presets.kind_of`): `"tagger"`,
-    `"classifier"`, `"language_model"` or `"seq2seq"`; None for any
-    other model."""
-    return zoo.presets.kind_of(model)
+    """What a recipe's model is: its `zoo.tasks` class's kind
+    (`"tagger"`, `"classifier"`, `"language_model"` or `"seq2seq"`), or
+    for a model of an earlier release `legacy_kind`; None for any other
+    model."""
+    kind = getattr(model, "preset_kind", None)
+    return kind if kind is not None else legacy_kind(model)
+
+
+def as_task(model):
+    """`model` as its `zoo.tasks` class: a functional model of an earlier
+    release wrapped (`from_network`, the same layers), a task model or a
+    model of no known kind as it is. A `zoo.Seq2Seq` needs its symbols
+    (`recipes.seq2seq` converts it)."""
+    if isinstance(model, zoo.tasks.Task) or isinstance(model, zoo.Seq2Seq):
+        return model
+    kind = legacy_kind(model)
+    if kind is None:
+        return model
+    try:
+        return TASK_CLASSES[kind].from_network(model)
+    except (TypeError, ValueError):
+        return model  # not functional, or lacks a layer the task needs
 
 
 def is_preset(path):
@@ -116,7 +152,7 @@ def load_saved_model(path, flag, kind=None):
             return zoo.presets.from_preset(path, kind=kind)
         except zoo.presets.PresetError as error:
             raise harness.UsageError(f"{flag}: {error}") from None
-    model = _load_file(path, flag)
+    model = as_task(_load_file(path, flag))
     found = model_kind(model)
     if kind is not None and found != kind:
         raise harness.UsageError(
@@ -149,6 +185,19 @@ def _load_file(path, flag):
         raise harness.UsageError(
             f"{flag} {path}: cannot load ({first[0] if first else error})"
         ) from None
+
+
+def load_task_model(path, flag, task_class):
+    """A task model (`task_class`, a `zoo.tasks` class) from a run folder,
+    its `model.keras` or a preset; one line naming `flag` when it is
+    another kind or lacks what the task needs."""
+    model = load_saved_model(path, flag, task_class.preset_kind)
+    if not isinstance(model, task_class):
+        raise harness.UsageError(
+            f"{flag} {path}: not a {task_class.__name__} (it lacks the "
+            "layers that read raw text)"
+        )
+    return model
 
 
 def load_language_model(path, flag="--pretrained"):

@@ -45,6 +45,11 @@ class Batches(keras.utils.PyDataset):
         pad_to: pad every batch's rows to a multiple of this with rows of
             weight 0 (JAX splits a batch over devices evenly or not at
             all); the last element of a batch must then be its weights.
+        fixed_target_width: whether the targets' dimensions after the
+            batch's are the same in every batch (one-hot classes: a
+            metric such as `F1Score` needs their number); otherwise
+            every dimension may differ from batch to batch (per-token
+            targets, masks). `tf_dataset` declares its shapes so.
     """
 
     def __init__(
@@ -56,8 +61,10 @@ class Batches(keras.utils.PyDataset):
         collate,
         shuffle_seed=None,
         pad_to=1,
+        fixed_target_width=False,
     ):
         super().__init__()
+        self.fixed_target_width = bool(fixed_target_width)
         if len(examples) != len(lengths):
             raise ValueError(
                 f"`lengths` must have one entry per example: "
@@ -113,11 +120,18 @@ class Batches(keras.utils.PyDataset):
 
 
 def split_batches(
-    parts, length, collate, batch_size, boundaries, seed, pad_to=1
+    parts,
+    length,
+    collate,
+    batch_size,
+    boundaries,
+    seed,
+    pad_to=1,
+    fixed_target_width=False,
 ):
     """One `Batches` per split in `parts` (train, dev, ...): the first is
     shuffled with `seed`, the others keep a fixed order; `length(example)`
-    is what buckets group by."""
+    is what buckets group by (`fixed_target_width`: `Batches`')."""
     return tuple(
         Batches(
             part,
@@ -127,6 +141,7 @@ def split_batches(
             collate,
             shuffle_seed=seed if i == 0 else None,
             pad_to=pad_to,
+            fixed_target_width=fixed_target_width,
         )
         for i, part in enumerate(parts)
     )
@@ -187,17 +202,18 @@ def tf_dataset(batches, shard=False):
     import tensorflow as tf  # the TensorFlow backend's own API
 
     def spec(array, fixed=False):
-        # Padded ids and weights: every dimension dynamic; float
-        # targets (one-hot classes): only the batch dimension.
+        # Padded ids, weights and per-token targets: every dimension
+        # dynamic; one-hot classes (`fixed_target_width`): only the
+        # batch dimension.
         array = np.asarray(array)
-        fixed = fixed and array.dtype.kind == "f"
         shape = (None, *array.shape[1:]) if fixed else (None,) * array.ndim
         return tf.TensorSpec(shape, tf.as_dtype(array.dtype))
 
     x, y, weights = batches[0]
+    fixed = getattr(batches, "fixed_target_width", False)
     signature = (
         tf.nest.map_structure(spec, x),
-        tf.nest.map_structure(lambda a: spec(a, fixed=True), y),
+        tf.nest.map_structure(lambda a: spec(a, fixed=fixed), y),
         spec(weights),
     )
 

@@ -9,13 +9,26 @@ model from a zoo backbone and a `zoo.heads` head (`build`), its loss and
 metrics (declared once), its batches, its evaluation and examples.
 """
 
+import dataclasses
 import os
+import typing
 
 import keras
 
 from harness import files
+from recipes import models
 from recipes import settings
 from recipes import training
+
+
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    """A training stage that runs before a task's own `fit`: `run(output)`
+    does it (a resumable run of its own under `output`) and returns the
+    names it wrote there, which `metrics.json` lists."""
+
+    name: str
+    run: typing.Callable
 
 
 class Task:
@@ -27,6 +40,8 @@ class Task:
 
     name = "task"
     Config = settings.StackOptions
+    # What the task trains and exports: a `zoo.tasks` class, and its kind.
+    task_class = None
     curve_metric = "accuracy"
     monitor_mode = "max"  # `monitor`'s metric is maximised ("min": loss)
 
@@ -40,9 +55,6 @@ class Task:
     # The settings naming files a run reads (a rerun checks they did not
     # change under its backup): their sizes and hashes name the file.
     DATA_FILES = ("train_file", "dev_file", "test_file", "init_from")
-    # Files a run writes beside `model.keras` that its model needs to be
-    # used (`write`'s); a preset of the run keeps them as assets.
-    RUN_ASSETS = ()
 
     def data_fingerprint(self, config, state):
         """What the run trains on, for a rerun to compare with its backup
@@ -68,10 +80,37 @@ class Task:
         """Writes what travels beside `model.keras`; returns the names."""
         return []
 
+    def stages(self, config, state):
+        """The `Stage`s that run before this task's own training, in
+        order (ULMFiT's language-model fine-tuning in
+        `recipes.classification`); none by default."""
+        return []
+
     def build(self, config, state):
-        """The model (ids -> outputs), uncompiled: `model_for` the data's
-        vocabulary and labels (or the saved model to train on from)."""
+        """The model to train, uncompiled: the saved model to train on
+        from (`state.init_model`, `--init-from`), or `model_for` the
+        data's vocabulary and labels (`model_args`) as the task's
+        `zoo.tasks` class (`task_model`)."""
+        init = getattr(state, "init_model", None)
+        if init is not None:
+            return init
+        model = self.model_for(config, **self.model_args(config, state))
+        return self.task_model(model, config, state)
+
+    def model_args(self, config, state):
+        """`model_for`'s arguments for the data in `state`:
+        `num_outputs`, `vocabulary_size` and what the task adds."""
         raise NotImplementedError
+
+    def task_model(self, model, config, state):
+        """`model_for`'s model as the `zoo.tasks` class the task trains."""
+        return self.task_class.from_network(model)
+
+    def load(self, output):
+        """The task model of a run's folder (or its `model.keras`) or a
+        preset (a shipped name or a preset folder): raw text in, on every
+        backend."""
+        return models.load_task_model(output, "load", self.task_class)
 
     def model_for(
         self, config, num_outputs, *, vocabulary_size=None, input_dim=None
@@ -135,14 +174,6 @@ class Task:
     def summary(self, metrics):
         """Lines printed at the end of a run."""
         return []
-
-    def preset_check(self, model, assets):
-        """What the model computes on a few fixed inputs, as JSON: a
-        preset records it when it is exported (`recipes.presets`), and
-        the tests compute it again from the shipped file on every
-        backend. `assets`: name -> path of each of `RUN_ASSETS` (the
-        run's files, or the preset's). None: the task records nothing."""
-        return None
 
     def run(self, config, callbacks=(), distribute="none", overwrite=False):
         """Trains, evaluates and saves this task's model; returns the

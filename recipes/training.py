@@ -26,13 +26,11 @@ import os
 import pathlib
 import shutil
 import time
-import weakref
 
 import keras
 import numpy as np
 
 import harness
-import zoo
 from harness import extras
 from harness import files
 from harness import plots
@@ -40,6 +38,7 @@ from harness import rundir
 from recipes import checkpoints
 from recipes import distributed
 from recipes import pipeline
+from recipes import progress
 from recipes import settings
 
 # --- callbacks, fit, history, save ------------------------------------------
@@ -132,7 +131,8 @@ def _history(rows):
 
 
 def fit(model, train, dev, epochs, callbacks, backup, batches=None):
-    """`model.fit` with progress bars on a terminal, resumed from
+    """`model.fit` with progress bars on a terminal (plain lines through
+    each epoch elsewhere: `recipes.progress.ProgressLog`), resumed from
     `backup` (the `RunBackup` among `callbacks`) if it holds epochs;
     `(history, seconds)`, both over every epoch of the run (the resumed
     ones included). `batches`: the `pipeline.Batches` behind `train`,
@@ -145,6 +145,10 @@ def fit(model, train, dev, epochs, callbacks, backup, batches=None):
     if backup.stopped or done >= epochs:
         backup.finish_restored(model)  # training had ended before the kill
     else:
+        terminal = os.isatty(1)
+        if not terminal:  # a log: plain lines through the epoch
+            steps = len(batches if batches is not None else train)
+            callbacks = [*callbacks, progress.ProgressLog(epochs, steps)]
         model.fit(
             train,
             validation_data=dev,
@@ -152,7 +156,7 @@ def fit(model, train, dev, epochs, callbacks, backup, batches=None):
             initial_epoch=done,
             callbacks=callbacks,
             shuffle=False,  # the batches shuffle themselves, by seed and epoch
-            verbose=1 if os.isatty(1) else 2,
+            verbose=1 if terminal else 2,
         )
     return _history(backup.rows), backup.train_seconds
 
@@ -169,34 +173,6 @@ def save_and_reload(model, output, name="model.keras"):
     checkpoints.pause_point("saving")
     partial.replace(path)
     return keras.saving.load_model(path, safe_mode=True, compile=False)
-
-
-# One compiled inference call per model (`zoo.inference_function`).
-_INFERENCE = weakref.WeakKeyDictionary()
-
-
-def predict(model, x):
-    """`model(x, training=False)` as NumPy, on every backend, through the
-    model's cached `zoo.inference_function` (a `tf.function`, a `jax.jit`
-    or `torch.inference_mode`).
-
-    Under a `keras.distribution` (`--distribute mirrored` on JAX) it is
-    `model.predict_on_batch`, and a batch is split evenly over the
-    devices: it is padded with empty rows.
-    """
-    distribution = keras.distribution.distribution()
-    if distribution is None:
-        if model not in _INFERENCE:
-            _INFERENCE[model] = zoo.inference_function(model)
-        if isinstance(x, tuple):
-            x = list(x)  # a model with several inputs
-        return _INFERENCE[model](x)
-    devices = distribution.device_mesh.devices.size
-    (padded,) = pipeline.pad_rows((x,), devices)
-    if isinstance(padded, tuple):
-        padded = list(padded)  # a model with several inputs
-    rows = pipeline.num_rows(x)
-    return keras.ops.convert_to_numpy(model.predict_on_batch(padded))[:rows]
 
 
 def finite_metrics(metrics):
@@ -301,6 +277,10 @@ def _train(task, config, extra_callbacks, dist, output, run_dir=None):
     if run_dir is not None:
         run_dir.begin()  # --overwrite empties the folder only now
     written = task.write(output, state)
+    for stage in task.stages(config, state):
+        if note:
+            print(f"stage: {stage.name}", flush=True)
+        written += stage.run(output)
     batch_size = dist.global_batch(config.batch_size)
     pad_to = pipeline.rows_multiple(batch_size, keras.backend.backend())
     train, dev, test = task.datasets(config, state, batch_size, pad_to=pad_to)
@@ -311,7 +291,8 @@ def _train(task, config, extra_callbacks, dist, output, run_dir=None):
             f"({len(train)} training batches of {batch_size}); building "
             f"the model on {keras.backend.backend()}"
             + (
-                f" with the biLM {bilm} (--pretrained none: without)"
+                f" with the pretrained biLM {bilm} (--pretrained none "
+                "trains without it)"
                 if bilm
                 else ""
             )

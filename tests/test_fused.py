@@ -6,7 +6,17 @@ and on any backend by calling PyTorch's module directly with the weights
 converted by `zoo.fused`. The JAX kernel is cuDNN-only; its weight packing
 is tested on CPU through `jax.experimental.rnn.lstm_ref`, which reads the
 same flat layout. benchmarks/gpu.py checks the cuDNN call itself.
+
+The code is in `zoo.kernels` (`zoo.fused` keeps its public names); the
+tests at the end check its dispatch: a stack asks the active backend's
+`Kernels` for each planned run and calls the layers one by one when the
+kernel declines, and only that backend's module (the one place that
+imports its framework) is loaded.
 """
+
+import ast
+import pathlib
+import sys
 
 import keras
 import numpy as np
@@ -14,6 +24,8 @@ import pytest
 
 import zoo
 from zoo import fused
+from zoo.kernels import base
+from zoo.kernels import dispatch
 from zoo.walk import iter_layers
 
 BACKEND = keras.backend.backend()
@@ -491,3 +503,90 @@ def test_jit_compile_on_torch_breaks_no_graph_in_the_stack():
     breaks = torch._dynamo.utils.counters["graph_break"]
     assert not [reason for reason in breaks if "zoo" in str(reason)], breaks
     assert not any("item" in str(reason) for reason in breaks), breaks
+
+
+class _Kernels(base.Kernels):
+    """Takes every run in the plan; `result` says what its calls do."""
+
+    def __init__(self, result):
+        self.result, self.calls = result, 0
+
+    def supports(self, cell, length, bidirectional):
+        return True
+
+    def dtype_ok(self, dtype):
+        return True
+
+    def run(self, entries, x, lengths, initial_state, return_state):
+        self.calls += 1
+        if self.result == "decline":
+            raise NotImplementedError("declined")
+        return keras.ops.zeros((x.shape[0], x.shape[1], 4))
+
+
+def test_a_stack_calls_its_backends_kernels_and_falls_back(monkeypatch):
+    """Keras's own pattern (`LSTM` asks `backend.lstm`, and loops on
+    `NotImplementedError`), on every backend through a stand-in."""
+    model = zoo.stacked_lstm(3, 4, input_dim=5, return_sequences=True)
+    _randomise(model)
+    x = _inputs()
+    with fused.disabled():
+        expected = _numpy(model(x))
+    declining = _Kernels("decline")
+    monkeypatch.setitem(dispatch._LOADED, BACKEND, declining)
+    stack = _stack(model)
+    assert fused.plan(stack, None, None, False, "float32") == ({0: 3}, None)
+    np.testing.assert_allclose(_numpy(model(x)), expected, atol=1e-6)
+    # One try for the run; then its layers one by one, Keras's calls.
+    assert declining.calls == 1
+    # The plan reads the kernels' answers: no mask here.
+    mask = np.ones((3, 7), bool)
+    assert fused.plan(stack, mask, None, False, "float32") == ({}, None)
+    taking = _Kernels("zeros")
+    monkeypatch.setitem(dispatch._LOADED, BACKEND, taking)
+    np.testing.assert_array_equal(_numpy(model(x)), np.zeros((3, 7, 4)))
+    assert taking.calls == 1
+    with fused.disabled():
+        np.testing.assert_allclose(_numpy(model(x)), expected, atol=1e-6)
+    assert taking.calls == 1
+
+
+def test_only_the_active_backends_kernels_are_loaded():
+    loaded = {
+        name for name, module in dispatch.MODULES.items()
+        if module in sys.modules
+    }  # fmt: skip
+    assert loaded == {BACKEND}
+    assert dispatch.active().name == BACKEND
+
+
+def _framework_imports(path):
+    """`(framework, at module level)` of each import of TensorFlow, JAX
+    or PyTorch in the file at `path`."""
+    tree = ast.parse(path.read_text())
+    top = set(map(id, tree.body))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module or ""]
+        else:
+            continue
+        for name in names:
+            root = name.split(".")[0]
+            if root in ("tensorflow", "jax", "torch"):
+                found.append((root, id(node) in top))
+    return found
+
+
+@pytest.mark.backend_free
+def test_each_framework_is_imported_at_the_top_of_its_kernels_module():
+    root = pathlib.Path(zoo.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        if relative == "validation.py":
+            continue  # reads a value's kind (a tracer, a graph tensor)
+        for framework, at_top in _framework_imports(path):
+            owner = f"kernels/{framework}_backend.py"
+            assert (relative, at_top) == (owner, True), (relative, framework)

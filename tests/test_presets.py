@@ -1,8 +1,14 @@
-"""`zoo.presets`: a model written as a keras-hub-style folder loads back
-the same (float16 storage within its rounding), and a damaged, changed,
-missing or mismatched preset is refused in one line."""
+"""`zoo.presets`: a task model written as a keras-hub-style folder loads
+back as its recorded class, the same (float16 storage within its
+rounding); a preset of the first format (kind only) still loads; a
+damaged, changed, missing or mismatched preset is refused in one line;
+an overwrite replaces only a preset; every shipped preset computes what
+its metadata recorded, from `zoo` alone."""
 
 import json
+import os
+import subprocess
+import sys
 
 import keras
 import numpy as np
@@ -16,9 +22,14 @@ def _outputs(model, words, chars):
     return keras.ops.convert_to_numpy(model((words, chars), training=False))
 
 
+def _bilm():
+    model, words, chars = _model()
+    return zoo.BiLM.from_network(model), words, chars
+
+
 @pytest.fixture
 def tiny(tmp_path):
-    model, words, chars = _model()
+    model, words, chars = _bilm()
     folder = tmp_path / "tiny"
     zoo.presets.save_preset(model, folder, {"command": "written by a test"})
     return model, words, chars, folder
@@ -33,10 +44,13 @@ def test_a_preset_loads_back_the_same_model(tiny, tmp_path):
     ]
     found = json.loads((folder / "metadata.json").read_text())
     assert found["kind"] == "language_model"
+    assert found["class"] == "zoo>BiLM"
     assert found["command"] == "written by a test"
     assert found["parameter_count"] == model.count_params()
     assert set(found["files"]) == {"config.json", "model.weights.h5"}
     loaded = zoo.presets.from_preset(folder, kind="language_model")
+    assert type(loaded) is zoo.BiLM
+    assert type(zoo.BiLM.from_preset(folder)) is zoo.BiLM
     np.testing.assert_array_equal(
         _outputs(loaded, words, chars), _outputs(model, words, chars)
     )
@@ -62,7 +76,7 @@ def _array_bytes(path):
 def test_a_trained_models_optimizer_state_is_left_out(tmp_path):
     import h5py
 
-    model, words, chars = _model()
+    model, words, chars = _bilm()
     zoo.language_model.compile(model, keras.optimizers.Adam(0.01))
     model.fit((words, chars), (words > 0).astype("float32"), verbose=0)
     assert model.optimizer.variables
@@ -94,14 +108,37 @@ def test_float16_storage_halves_the_weights_and_rounds_them(tiny, tmp_path):
     )
 
 
-def test_a_run_folder_loads_like_a_preset(tmp_path):
-    model, words, chars = _model()
-    (tmp_path / "run").mkdir()
-    model.save(tmp_path / "run" / "model.keras")
-    loaded = zoo.presets.from_preset(tmp_path / "run", kind="language_model")
+def _first_format(model, folder):
+    """A preset as the first release wrote it: the functional model's
+    config, its weights and a metadata.json with its kind only."""
+    folder.mkdir()
+    config = keras.saving.serialize_keras_object(model)
+    (folder / "config.json").write_text(json.dumps(config))
+    model.save_weights(folder / "model.weights.h5")
+    files = {
+        name: zoo.presets.sha256(folder / name)
+        for name in ("config.json", "model.weights.h5")
+    }
+    metadata = {"format_version": 1, "kind": "language_model", "files": files}
+    (folder / "metadata.json").write_text(json.dumps(metadata))
+
+
+def test_a_preset_of_the_first_format_loads_as_its_task_class(tmp_path):
+    model, words, chars = _model()  # a plain functional model
+    _first_format(model, tmp_path / "old")
+    loaded = zoo.presets.from_preset(tmp_path / "old")
+    assert type(loaded) is zoo.BiLM
     np.testing.assert_allclose(
         _outputs(loaded, words, chars), _outputs(model, words, chars)
     )
+
+
+def test_a_run_folder_is_no_preset(tmp_path):
+    model, _, _ = _bilm()
+    (tmp_path / "run").mkdir()
+    model.save(tmp_path / "run" / "model.keras")
+    with pytest.raises(zoo.presets.PresetError, match="a recipe's run folder"):
+        zoo.presets.from_preset(tmp_path / "run")
 
 
 def _damage(folder, how):
@@ -139,6 +176,8 @@ def test_the_wrong_kind_or_an_unknown_name_is_refused(tiny, tmp_path):
     *_, folder = tiny
     with pytest.raises(zoo.presets.PresetError, match="not a tagger"):
         zoo.presets.from_preset(folder, kind="tagger")
+    with pytest.raises(zoo.presets.PresetError, match="not a Tagger"):
+        zoo.Tagger.from_preset(folder)
     with pytest.raises(zoo.presets.PresetError, match="kind: expected one"):
         zoo.presets.from_preset(folder, kind="parser")
     with pytest.raises(zoo.presets.PresetError) as error:
@@ -147,8 +186,11 @@ def test_the_wrong_kind_or_an_unknown_name_is_refused(tiny, tmp_path):
     for name in zoo.presets.list():
         assert name in str(error.value)
     (tmp_path / "empty").mkdir()
-    with pytest.raises(zoo.presets.PresetError, match="neither metadata"):
+    with pytest.raises(zoo.presets.PresetError, match="without metadata"):
         zoo.presets.from_preset(tmp_path / "empty")
+    for bad in ("", b"en_bilm", 5, None):
+        with pytest.raises(zoo.presets.PresetError, match="^preset: expected"):
+            zoo.presets.from_preset(bad)
 
 
 def test_save_preset_refuses_what_it_cannot_write(tiny):
@@ -158,14 +200,76 @@ def test_save_preset_refuses_what_it_cannot_write(tiny):
     with pytest.raises(ValueError, match="weights_dtype: expected one of"):
         zoo.presets.save_preset(model, folder, weights_dtype="int8")
     images = keras.Sequential([keras.Input((4, 4, 3)), keras.layers.Dense(2)])
-    with pytest.raises(ValueError, match="could not say what it is"):
+    with pytest.raises(ValueError, match="record its class"):
         zoo.presets.save_preset(images, folder.parent / "x")
     assert not (folder.parent / "x").exists()
+
+
+def test_an_overwrite_replaces_only_a_preset(tiny, tmp_path):
+    model, words, chars, folder = tiny
+    # A preset is replaced once the new one is complete.
+    model.save_to_preset(folder, overwrite=True, metadata={"command": "2"})
+    assert zoo.presets.metadata(folder)["command"] == "2"
+    # Anything else is left as it is, even with overwrite.
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    with pytest.raises(FileExistsError, match="not a preset"):
+        model.save_to_preset(tmp_path / "mine", overwrite=True)
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
+    (tmp_path / "file").write_text("keep me too")
+    with pytest.raises(FileExistsError, match="not a folder"):
+        model.save_to_preset(tmp_path / "file", overwrite=True)
+    assert (tmp_path / "file").read_text() == "keep me too"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "file",
+        "mine",
+        "tiny",
+    ]
 
 
 @pytest.mark.parametrize("name", zoo.presets.list())
 def test_every_shipped_preset_verifies_its_checksums(name):
     found = zoo.presets.verify(name)
     assert found["kind"] in zoo.presets.KINDS
+    assert zoo.presets.task_class(found).preset_kind == found["kind"]
     for key in ("command", "code_version", "metrics", "printed"):
         assert found.get(key), (name, key)
+
+
+@pytest.mark.every_backend
+@pytest.mark.parametrize("name", zoo.presets.list())
+def test_a_shipped_preset_computes_what_its_metadata_recorded(name):
+    found = zoo.presets.verify(name)
+    model = zoo.presets.from_preset(name)
+    assert isinstance(model, zoo.tasks.Task)
+    assert model.count_params() == found["parameter_count"]
+    fixed = model.fixed_outputs()
+    recorded = found["fixed_inputs"]
+    assert fixed.keys() == recorded.keys()
+    for key, value in recorded.items():
+        if isinstance(value, list) and value and isinstance(value[0], float):
+            np.testing.assert_allclose(fixed[key], value, atol=2e-3)
+        else:
+            assert fixed[key] == value, key
+
+
+def test_a_shipped_preset_is_used_with_nothing_from_the_recipes():
+    code = (
+        "import sys, zoo\n"
+        "tags = zoo.pos_tag('The cat sat on the mat .')\n"
+        "phones = zoo.G2p(method='greedy')(['zoo'])\n"
+        "bilm = zoo.BiLM.from_preset('en_bilm')\n"
+        "assert tags[1] == ('cat', 'NOUN'), tags\n"
+        "assert phones == [['Z', 'UW1']], phones\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('recipes', 'harness', 'tuning', 'diagnostics'))\n"
+        "assert not loaded, loaded\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ""},
+        cwd="/",
+    )
+    assert done.returncode == 0, done.stderr[-2000:]

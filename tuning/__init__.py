@@ -10,7 +10,11 @@ runs it on several workers, and writes a table, plots and the best model.
 
 import os
 
-# Quiet TensorFlow's C++ start-up logs unless asked for (as `recipes`).
+# Quiet TensorFlow's C++ start-up logs unless asked for: the one setting
+# made at import here (never the backend), because `python -m
+# tuning.search` imports Keras through this package
+# before any entry code runs (the recipes set it in their `__main__`,
+# `harness.entry.quiet_tensorflow`).
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from tuning import space  # noqa: E402

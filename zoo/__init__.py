@@ -6,7 +6,9 @@ Importing `zoo` registers every custom layer (for `.keras` loading with
 Besides the names below, its public modules: `zoo.options` (every option,
 declared once), `zoo.cells` (every cell's facts, in one table),
 `zoo.layers`, `zoo.heads`, `zoo.language_model` (the ELMo-style
-biLM), `zoo.seq2seq`, `zoo.text`,
+biLM), `zoo.seq2seq`, `zoo.tasks` (the trained task models, which read
+raw text: `Tagger`, `TextClassifier`, `Transcriber`, `BiLM`; their
+presets in `zoo.presets`), `zoo.text`,
 `zoo.reference` (the NumPy equations), `zoo.validation` (the argument
 checks: each error names the argument, the value and what is allowed) and
 `zoo.walk` (every layer nested in a model).
@@ -18,6 +20,7 @@ from zoo import _backend
 _backend.check()
 
 from zoo import cells
+from zoo import fused  # noqa: F401  (`zoo.fused.disabled()`)
 from zoo import heads
 from zoo import language_model  # noqa: F401  (registers its layers)
 from zoo import layers
@@ -28,6 +31,7 @@ from zoo import presets
 from zoo import reference
 from zoo import schedules
 from zoo import seq2seq
+from zoo import tasks
 from zoo import text
 from zoo import validation
 from zoo import walk
@@ -61,22 +65,34 @@ from zoo.seq2seq import beam_search
 from zoo.seq2seq import build_seq2seq
 from zoo.seq2seq import greedy_decode
 from zoo.summary import summary
+from zoo.tasks import BiLM
+from zoo.tasks import G2p
+from zoo.tasks import Tagger
+from zoo.tasks import TextClassifier
+from zoo.tasks import Transcriber
+from zoo.tasks import pos_tag
+from zoo.tasks import pos_tag_sents
 from zoo.walk import reset_states
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BiLM",
     "CRF",
     "CRFLoss",
     "CharacterEncoder",
     "PACKAGE",
     "EmbeddingDropout",
+    "G2p",
     "HighwayWrapper",
     "ResidualWrapper",
     "ScalarMix",
     "Seq2Seq",
     "SequencePooling",
     "StackedRNN",
+    "Tagger",
+    "TextClassifier",
+    "Transcriber",
     "VariationalDropout",
     "WeightDropGRU",
     "WeightDropLSTM",
@@ -93,6 +109,8 @@ __all__ = [
     "layers",
     "list_models",
     "optimizers",
+    "pos_tag",
+    "pos_tag_sents",
     "options",
     "presets",
     "reference",
@@ -105,6 +123,7 @@ __all__ = [
     "stacked_rnn",
     "stacked_simple_rnn",
     "summary",
+    "tasks",
     "text",
     "validation",
     "walk",

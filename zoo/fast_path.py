@@ -12,7 +12,7 @@ The rules follow Keras 3.15's own dispatch (`keras.layers.LSTM` / `GRU`
   input projection hoisted out of the loop, on any device.
 - PyTorch: cuDNN LSTM and GRU, not with a mask. Inside a
   `zoo.layers.StackedRNN`, runs of plain LSTM / GRU layers also run as one
-  `nn.LSTM` / `nn.GRU(num_layers=L)` call on CPU and GPU (`zoo.fused`),
+  `nn.LSTM` / `nn.GRU(num_layers=L)` call on CPU and GPU (`zoo.kernels`),
   and on JAX GPUs runs of LSTM layers as one
   `jax.experimental.rnn.lstm(num_layers=L)` call; each entry's `"run"`
   names the stack layers that share a call.
@@ -121,7 +121,7 @@ def _backend_entry(layer, backend, reasons, run=None):
             "cuDNN on GPU only; not with a mask (masked batches fall back)"
         )
     gpu = "cuDNN"
-    # States are fused on PyTorch only (`zoo.fused.plan`).
+    # States are fused on PyTorch only (`zoo.kernels.planning.plan`).
     multi_layer = run is not None and run[1] - run[0] > 1 and not run[2]
     if (
         backend == "jax"
@@ -167,7 +167,7 @@ class FastPathReport(list):
     In a cell, `loop` is Keras's generic time loop around the cell,
     `scan` JAX's `lax.scan` with the input projection hoisted, `cuDNN`
     the backend's fused kernel (`cuDNN xL`: L layers in one call) and
-    `zoo nn.LSTM` the zoo's multi-layer PyTorch call (`zoo.fused`)."""
+    `zoo nn.LSTM` the zoo's multi-layer PyTorch call (`zoo.kernels`)."""
 
     def __str__(self):
         columns = [f"{b}/{d}" for b in BACKENDS for d in DEVICES]

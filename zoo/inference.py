@@ -19,16 +19,18 @@ wants is the backend's own compiled call, cached:
 Keras has no public API for this (`model.predict_on_batch` still builds
 its `predict_function` with a distribution and callbacks in mind), so it
 is written here, once: `zoo.seq2seq.compiled_decoder` and the recipes'
-`tag` / `classify` helpers use it too. The backend is imported in its own
-branch only, so the library stays backend-neutral.
+`tag` / `classify` helpers use it too. Each backend's version lives with
+that backend's kernels (`compile_function` in `zoo.kernels.torch_backend`,
+`jax_backend` and `tensorflow_backend`, of which only the active
+backend's is loaded), so this module stays backend-neutral; another
+backend gets `function` as it is.
 """
-
-import importlib
 
 import keras
 
 from zoo import validation as v
 from zoo import walk
+from zoo.kernels import dispatch
 from zoo.layers.token_embedding import TokenEmbedding
 
 
@@ -46,36 +48,9 @@ def compile_function(model, function, *, jit_compile=False):
         A function with `function`'s arguments and results.
     """
     v.check_bool("jit_compile", jit_compile)
-    backend = keras.backend.backend()
-    if backend == "tensorflow":
-        tf = importlib.import_module("tensorflow")
-        return tf.function(
-            function, jit_compile=jit_compile, reduce_retracing=True
-        )
-    if backend == "jax":
-        jax = importlib.import_module("jax")
-        variables = list(model.variables)
-
-        def stateless(values, *inputs):
-            mapping = list(zip(variables, values))
-            with keras.StatelessScope(state_mapping=mapping):
-                return function(*inputs)
-
-        compiled = jax.jit(stateless)
-
-        def run(*inputs):
-            return compiled([x.value for x in variables], *inputs)
-
-        return run
-    if backend == "torch":
-        torch = importlib.import_module("torch")
-
-        def run(*inputs):
-            with torch.inference_mode():
-                return function(*inputs)
-
-        return run
-    return function
+    return dispatch.active().compile_function(
+        model, function, jit_compile=jit_compile
+    )
 
 
 def id_checks(model):

@@ -78,3 +78,12 @@ def reset_states(model):
             layer.reset_states()
             count += 1
     return count
+
+
+def optional_layer(model, name):
+    """`model.get_layer(name)`, or None when the model has no such layer
+    (a tagger's `characters` or `crf`)."""
+    try:
+        return model.get_layer(name)
+    except ValueError:
+        return None

@@ -30,7 +30,6 @@ from harness import processes
 from harness import tf_config
 from recipes import distributed
 from recipes import launch
-from recipes import predictors
 from recipes import tagging
 from tests.recipes.test_tagging import write_corpus
 
@@ -323,7 +322,7 @@ def test_mirrored_runs_the_whole_recipe_in_process(tmp_path):
     model = keras.saving.load_model(
         tmp_path / "out" / "model.keras", safe_mode=True
     )
-    assert len(predictors.Tagger(model).tag(["the dog runs ."])[0]) == 4
+    assert len(model.tag(["the dog runs ."])[0]) == 4
     assert not (tmp_path / "out" / "backup").exists()
 
 
@@ -652,7 +651,7 @@ def test_two_workers_train_and_only_the_chief_writes(tmp_path):
     # The other worker's temporary directory is gone.
     assert list((tmp_path / "tmp").iterdir()) == []
     model = keras.saving.load_model(out / "model.keras", safe_mode=True)
-    tagged = predictors.Tagger(model).tag(["the dog sees a cat ."])[0]
+    tagged = model.tag(["the dog sees a cat ."])[0]
     assert [w for w, _ in tagged] == ["the", "dog", "sees", "a", "cat", "."]
 
 

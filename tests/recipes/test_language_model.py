@@ -38,6 +38,28 @@ def write_text(path, documents=60, sentences=8, seed=0):
     return path
 
 
+def write_mixed_text(path, documents=40, seed=0):
+    """Like `write_text`, but every other sentence is long (two clauses,
+    20-odd words), so the batches come in several widths."""
+    rng = random.Random(seed)
+
+    def clause():
+        return (
+            f"the {rng.choice(NOUNS)} {rng.choice(VERBS)} a "
+            f"{rng.choice(NOUNS)} in the {rng.choice(PLACES)}"
+        )
+
+    blocks = []
+    for _ in range(documents):
+        lines = [
+            f"{clause()} and {clause()} ." if i % 2 else f"{clause()} ."
+            for i in range(6)
+        ]
+        blocks.append(" ".join(lines))
+    path.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+    return path
+
+
 def argv(tmp_path, *extra):
     return [
         "--corpora", "", "--text-file", str(write_text(tmp_path / "t.txt")),
@@ -59,6 +81,29 @@ def test_sentences_are_cut_at_their_ends_and_into_words():
     ]
     pieces = unlabelled.sentences_of("a b c d e", max_length=2)
     assert pieces == [["a", "b"], ["c", "d"], ["e"]]
+
+
+@pytest.mark.every_backend
+def test_a_quick_run_trains_on_batches_of_several_widths(tmp_path):
+    """The recipe on every backend, with sentences short and long (word
+    widths 16 and 32 after padding): on TensorFlow its batches go through
+    `tf.data`, whose shapes must not fix a width the first batch has
+    (`generator yielded an element of shape (64, 16) where an element of
+    shape (None, 48) was expected` before)."""
+    text = write_mixed_text(tmp_path / "mixed.txt")
+    metrics = language_model.main(
+        [
+            "--corpora", "", "--text-file", str(text), "--quick",
+            "--output", str(tmp_path / "out"), "--units", "8",
+            "--char-units", "8", "--char-embedding-dim", "4",
+            "--epochs", "1", "--shards", "1", "--batch-size", "8",
+            "--num-sampled", "4", "--no-tensorboard", "--eval-examples", "0",
+        ]
+    )  # fmt: skip
+    assert metrics["epochs_run"] == 1
+    assert math.isfinite(metrics["test_forward_perplexity"])
+    model = language_model.load(tmp_path / "out")
+    assert isinstance(model, zoo.BiLM)
 
 
 @pytest.mark.every_backend
@@ -261,7 +306,7 @@ def test_a_classifier_trains_on_a_pretrained_bilm_and_reloads(
     classifier = classification.load(tmp_path / "out")
     assert classifier.characters is not None
     texts = ["The bank said profit rose", "a new phone chip"]
-    ids, chars = classifier.inputs(texts)
+    ids, chars = classifier.encode(texts)
     # One spelled word per id, in the text's own case.
     assert chars.shape[:2] == ids.shape
     spelling = classifier.characters
@@ -375,7 +420,8 @@ def test_a_run_becomes_a_checksummed_preset_that_the_recipes_load(
     # Loaded by path where a recipe takes a biLM, it computes what the
     # metadata recorded.
     model = models.load_language_model(folder)
-    fixed = language_model.TASK.preset_check(model, {})
+    assert isinstance(model, zoo.BiLM)
+    fixed = model.fixed_outputs()
     assert fixed["next_words"] == found["fixed_inputs"]["next_words"]
     for direction in ("forward_nll", "backward_nll"):
         np.testing.assert_allclose(
@@ -391,10 +437,10 @@ def test_a_run_becomes_a_checksummed_preset_that_the_recipes_load(
     corpus = write_corpus(tmp_path / "corpus")
     out = tmp_path / "out"
     for main, args, message in (
-        (presets.main, export, "exists; pass overwrite=True"),
+        (presets.main, export, "holds a preset; pass --overwrite"),
         (presets.main, ["export", str(corpus), "x"], "no config.json"),
         (presets.main, ["show", "no_such_preset"], "no such preset"),
-        (presets.main, ["fetch"], "unknown command 'fetch'"),
+        (presets.main, ["fetch"], "received 'fetch'"),
         (
             tagging.main,
             [

@@ -37,6 +37,38 @@ def test_pad_rows_adds_weight_zero_rows():
 
 
 @pytest.mark.tf_only
+def test_tf_data_batches_keep_every_width_but_one_hot_classes():
+    """Per-token targets (a language model's mask) vary in width from
+    batch to batch like the inputs; one-hot classes keep theirs."""
+
+    def collate(batch):
+        width = max(len(x) for x in batch)
+        x = pipeline.pad(batch, width=width)
+        mask = (x > 0).astype("float32")
+        return x, mask, mask
+
+    examples = [[1] * n for n in (3, 3, 9, 9, 20, 20)]
+    batches = pipeline.Batches(
+        examples, [len(x) for x in examples], 2, (4, 10), collate
+    )
+    widths = [
+        tuple(y.shape) for _, y, _ in distributed.setup().dataset(batches)
+    ]
+    assert sorted(widths) == [(2, 3), (2, 9), (2, 20)]
+
+    def classes(batch):
+        x = pipeline.pad(batch, width=max(len(x) for x in batch))
+        return x, np.eye(3, dtype="float32")[[0] * len(batch)], np.ones(2)
+
+    one_hot = pipeline.Batches(
+        examples, [len(x) for x in examples], 2, (4, 10), classes,
+        fixed_target_width=True,
+    )  # fmt: skip
+    dataset = distributed.setup().dataset(one_hot)
+    assert dataset.element_spec[1].shape.as_list() == [None, 3]
+
+
+@pytest.mark.tf_only
 def test_keras_pydataset_adapter_fixes_dimensions_its_first_two_batches_share():
     """Why `distributed.Setup.dataset` wraps the batches in `tf.data` on
     TensorFlow: Keras 3.15 infers the input signature from two batches

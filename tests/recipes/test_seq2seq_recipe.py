@@ -7,6 +7,7 @@ import keras
 import pytest
 
 import harness
+import zoo
 from recipes import scoring
 from recipes import seq2seq
 from recipes.data import cmudict
@@ -91,6 +92,7 @@ def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
     assert set(metrics["examples"]) == set(seq2seq.NEW_WORDS)
 
     model = keras.saving.load_model(out / "model.keras", safe_mode=True)
+    assert isinstance(model, zoo.Transcriber)  # it keeps its symbols
     assert model.count_params() == metrics["params"]
     transcribe = seq2seq.load(out, tiny_config(tmp_path))
     words = ["xyz", "bad", "", "bad", "kodabekodabe"]
@@ -103,14 +105,15 @@ def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
     assert set(result[0]) <= {p.rstrip("012") for p in SOUNDS.values()}
     assert transcribe.transcribe(["bad"], method="greedy") == [result[1]]
     with pytest.raises(TypeError, match="`words` must be a list"):
-        transcribe("bad")
-    with pytest.warns(UserWarning, match="longer than --max-word-length 8"):
+        transcribe.transcribe("bad")
+    assert transcribe("bad", method="greedy") == result[1]  # one word
+    with pytest.warns(UserWarning, match="longer than max_source_length=8"):
         transcribe(["kodabekodabe"])
-    # Without a config, the run's own config.json decides (its lengths).
+    # Without a config, the settings it was trained with (its lengths).
     default = seq2seq.Config().max_word_length
-    assert seq2seq.load(out).max_word_length == 8 != default
-    # As a preset: the vocabulary travels in its assets, the decoding
-    # settings in its metadata; it transcribes as the run does.
+    assert seq2seq.load(out).max_source_length == 8 != default
+    # As a preset: the symbols and the decoding settings travel in its
+    # config; it transcribes as the run does.
     from recipes import presets
 
     found = presets.main(
@@ -119,19 +122,20 @@ def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
             "--max-float16-loss", "100",  # 12 test words: a word is 8 points
         ]
     )  # fmt: skip
-    assert "assets/vocab.json" in found["files"]
+    assert set(found["files"]) == {"config.json", "model.weights.h5"}
+    assert found["class"] == "zoo>Transcriber"
     # float16's cost, measured by decoding the run's test words both ways.
     assert set(found["float16_check"]) == {"test_per", "test_wer"}
     preset = seq2seq.load(tmp_path / "g2p")
-    assert preset.max_word_length == 8
+    assert preset.max_source_length == 8
     assert preset(words[:2], method="greedy") == result[:2]
     # What the weights computed on fixed words, recorded for the tests of
-    # the shipped presets (tests/recipes/test_presets.py).
+    # the shipped presets (tests/test_presets.py).
     fixed = found["fixed_inputs"]
     assert fixed["words"] == seq2seq.NEW_WORDS
     assert len(fixed["beam_scores"]) == len(fixed["beam"]) == 5
-    default_settings = seq2seq.load(tmp_path / "g2p", seq2seq.Config())
-    words_out = default_settings(seq2seq.NEW_WORDS, method="greedy")
+    # (with the settings it was trained with, as a user gets it).
+    words_out = preset(seq2seq.NEW_WORDS, method="greedy")
     assert fixed["greedy"] == [" ".join(p) for p in words_out]
     # In one line, as g2p_en: a list gives a list per word; a string its
     # words' phonemes and its punctuation, joined by " ".

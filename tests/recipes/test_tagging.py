@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import harness
+import zoo
 from recipes import classification
-from recipes import predictors
 from recipes import settings
 from recipes import tagging
 from recipes import training
@@ -82,7 +82,7 @@ def test_tagging_run_writes_metrics_model_and_plot(tmp_path):
     model = keras.saving.load_model(out / "model.keras", safe_mode=True)
     tags = sorted({"ADJ", "ADP", "DET", "NOUN", "PRON", "VERB", "."})
     assert model.get_layer("labels").labels == ["", *tags]
-    tagged = predictors.Tagger(model).tag(["the dog sees a cat ."])[0]
+    tagged = model.tag(["the dog sees a cat ."])[0]
     assert tagged == [
         ("the", "DET"),
         ("dog", "NOUN"),
@@ -93,7 +93,8 @@ def test_tagging_run_writes_metrics_model_and_plot(tmp_path):
     ]
     # A raw string is split into words and punctuation, as the corpus is;
     # a list of words is used as it is; one result per input, in order.
-    tagger = predictors.Tagger(model)
+    tagger = model
+    assert isinstance(tagger, zoo.Tagger)  # the model.keras is one
     assert tagger.tag(["the dog sees a cat.", ["a", "cat"]]) == [
         tagged,
         [("a", "DET"), ("cat", "NOUN")],
@@ -372,12 +373,12 @@ def test_saved_tagger_tags_raw_text_in_a_new_process(tmp_path):
     out, dest = str(tmp_path / "out"), str(tmp_path)
     found = presets.main(["export", out, "t", "--dest", dest])
     fixed = found["fixed_inputs"]
-    assert fixed["sentences"] == list(tagging.CHECK_SENTENCES)
+    assert fixed["sentences"] == list(zoo.tasks.tagger.CHECK_SENTENCES)
     assert [len(t.split()) for t in fixed["tags"]] == [
-        len(s.split()) for s in tagging.CHECK_SENTENCES
+        len(s.split()) for s in zoo.tasks.tagger.CHECK_SENTENCES
     ]
     assert len(fixed["top_outputs"]) == sum(
-        len(s.split()) for s in tagging.CHECK_SENTENCES
+        len(s.split()) for s in zoo.tasks.tagger.CHECK_SENTENCES
     )
     # In one line, as NLTK's pos_tag: one sentence, raw or tokenised.
     pairs = presets.pos_tag("the dog runs.", preset=tmp_path / "t")
@@ -496,7 +497,7 @@ def test_a_registered_backbone_by_name_with_flags_overriding(tmp_path):
         dataclasses.replace(config, model="lstm_tiny", units=4, num_layers=None,
                             cell=None, bidirectional=None)
     )  # fmt: skip
-    stack = tagging.load(tmp_path / "out").model.get_layer("encoder")
+    stack = tagging.load(tmp_path / "out").get_layer("encoder")
     assert stack.name == "encoder" and metrics["params"] > 0
     widths = {
         spec.units

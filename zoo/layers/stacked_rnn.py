@@ -6,10 +6,11 @@ import dataclasses
 import keras
 
 from zoo import cells
-from zoo import fused
 from zoo import options
 from zoo import spec as spec_lib
 from zoo._package import PACKAGE
+from zoo.kernels import dispatch
+from zoo.kernels import planning
 from zoo.layers.highway_wrapper import HighwayWrapper
 from zoo.layers.residual_wrapper import ResidualWrapper
 from zoo.layers.variational_dropout import VariationalDropout
@@ -441,8 +442,8 @@ class StackedRNN(keras.layers.Layer):
     def fused_runs(self):
         """The `(start, stop)` runs of layers (stop exclusive) that a
         multi-layer kernel could compute in one call, whatever the backend
-        (`zoo.fused.candidate_runs`)."""
-        return fused.candidate_runs(self)
+        (`zoo.kernels.planning.candidate_runs`)."""
+        return planning.candidate_runs(self)
 
     def build(self, sequences_shape, initial_state_shape=None):
         if len(sequences_shape) != 3:
@@ -480,66 +481,84 @@ class StackedRNN(keras.layers.Layer):
         return per_layer
 
     def call(self, sequences, initial_state=None, mask=None, training=None):
-        fused.check_inputs(sequences, mask)
+        planning.check_inputs(sequences, mask)
         initial_states = self._split_initial_state(initial_state)
-        x = sequences
-        outputs, states = [], []
-        runs, lengths = fused.plan(
+        runs, lengths = planning.plan(
             self, mask, initial_states, training, self.compute_dtype
         )
+        x, outputs, states = sequences, [], []
         index = 0
         while index < self.num_layers:
+            # A planned run of layers as one kernel call, where the
+            # backend's kernels take it; else its bottom layer on its own
+            # (Keras's call), and the rest of the run after it.
+            called = None
             if index in runs:
-                # Layers index..stop-1 run as one multi-layer call.
                 run = self._stack_layers[index : runs[index]]
-                run_state = None
-                if initial_states is not None:
-                    run_state = [
-                        state
-                        for layer in run
-                        for state in initial_states[layer.index]
-                    ]
-                swapped = [d for layer in run for d in layer.directions]
-                with weight_dropped(swapped, training):
-                    y = fused.call_run(
-                        [layer.recurrent for layer in run],
-                        x,
-                        lengths,
-                        training,
-                        initial_state=run_state,
-                        return_state=self.return_state,
-                    )
-                if self.return_state:
-                    y, run_states = y
-                    states.extend(run_states)
-                if run[0].wrapped:  # a wrapped layer is a run of one
-                    y = run[0].block.merge(x, y, mask)
-                x = y
-                outputs.append(x)
-                for after in run[-1].after:
-                    x = after(x, training=training)
-                index += len(run)
-                continue
-            layer = self._stack_layers[index]
-            kwargs = {"mask": mask, "training": training}
-            if initial_states is not None:
-                kwargs["initial_state"] = initial_states[index]
-            # The swap is a no-op unless a layer has weight_drop > 0; it is
-            # done here so that Bidirectional's fused path sees it too.
-            with weight_dropped(layer.directions, training):
-                y = layer.block(x, **kwargs)
-            if self.return_state:
-                states.extend(y[1:])
-                y = y[0]
+                called = self._call_fused(
+                    run, x, mask, lengths, training, initial_states
+                )
+            if called is None:
+                run = self._stack_layers[index : index + 1]
+                called = self._call_layer(
+                    run[0], x, mask, training, initial_states
+                )
+            y, run_states = called
+            states.extend(run_states)
             outputs.append(y)
-            for after in layer.after:
+            for after in run[-1].after:
                 y = after(y, training=training)
             x = y
-            index += 1
+            index += len(run)
         result = outputs if self.output_mode == "all" else outputs[-1]
         if self.return_state:
             return [result, *states]
         return result
+
+    def _call_layer(self, layer, x, mask, training, initial_states):
+        """Stack layer `layer`'s block called on `x`, as Keras calls it:
+        `(output, states)`, states empty unless `return_state`."""
+        kwargs = {"mask": mask, "training": training}
+        if initial_states is not None:
+            kwargs["initial_state"] = initial_states[layer.index]
+        # The swap is a no-op unless a layer has weight_drop > 0; it is
+        # done here so that Bidirectional's fused path sees it too.
+        with weight_dropped(layer.directions, training):
+            y = layer.block(x, **kwargs)
+        if self.return_state:
+            return y[0], list(y[1:])
+        return y, []
+
+    def _call_fused(self, run, x, mask, lengths, training, initial_states):
+        """Stack layers `run` (planned by `zoo.kernels.planning.plan`) as
+        one call of the backend's kernels: `(output of the top layer,
+        states)`, or None where the kernels raise `NotImplementedError`,
+        as `keras.layers.LSTM` falls back on its own loop when
+        `backend.lstm` does."""
+        run_state = None
+        if initial_states is not None:
+            run_state = [
+                state for layer in run for state in initial_states[layer.index]
+            ]
+        swapped = [d for layer in run for d in layer.directions]
+        try:
+            with weight_dropped(swapped, training):
+                y = dispatch.active().call_run(
+                    [layer.recurrent for layer in run],
+                    x,
+                    lengths,
+                    training,
+                    initial_state=run_state,
+                    return_state=self.return_state,
+                )
+        except NotImplementedError:
+            return None
+        run_states = []
+        if self.return_state:
+            y, run_states = y
+        if run[0].wrapped:  # a wrapped layer is a run of one
+            y = run[0].block.merge(x, y, mask)
+        return y, list(run_states)
 
     def compute_output_shape(self, sequences_shape, initial_state_shape=None):
         batch, steps = sequences_shape[0], sequences_shape[1]

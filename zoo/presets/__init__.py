@@ -1,38 +1,49 @@
-"""Presets: trained models in a folder, loaded in one line, offline.
+"""Presets: trained task models in a folder, loaded in one line, offline.
 
 A preset is keras-hub's folder layout:
 
-    config.json        the model's Keras config (its vocabularies and
-                       label names are in it: `zoo.layers.TokenVocabulary`,
-                       `LabelNames` and `CharacterVocabulary` carry them)
+    config.json        the task model's Keras config (its vocabularies
+                       and label names are in it: `zoo.layers.
+                       TokenVocabulary`, `LabelNames`, `CharacterVocabulary`
+                       and a `zoo.tasks.Transcriber`'s symbols carry them)
     model.weights.h5   the weights (float16 where `save_preset` was asked
                        to store them so; they load into float32 variables)
-    assets/            files a model needs beside its config (a G2P
-                       model's letter and phoneme vocabulary), if any
-    metadata.json      what it is (`kind`), how it was trained (command,
-                       data, code version), what it scored (metrics as
-                       printed) and the SHA-256 of every file above
+    assets/            files a model needs beside its config, if any
+    metadata.json      what it is (`class`, the registered name of its
+                       `zoo.tasks` class, and `kind`), how it was trained
+                       (command, data, code version), what it scored
+                       (metrics as printed), what it computes on a few
+                       fixed inputs, and the SHA-256 of every file above
 
-The presets that ship with the package live beside this file, one
-folder each (`list()` names them). `from_preset` takes such a name, a
-preset folder of your own, or a recipe's run folder (its `model.keras`),
-checks the checksums before it reads a byte of the model, builds the
-model with `safe_mode=True` and loads the weights, on any backend.
+This module is the registry: what a preset is is written into its
+`metadata.json` when it is saved (`save_preset`, or a task model's
+`save_to_preset`) and read back when it is loaded; nothing is guessed
+from the model's layers. `from_preset` takes a shipped name (`list()`)
+or a preset folder of your own, checks the checksums before it reads a
+byte of the model, builds the recorded class with `safe_mode=True` and
+loads the weights, on any backend. A recipe's run folder is no preset:
+`python -m recipes.presets export RUN NAME` makes one of it.
+
+Presets saved before the registry recorded a class (the first release:
+`kind` only, a plain functional config or a `zoo.Seq2Seq` with its
+vocabulary in `assets/vocab.json`) load into the task class of their
+kind (`LEGACY_KINDS`).
 
 Example:
 ```python
 import zoo
 
 zoo.presets.list()  # the shipped names
-model = zoo.presets.from_preset("en_bilm", kind="language_model")
-embed = zoo.language_model.contextual_embedding(model)
+tagger = zoo.tasks.Tagger.from_preset("pos_en_universal")
+tagger.tag(["The cat sat on the mat ."])
+bilm = zoo.presets.from_preset("en_bilm")  # the recorded class: a BiLM
 ```
 
 Why hand-written: keras-hub's `from_preset` loads keras-hub's own
 `Backbone`/`Task` classes (and pulls in keras-hub and its tokenizers);
-the zoo's models are plain `keras.Model`s, so this follows its layout
-and semantics (a name or a local folder, a `metadata.json`, weights
-beside the config) without the dependency.
+this follows its layout and semantics (a name or a local folder, a
+`metadata.json`, weights beside the config) for the zoo's own task
+classes, without the dependency.
 """
 
 import datetime
@@ -47,22 +58,27 @@ import h5py
 import keras
 import numpy as np
 
-from zoo.seq2seq import Seq2Seq
-
 PRESETS_DIR = pathlib.Path(__file__).resolve().parent
 CONFIG_FILE = "config.json"
 ASSETS_DIR = "assets"
 WEIGHTS_FILE = "model.weights.h5"
 METADATA_FILE = "metadata.json"
-RUN_MODEL_FILE = "model.keras"  # a recipe's run folder
-FORMAT_VERSION = 1
+# 2: `class` recorded (the task model's registered name); 1: `kind` only.
+FORMAT_VERSION = 2
 KINDS = ("language_model", "tagger", "classifier", "seq2seq")
+# The task class a preset of the first format loads into, by its kind.
+LEGACY_KINDS = {
+    "tagger": "zoo>Tagger",
+    "classifier": "zoo>TextClassifier",
+    "seq2seq": "zoo>Transcriber",
+    "language_model": "zoo>BiLM",
+}
 WEIGHT_DTYPES = ("float32", "float16")
 
 
 class PresetError(ValueError):
     """A preset that cannot be loaded: an unknown name, a missing or
-    damaged file, a checksum that does not match, another kind of model
+    damaged file, a checksum that does not match, another class of model
     than the one asked for. The message is one line that says which."""
 
 
@@ -75,23 +91,6 @@ def list():  # noqa: A001 - keras-hub's name for it
     )
 
 
-def kind_of(model):
-    """What a model is, from its layers: `"seq2seq"` (a `zoo.Seq2Seq`),
-    `"tagger"` (a `crf` layer), `"language_model"` (a `bilm` layer),
-    else `"tagger"` for one output per token or `"classifier"` for one per
-    text; None for any other model."""
-    if isinstance(model, Seq2Seq):
-        return "seq2seq"
-    names = {layer.name for layer in model.layers}
-    if "crf" in names:
-        return "tagger"
-    if "bilm" in names:
-        return "language_model"
-    outputs = getattr(model, "outputs", None) or []
-    rank = len(outputs[0].shape) if outputs else 0
-    return {3: "tagger", 2: "classifier"}.get(rank)
-
-
 def sha256(path):
     """The SHA-256 of a file, as hex."""
     digest = hashlib.sha256()
@@ -101,46 +100,55 @@ def sha256(path):
     return digest.hexdigest()
 
 
+def _shipped():
+    return ", ".join(list()) or "none"
+
+
 def resolve(preset):
-    """The folder of `preset`: a shipped preset's name or a folder (a
-    preset's or a run's). Raises `PresetError` naming the known presets
-    when it is neither."""
-    if not isinstance(preset, (str, os.PathLike)) or not str(preset):
+    """The folder of `preset`: a shipped preset's name or a preset folder
+    (one with a `metadata.json`). Raises `PresetError` naming the shipped
+    presets when it is neither."""
+    if isinstance(preset, bytes) or not isinstance(preset, (str, os.PathLike)):
         raise PresetError(
             f"preset: expected a preset name or a folder; received "
-            f"{preset!r}. Shipped presets: {', '.join(list()) or 'none'}"
+            f"{preset!r} of type {type(preset).__name__}. Shipped presets: "
+            f"{_shipped()}"
         )
-    shipped = PRESETS_DIR / str(preset)
-    if "/" not in str(preset) and (shipped / METADATA_FILE).is_file():
-        return shipped
+    if not str(preset).strip():
+        raise PresetError(
+            f"preset: expected a preset name or a folder; received "
+            f"{str(preset)!r}. Shipped presets: {_shipped()}"
+        )
+    text = str(preset)
+    shipped = PRESETS_DIR / text
+    if os.sep not in text and "/" not in text:
+        if (shipped / METADATA_FILE).is_file():
+            return shipped
     folder = pathlib.Path(preset)
     if folder.is_dir():
-        if (folder / METADATA_FILE).is_file() or (
-            folder / RUN_MODEL_FILE
-        ).is_file():
+        if (folder / METADATA_FILE).is_file():
             return folder
+        if (folder / "model.keras").is_file():
+            raise PresetError(
+                f"preset {preset}: a recipe's run folder, not a preset "
+                "(load it with the recipe's `load`, or make it a preset "
+                "with `python -m recipes.presets export RUN NAME`)"
+            )
         raise PresetError(
-            f"preset {preset}: a folder with neither {METADATA_FILE} (a "
-            f"preset) nor {RUN_MODEL_FILE} (a recipe's run folder)"
+            f"preset {preset}: a folder without {METADATA_FILE}, so not a "
+            "preset"
         )
-    if folder.is_file() and folder.suffix == ".keras":
-        return folder
     raise PresetError(
         f"preset {preset!r}: no such preset or folder. Shipped presets: "
-        f"{', '.join(list()) or 'none'}"
+        f"{_shipped()}"
     )
 
 
 def metadata(preset):
-    """A preset's `metadata.json` (a run folder's `metrics.json`, under
-    `"metrics"`), without loading the model."""
+    """A preset's `metadata.json`, without loading the model."""
     folder = resolve(preset)
-    if folder.is_file() or not (folder / METADATA_FILE).is_file():
-        run = folder.parent if folder.is_file() else folder
-        metrics = _read_json(run / "metrics.json", preset, missing_ok=True)
-        return {"name": run.name, "kind": None, "metrics": metrics or {}}
     found = _read_json(folder / METADATA_FILE, preset)
-    if not isinstance(found, dict) or "files" not in found:
+    if not isinstance(found, dict) or not isinstance(found.get("files"), dict):
         raise PresetError(
             f"preset {preset}: {METADATA_FILE} is not a preset's metadata "
             "(no 'files' checksums)"
@@ -152,8 +160,6 @@ def verify(preset):
     """Checks every file's SHA-256 against `metadata.json`; returns the
     metadata. Raises `PresetError` for a missing or changed file."""
     found = metadata(preset)
-    if found.get("kind") is None and "files" not in found:
-        return found  # a run folder: nothing recorded to check against
     folder = resolve(preset)
     for name, expected in sorted(found["files"].items()):
         path = folder / name
@@ -169,61 +175,81 @@ def verify(preset):
     return found
 
 
-def from_preset(preset, kind=None, compile=False):
-    """Loads a preset (a shipped name or a folder) or a recipe's run
-    folder as a `keras.Model`, offline and with `safe_mode=True`.
+def class_name(found):
+    """The registered name of a preset's task class, from its metadata:
+    `class`, or the task class of its `kind` for a first-format preset."""
+    name = found.get("class") or LEGACY_KINDS.get(found.get("kind"))
+    if not isinstance(name, str):
+        raise PresetError(
+            f"preset {found.get('name', '?')}: {METADATA_FILE} names no "
+            f"class (and its kind {found.get('kind')!r} is none of "
+            f"{', '.join(KINDS)})"
+        )
+    return name
+
+
+def task_class(found, preset="?"):
+    """The `zoo.tasks` class a preset's metadata records."""
+    name = class_name(found)
+    cls = keras.saving.get_registered_object(name)
+    if not isinstance(cls, type) or not hasattr(cls, "load_preset_folder"):
+        raise PresetError(
+            f"preset {preset}: its class {name!r} is not a registered zoo "
+            "task model (zoo.tasks); import the package that defines it"
+        )
+    return cls
+
+
+def from_preset(preset, kind=None, cls=None):
+    """Loads a preset (a shipped name or a preset folder) as the task
+    model its metadata records (a `zoo.tasks` class), offline and with
+    `safe_mode=True`.
 
     Args:
-        preset: a name from `list()`, a preset folder (`save_preset`), or
-            a recipe's run folder or `model.keras`.
-        kind: when given, the kind of model expected (one of `KINDS`); a
-            preset of another kind is refused before it is loaded.
-        compile: passed to `keras.saving.load_model` for a `.keras` file
-            (a preset holds no optimizer: it is never compiled).
+        preset: a name from `list()` or a preset folder (`save_preset`).
+        kind: when given, the kind expected (one of `KINDS`); a preset of
+            another kind is refused before its model is read.
+        cls: when given, the class expected (a preset of this class or a
+            subclass); `Tagger.from_preset` passes itself.
 
     Raises:
         PresetError: an unknown name (the shipped ones are listed), a
-            missing, damaged or changed file, another kind of model.
+            missing, damaged or changed file, another kind or class.
     """
     if kind is not None and kind not in KINDS:
         raise PresetError(
             f"kind: expected one of {', '.join(KINDS)}; received {kind!r}"
         )
     found = verify(preset)
-    folder = resolve(preset)
-    recorded = found.get("kind")
-    if kind is not None and recorded is not None and recorded != kind:
-        raise PresetError(f"preset {preset}: a {recorded} preset, not a {kind}")
-    if recorded is None:  # a run folder
-        path = folder if folder.is_file() else folder / RUN_MODEL_FILE
-        try:
-            model = keras.saving.load_model(
-                path, safe_mode=True, compile=compile
-            )
-        except Exception as error:  # noqa: BLE001 - any load failure
-            raise PresetError(
-                f"preset {preset}: cannot load {path.name} ({_first(error)})"
-            ) from None
-    else:
-        model = _build(folder, preset)
-    found_kind = kind_of(model)
+    recorded = task_class(found, preset)
+    found_kind = getattr(recorded, "preset_kind", None)
     if kind is not None and found_kind != kind:
         raise PresetError(
-            f"preset {preset}: a {found_kind or 'model of another kind'}, "
-            f"not a {kind}"
+            f"preset {preset}: a {found_kind} preset, not a {kind}"
         )
-    return model
+    if cls is not None and not issubclass(recorded, cls):
+        raise PresetError(
+            f"preset {preset}: a {recorded.__name__} preset ({found_kind}), "
+            f"not a {cls.__name__}"
+        )
+    return recorded.load_preset_folder(resolve(preset), found, preset)
 
 
-def _build(folder, preset):
+def build_from_config(folder, preset):
+    """The model `config.json` of a preset folder describes, weights not
+    yet loaded."""
     config = _read_json(folder / CONFIG_FILE, preset)
     try:
-        model = keras.saving.deserialize_keras_object(config, safe_mode=True)
+        return keras.saving.deserialize_keras_object(config, safe_mode=True)
     except Exception as error:  # noqa: BLE001 - any config failure
         raise PresetError(
             f"preset {preset}: {CONFIG_FILE} does not build a model "
             f"({_first(error)})"
         ) from None
+
+
+def load_weights(model, folder, preset):
+    """Loads a preset folder's weights into `model` (one line on failure)."""
     try:
         model.load_weights(folder / WEIGHTS_FILE)
     except Exception as error:  # noqa: BLE001 - any weights failure
@@ -242,18 +268,22 @@ def save_preset(
     overwrite=False,
     assets=None,
 ):
-    """Writes `model` as a preset folder and returns its metadata.
+    """Writes `model`, a `zoo.tasks` task model, as a preset folder and
+    returns its metadata (`model.save_to_preset(folder)` calls this).
 
     Args:
-        model: a built `keras.Model` whose layers are all registered (a
-            recipe's model is).
+        model: a built `zoo.tasks` model (`Tagger`, `TextClassifier`,
+            `Transcriber`, `BiLM`); its registered class is recorded.
         folder: where to write it; written whole or not at all (a
-            temporary folder beside it, renamed at the end).
+            temporary folder beside it, renamed at the end). With
+            `overwrite`, an existing folder is replaced only once the new
+            one is complete, and only if it is a preset (it holds a
+            `metadata.json`) or empty: nothing else is ever deleted.
         metadata: what to record besides what is found here (the training
             command, the data, the metrics as printed, the code version).
         weights_dtype: `"float16"` stores every float32 weight in float16
             (half the size; measure what it costs before shipping it).
-        overwrite: replace an existing `folder`.
+        overwrite: replace an existing preset `folder`.
         assets: `{name: path}` of files to copy into `assets/` (checksummed
             like the rest; `asset(preset, name)` finds them).
     """
@@ -262,18 +292,16 @@ def save_preset(
             f"weights_dtype: expected one of {', '.join(WEIGHT_DTYPES)}; "
             f"received {weights_dtype!r}"
         )
-    folder = pathlib.Path(folder)
-    if folder.exists() and not overwrite:
-        raise FileExistsError(
-            f"folder {folder} exists; pass overwrite=True to replace it"
-        )
-    kind = kind_of(model)
-    if kind is None:
+    kind = getattr(model, "preset_kind", None)
+    if kind not in KINDS or not hasattr(model, "load_preset_folder"):
         raise ValueError(
-            "model: not a language model, tagger, classifier or seq2seq "
-            "model (`kind_of` found none), so a preset could not say what "
-            "it is"
+            "model: expected a zoo task model (zoo.tasks.Tagger, "
+            "TextClassifier, Transcriber or BiLM), so that the preset can "
+            f"record its class; received {type(model).__name__} (wrap a "
+            "functional model with e.g. zoo.tasks.Tagger.from_network)"
         )
+    folder = pathlib.Path(folder)
+    _check_target(folder, overwrite)
     folder.parent.mkdir(parents=True, exist_ok=True)
     work = pathlib.Path(
         tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent)
@@ -302,6 +330,7 @@ def save_preset(
         found = {
             "format_version": FORMAT_VERSION,
             "name": folder.name,
+            "class": keras.saving.get_registered_name(type(model)),
             "kind": kind,
             "parameter_count": int(model.count_params()),
             "weights_dtype": weights_dtype,
@@ -316,14 +345,88 @@ def save_preset(
         with open(work / METADATA_FILE, "w") as handle:
             json.dump(found, handle, indent=1)
             handle.write("\n")
-        if folder.exists():
-            shutil.rmtree(folder)
-        os.replace(work, folder)
-        os.chmod(folder, 0o755)  # mkdtemp's folder is private
+        os.chmod(work, 0o755)  # mkdtemp's folder is private
+        _replace(work, folder)
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
     return found
+
+
+def _check_target(folder, overwrite):
+    """Refuses to write over anything but a preset (or an empty folder)."""
+    if not folder.exists() and not folder.is_symlink():
+        return
+    if not overwrite:
+        raise FileExistsError(
+            f"folder {folder} exists; pass overwrite=True to replace it"
+        )
+    if folder.is_symlink() or not folder.is_dir():
+        raise FileExistsError(
+            f"folder {folder}: not a folder (a file or a link); nothing "
+            "was replaced"
+        )
+    if any(folder.iterdir()) and not (folder / METADATA_FILE).is_file():
+        raise FileExistsError(
+            f"folder {folder} holds files but no {METADATA_FILE}: not a "
+            "preset, so it is not replaced"
+        )
+
+
+def _replace(work, folder):
+    """Puts the finished `work` folder in `folder`'s place; an old preset
+    there is moved aside first and deleted only after the swap."""
+    old = None
+    if folder.exists():
+        old = folder.with_name(f".{folder.name}.old.{os.getpid()}")
+        os.replace(folder, old)
+    try:
+        os.replace(work, folder)
+    except OSError:
+        if old is not None:
+            os.replace(old, folder)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def upgrade(preset, folder=None):
+    """Rewrites a first-format preset (kind only) in the current format:
+    the same weights in the same dtype, its task class's config and
+    `class` recorded, the old metadata kept (its first `date_saved` as
+    `first_saved`). `folder`: where to write it (default: in place, the
+    new folder replacing the old one once complete). Returns the new
+    metadata; a preset already in the current format is left as it is."""
+    found = verify(preset)
+    target = pathlib.Path(folder) if folder is not None else resolve(preset)
+    if found.get("format_version") == FORMAT_VERSION and folder is None:
+        return found
+    model = from_preset(preset)
+    kept = {
+        key: value
+        for key, value in found.items()
+        if key
+        not in (
+            "files",
+            "format_version",
+            "class",
+            "name",
+            "date_saved",
+            "keras_version",
+            "saved_on_backend",
+            "weights_dtype",
+            "parameter_count",
+        )
+    }
+    kept["first_saved"] = found.get("first_saved", found.get("date_saved"))
+    kept["upgraded_from_format"] = found.get("format_version", 1)
+    return save_preset(
+        model,
+        target,
+        kept,
+        weights_dtype=found.get("weights_dtype", "float32"),
+        overwrite=True,
+    )
 
 
 def asset(preset, name):
@@ -367,10 +470,8 @@ def _to_float16(path):
     os.replace(half, path)
 
 
-def _read_json(path, preset, missing_ok=False):
+def _read_json(path, preset):
     if not path.is_file():
-        if missing_ok:
-            return None
         raise PresetError(f"preset {preset}: {path.name} is missing")
     try:
         with open(path, encoding="utf-8") as handle:
@@ -381,6 +482,11 @@ def _read_json(path, preset, missing_ok=False):
         ) from None
 
 
+def read_json(folder, name, preset):
+    """A JSON file of a preset folder (one line if missing or damaged)."""
+    return _read_json(pathlib.Path(folder) / name, preset)
+
+
 def _first(error):
     lines = str(error).strip().splitlines()
     return lines[0] if lines else type(error).__name__
@@ -388,12 +494,19 @@ def _first(error):
 
 __all__ = [
     "KINDS",
+    "LEGACY_KINDS",
     "PresetError",
     "asset",
     "from_preset",
-    "kind_of",
     "list",
+    "class_name",
+    "build_from_config",
+    "load_weights",
     "metadata",
+    "task_class",
+    "upgrade",
+    "read_json",
+    "resolve",
     "round_to_float16",
     "save_preset",
     "sha256",

@@ -1,13 +1,4 @@
-"""`make demo-stacks`: build each cell's stack, train it, print a table.
-
-    python -m recipes.stacks [--epochs 6] [--output runs/demo-stacks] [--seed 0]
-
-The task is generated, so it needs no data (`recipes.data.synthetic`):
-each timestep of a random sequence is labelled with whether the running
-sum of its first feature is positive so far, which needs memory across
-timesteps.
-Results: a table on screen, `metrics.json` and `loss.png` in `--output`.
-"""
+"""`python -m recipes.stacks`: the comparison of the three cells."""
 
 import pathlib
 import sys
@@ -15,7 +6,7 @@ import time
 
 import keras
 
-import harness
+import recipes.stacks as package
 import zoo
 from harness import files
 from harness import flags
@@ -69,13 +60,29 @@ def plot(histories, path):
 
 
 def main(argv=None):
+    """`python -m recipes.stacks` with the arguments `argv`; returns a
+    result row per cell."""
     parser = flags.ArgumentParser(
-        prog="python -m recipes.stacks", description=__doc__.splitlines()[0]
+        prog="python -m recipes.stacks",
+        description=flags.describe(package.__doc__),
     )
-    parser.add_argument("--epochs", type=int, default=6)
-    parser.add_argument("--output", default="runs/demo-stacks")
     parser.add_argument(
-        "--seed", action=flags.Setting, parse=flags.parse_seed, default=0
+        "--epochs",
+        type=int,
+        default=6,
+        help="epochs each cell's stack trains (default: 6)",
+    )
+    parser.add_argument(
+        "--output",
+        default="runs/demo-stacks",
+        help="where metrics.json and loss.png go (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--seed",
+        action=flags.Setting,
+        parse=flags.parse_seed,
+        default=0,
+        help="seeds the generated task and each model's weights (default: 0)",
     )
     args = parser.parse_args(argv)
     flags.check_range("epochs", args.epochs, low=1)
@@ -144,7 +151,3 @@ def _compare(args, output):
     plot(histories, output / "loss.png")
     print(f"\nWrote {output / 'metrics.json'} and {output / 'loss.png'}")
     return results
-
-
-if __name__ == "__main__":
-    harness.run_cli(main)

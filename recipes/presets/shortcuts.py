@@ -1,0 +1,49 @@
+"""The one-line APIs under their earlier names: `zoo.pos_tag`,
+`zoo.pos_tag_sents` and `zoo.G2p`, which also take a recipe's run folder
+(loaded by the recipe) where the library takes a preset."""
+
+import functools
+import pathlib
+
+import zoo
+from recipes.seq2seq import task as seq2seq_task
+from recipes.tagging import task as tagging_task
+from zoo.tasks.shortcuts import TAGGER
+from zoo.tasks.shortcuts import TRANSCRIBER
+
+
+@functools.lru_cache(maxsize=8)
+def _load_run(path, task):
+    return task.load(path)
+
+
+def _run_or_preset(preset, task):
+    """A run folder's task model (`task.load`, once per process), else
+    `preset` as it is."""
+    if isinstance(preset, (str, pathlib.Path)):
+        path = pathlib.Path(preset)
+        if (path / "model.keras").is_file() or path.suffix == ".keras":
+            return _load_run(path.resolve(), task)
+    return preset
+
+
+def pos_tag_sents(sentences, preset=TAGGER):
+    """`zoo.pos_tag_sents`; `preset` may also be a tagging run's folder."""
+    return zoo.pos_tag_sents(
+        sentences, _run_or_preset(preset, tagging_task.TASK)
+    )
+
+
+def pos_tag(tokens, preset=TAGGER):
+    """`zoo.pos_tag`; `preset` may also be a tagging run's folder."""
+    return zoo.pos_tag(tokens, _run_or_preset(preset, tagging_task.TASK))
+
+
+class G2p(zoo.G2p):
+    """`zoo.G2p`; `preset` may also be a G2P run's folder."""
+
+    def __init__(self, preset=TRANSCRIBER, method="beam"):
+        super().__init__(_run_or_preset(preset, seq2seq_task.TASK), method)
+
+
+__all__ = ["TAGGER", "TRANSCRIBER", "G2p", "pos_tag", "pos_tag_sents"]

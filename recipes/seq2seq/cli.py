@@ -1,0 +1,82 @@
+"""`python -m recipes.seq2seq`: train and evaluate a G2P model, or
+`predict` with one (a run folder or a preset) on words, one a line."""
+
+import sys
+import warnings
+
+import harness
+import recipes.seq2seq as package
+from recipes import cli
+from recipes.seq2seq import config
+from recipes.seq2seq.task import TASK
+
+
+def transcribe_lines(transcriber, lines, args):
+    """Each line's phonemes (`--with-words`: after the word and a tab)."""
+    words = [line.strip() for line in lines]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # cut words: said once below
+        phones = transcriber.transcribe(words, method=args.method)
+    long = [w for w in words if len(w) > transcriber.max_source_length]
+    if long:
+        print(
+            f"warning: {len(long)} word(s) longer than "
+            f"{transcriber.max_source_length} letters were cut (e.g. "
+            f"{long[0]!r})",
+            file=sys.stderr,
+        )
+    return [
+        (f"{word}\t" if args.with_words else "") + " ".join(p)
+        for word, p in zip(words, phones)
+    ]
+
+
+PREDICT_OPTIONS = (
+    (
+        ("--method",),
+        {
+            "default": "beam",
+            "choices": ("beam", "greedy"),
+            "help": "beam search (the run's width and length penalty) or "
+            "greedy decoding (default: beam)",
+        },
+    ),
+    (
+        ("--with-words",),
+        {
+            "action": "store_true",
+            "help": "write WORD<TAB>PHONEMES (default: the phonemes only)",
+        },
+    ),
+)
+
+
+def main(argv=None):
+    """`python -m recipes.seq2seq` with the command-line arguments
+    `argv` (a list of strings; default `sys.argv[1:]`); returns the run's
+    metrics. Bad arguments raise `harness.UsageError` (one line, exit 2
+    from the command line).
+
+    `python -m recipes.seq2seq predict --model NAME_OR_RUN` transcribes
+    each line of `--input` (a word; standard input by default) and writes
+    its phonemes, one line per line."""
+    return cli.main(
+        TASK,
+        "python -m recipes.seq2seq",
+        package.__doc__,
+        config.HELP,
+        argv,
+        predictor=cli.Predictor(
+            load_for_cli, transcribe_lines, "word", PREDICT_OPTIONS
+        ),
+    )
+
+
+def load_for_cli(path):
+    """`load`, its failures one line naming --model."""
+    try:
+        return TASK.load(path)
+    except harness.UsageError:
+        raise  # already one line
+    except (OSError, ValueError) as error:
+        raise harness.UsageError(f"--model {path}: {error}") from None

@@ -1,0 +1,6 @@
+"""`python -m recipes.stacks`: the backend first, then the command."""
+
+from harness import entry
+
+if __name__ == "__main__":
+    entry.main_of("recipes.stacks.cli", first=("zoo",))

@@ -1,0 +1,52 @@
+"""`python -m recipes.tagging`: train and evaluate a tagger, or `predict`
+with one (a run folder or a preset) on lines of text."""
+
+import recipes.tagging as package
+from recipes import cli
+from recipes.tagging import config
+from recipes.tagging.task import TASK
+
+PREDICT_OPTIONS = (
+    (
+        ("--tokenized",),
+        {
+            "action": "store_true",
+            "help": "the words of a line are separated by spaces (default: "
+            "raw text, split into words and punctuation)",
+        },
+    ),
+    (
+        ("--separator",),
+        {"default": "/", "help": "between a word and its tag (default: /)"},
+    ),
+)
+
+
+def tag_lines(tagger, lines, args):
+    """`word/TAG ...` for each line: raw text, or `--tokenized` words."""
+    sentences = [line.split() if args.tokenized else line for line in lines]
+    return [
+        " ".join(f"{word}{args.separator}{tag}" for word, tag in pairs)
+        for pairs in tagger.tag(sentences)
+    ]
+
+
+def main(argv=None):
+    """`python -m recipes.tagging` with the command-line arguments
+    `argv` (a list of strings; default `sys.argv[1:]`); returns the run's
+    metrics. Bad arguments raise `harness.UsageError` (one line, exit 2
+    from the command line).
+
+    `python -m recipes.tagging predict --model NAME_OR_RUN` tags each line
+    of `--input` (standard input by default) and writes `word/TAG ...`,
+    one line per line."""
+    return cli.main(
+        TASK,
+        "python -m recipes.tagging",
+        package.__doc__,
+        config.HELP,
+        argv,
+        predictor=cli.Predictor(
+            TASK.load, tag_lines, "sentence", PREDICT_OPTIONS
+        ),
+    )

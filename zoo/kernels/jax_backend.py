@@ -1,0 +1,83 @@
+"""The JAX backend's kernels: runs of two or more LSTM layers as one
+`jax.experimental.rnn.lstm(num_layers=L)` call (cuDNN), on a GPU only,
+float32, without a mask or states; and `jax.jit` for
+`zoo.inference_function`.
+
+JAX has no cuDNN GRU, and for a one-layer run Keras already makes the
+same call (`keras.layers.LSTM` asks `backend.lstm`), so only deeper LSTM
+runs gain. The instance holds nothing that a call changes: the calls are
+pure functions of their inputs, so threads need no care here.
+"""
+
+import jax
+import jax.numpy as jnp
+import keras
+from jax.experimental import rnn
+
+from zoo import cells
+from zoo.kernels import base
+from zoo.kernels import weights
+from zoo.walk import directions
+
+
+class JaxKernels(base.Kernels):
+    """The JAX backend's kernels (cuDNN on a GPU)."""
+
+    name = "jax"
+
+    def supports(self, cell, length, bidirectional):
+        # Keras itself already makes one cuDNN call per (bi)layer.
+        return (
+            super().supports(cell, length, bidirectional)
+            and length >= 2
+            and jax.default_backend() == "gpu"
+        )
+
+    def dtype_ok(self, dtype):
+        return cells.fused_dtype("jax", dtype, "gpu")
+
+    def run(self, entries, x, lengths, initial_state, return_state):
+        top = directions(entries[-1])
+        count = len(top)
+        units = top[0].cell.units
+        batch = x.shape[0]
+        zeros = jnp.zeros((len(entries) * count, batch, units), x.dtype)
+        y, h, _ = rnn.lstm(
+            x,
+            zeros,
+            zeros,
+            weights.keras_to_cudnn_flat(entries, x.dtype),
+            jnp.full((batch,), x.shape[1], dtype=jnp.int32),
+            input_size=x.shape[-1],
+            hidden_size=units,
+            num_layers=len(entries),
+            dropout=0.0,
+            bidirectional=count == 2,
+        )
+        if top[0].return_sequences:
+            return y
+        if count == 2:
+            return jnp.concatenate([h[-2], h[-1]], axis=-1)
+        return h[-1]
+
+    def compile_function(self, model, function, jit_compile=False):
+        """A `jax.jit` function that takes the model's current variable
+        values at each call (through `keras.StatelessScope`), so weights
+        trained later are used without recompiling; each new input shape
+        compiles once."""
+        variables = list(model.variables)
+
+        def stateless(values, *inputs):
+            mapping = list(zip(variables, values))
+            with keras.StatelessScope(state_mapping=mapping):
+                return function(*inputs)
+
+        compiled = jax.jit(stateless)
+
+        def run(*inputs):
+            return compiled([x.value for x in variables], *inputs)
+
+        return run
+
+
+KERNELS = JaxKernels()

@@ -1,0 +1,117 @@
+"""`Tagger`: a sequence tagger (POS, entities) that reads raw text."""
+
+import keras
+
+from zoo import text as text_lib
+from zoo._package import PACKAGE
+from zoo.tasks.task import LabelledText
+from zoo.tasks.task import Task
+from zoo.tasks.task import check_list
+from zoo.walk import optional_layer
+
+# What a preset records the outputs of (`Tagger.fixed_outputs`).
+CHECK_SENTENCES = (
+    "The keys to the cabinet are on the table .",
+    "Can you book a flight to Boston for Friday ?",
+    "I refuse to collect the refuse around here .",
+)
+
+
+@keras.saving.register_keras_serializable(package=PACKAGE)
+class Tagger(LabelledText, Task, keras.Model):
+    """Tags each word of a sentence: a functional model from token ids
+    (and each word's character ids) to one tag distribution per word.
+
+    Built by `zoo.heads.sequence_tagger` with `vocabulary`, `labels` (and
+    `characters`): its layers `vocabulary` (a `zoo.layers.
+    TokenVocabulary`), `labels` (`zoo.layers.LabelNames`, column 0 the
+    padding) and, where it reads characters, `characters`
+    (`zoo.layers.CharacterVocabulary`); a CRF tagger has a `crf` layer,
+    whose Viterbi path gives the tags.
+
+    Example:
+    ```python
+    tagger = zoo.tasks.Tagger.from_preset("pos_en_universal")
+    tagger.tag(["The cat sat on the mat ."])
+    # [[('The', 'DET'), ('cat', 'NOUN'), ...]]
+    tagger(["Time flies"])           # raw text: the same as `tag`
+    ```
+    """
+
+    preset_kind = "tagger"
+    built_by = "zoo.heads.sequence_tagger(..., vocabulary=..., labels=...)"
+
+    @property
+    def crf(self):
+        """The `zoo.layers.CRF`, or None for a softmax tagger."""
+        return optional_layer(self, "crf")
+
+    def encode(self, sentences):
+        """The model's inputs for lists of words: ids (and characters)."""
+        ids = self.vocabulary.encode(sentences)
+        characters = self.characters
+        if characters is None:
+            return ids
+        return ids, characters.encode(sentences, width=ids.shape[1])
+
+    def tag_ids(self, inputs):
+        """The best tag column per token (0 on padding): the argmax of the
+        softmax, or the CRF's Viterbi path (never the padding column)."""
+        ids = inputs[0] if isinstance(inputs, tuple) else inputs
+        outputs = self.infer(inputs)
+        crf = self.crf
+        if crf is None:
+            return (outputs[..., 1:].argmax(axis=-1) + 1) * (ids > 0)
+        outputs[..., 0] = -1e9
+        return keras.ops.convert_to_numpy(crf.decode(outputs, ids > 0))
+
+    def predict_tags(self, sentences, batch_size=64):
+        """Tags for lists of words, batched by length (little padding)."""
+        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+        labels = self.labels
+        result = [None] * len(sentences)
+        for start in range(0, len(order), batch_size):
+            batch = order[start : start + batch_size]
+            columns = self.tag_ids(self.encode([sentences[i] for i in batch]))
+            for i, row in zip(batch, columns):
+                result[i] = [labels[j] for j in row[: len(sentences[i])]]
+        return result
+
+    def tag(self, sentences, batch_size=64):
+        """`[[(word, tag), ...], ...]`, one list per sentence.
+
+        A sentence is a list of words (used as they are) or a raw string,
+        split into words and punctuation by `zoo.text.tokenize` with
+        `split_punctuation=True` (`"Pass the butter!"` -> `Pass`, `the`,
+        `butter`, `!`), as the training corpora are tokenised.
+        """
+        check_list("sentences", sentences, "a list of sentences")
+        words = [
+            text_lib.tokenize(s, lowercase=False, split_punctuation=True)
+            if isinstance(s, str)
+            else list(s)
+            for s in sentences
+        ]
+        tags = self.predict_tags(words, batch_size)
+        return [list(zip(w, t)) for w, t in zip(words, tags)]
+
+    def run_text(self, inputs, batch_size=64):
+        if isinstance(inputs, str):
+            return self.tag([inputs], batch_size)[0]
+        return self.tag(inputs, batch_size)
+
+    def fixed_outputs(self, sentences=CHECK_SENTENCES):
+        """The tags of `sentences` and each token's highest output (a
+        softmax probability, or a CRF tagger's emission score), rounded
+        to 4 places."""
+        words = [s.split() for s in sentences]
+        outputs = self.infer(self.encode(words))
+        return {
+            "sentences": list(sentences),
+            "tags": [" ".join(tags) for tags in self.predict_tags(words)],
+            "top_outputs": [
+                round(float(x), 4)
+                for row, w in zip(outputs.max(axis=-1), words)
+                for x in row[: len(w)]
+            ],
+        }

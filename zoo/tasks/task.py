@@ -1,0 +1,264 @@
+"""`Task`: what the zoo's trained models share (keras-hub's Task shape).
+
+A task model is a `keras.Model` that carries its preprocessing: its
+vocabularies and label names are layers (or config) of the model, so
+after `from_preset(...)`, or a reload with `safe_mode=True`, raw text
+goes in and words, tags, classes or phonemes come out:
+
+    tagger = zoo.tasks.Tagger.from_preset("pos_en_universal")
+    tagger.tag(["The cat sat on the mat ."])   # [[("The", "DET"), ...]]
+    tagger(["The cat sat on the mat ."])       # the same: raw text in
+    tagger.predict(["The cat sat ."])          # the same
+    tagger.save_to_preset("my_tagger")         # a preset folder
+
+On arrays (token ids), `__call__` and `predict` are Keras's own, so a
+task model trains with `fit`, nests in other models and saves to
+`.keras` like any functional model. Raw text is a string, or a list or
+tuple whose items are strings (or lists of strings, pre-split words);
+anything else goes to Keras.
+
+Raw text runs through `zoo.inference_function`, the model's forward pass
+compiled once for the backend (not `predict`'s per-call machinery),
+made on first use and shared by the threads that use the model.
+
+Why a mixin rather than keras-hub's base class: three of the tasks are
+functional models (`keras.Model(inputs, outputs)`, revived as such by
+Keras), the transcriber is a `zoo.Seq2Seq` (a model whose constructor
+arguments are its config); one mixin gives all four the same preset,
+raw-text and inference methods without a second model hierarchy.
+"""
+
+import threading
+
+import keras
+import numpy as np
+
+from zoo import inference
+from zoo import presets
+from zoo import walk
+
+_LOCK = threading.Lock()
+
+
+def is_text(value):
+    """Whether `value` is raw text for a task model: a string, or a
+    non-empty list or tuple of strings or of lists of strings."""
+    if isinstance(value, str):
+        return True
+    if not isinstance(value, (list, tuple)) or not value:
+        return False
+    return all(
+        isinstance(item, str)
+        or (
+            isinstance(item, (list, tuple))
+            and all(isinstance(word, str) for word in item)
+        )
+        for item in value
+    )
+
+
+def check_list(name, values, what="a list (one item per input)"):
+    """Refuses a plain string (or bytes, or a non-list) where a list of
+    inputs is expected: a string would be read as a list of characters."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(
+            f"`{name}` must be {what}; received a single "
+            f"{type(values).__name__} {values[:40]!r}. Wrap it in a list."
+        )
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(
+            f"`{name}` must be {what}; received {type(values).__name__}."
+        )
+
+
+class Task:
+    """The mixin of every `zoo.tasks` model: presets, raw text in, and
+    the compiled inference call.
+
+    A subclass sets `preset_kind` (one of `zoo.presets.KINDS`) and
+    `run_text(inputs, **kwargs)`, what raw text in `__call__` and
+    `predict` does; `fixed_outputs()` is what a preset records about the
+    model's outputs on a few fixed inputs (tested on every backend).
+    """
+
+    preset_kind = None
+
+    # ---- presets --------------------------------------------------------
+    @classmethod
+    def from_preset(cls, preset, **kwargs):
+        """Loads a preset of this class (or a subclass): a shipped name
+        (`zoo.presets.list()`) or a preset folder; checksums first, then
+        `safe_mode=True`. `kwargs` are the class's `from_preset`
+        options (a `Transcriber`'s decoding settings)."""
+        model = presets.from_preset(preset, cls=cls)
+        return model.configure(**kwargs) if kwargs else model
+
+    def configure(self, **kwargs):
+        """Sets inference options after loading (none by default)."""
+        if kwargs:
+            raise TypeError(
+                f"{type(self).__name__}.from_preset takes no option "
+                f"{sorted(kwargs)[0]!r}"
+            )
+        return self
+
+    def save_to_preset(
+        self,
+        folder,
+        *,
+        metadata=None,
+        weights_dtype="float32",
+        overwrite=False,
+        assets=None,
+    ):
+        """Writes the model as a preset folder (`zoo.presets.save_preset`);
+        returns its metadata. The model's outputs on `fixed_outputs()`'s
+        inputs are recorded with it (after float16's rounding, if asked),
+        unless `metadata` already holds `fixed_inputs`."""
+        metadata = dict(metadata or {})
+        if "fixed_inputs" not in metadata:
+            fixed = self.fixed_outputs()
+            if fixed is not None:
+                metadata["fixed_inputs"] = fixed
+        return presets.save_preset(
+            self,
+            folder,
+            metadata,
+            weights_dtype=weights_dtype,
+            overwrite=overwrite,
+            assets=assets,
+        )
+
+    @classmethod
+    def load_preset_folder(cls, folder, found, preset):
+        """The model of a verified preset folder (`found`: its metadata):
+        its config built, its weights loaded. A first-format preset (a
+        plain functional config) is wrapped in this class."""
+        model = presets.build_from_config(folder, preset)
+        presets.load_weights(model, folder, preset)
+        if not isinstance(model, cls):
+            model = cls.from_network(model)
+        return model
+
+    @classmethod
+    def from_network(cls, model):
+        """This task class on the layers of a functional `model` (the
+        same layers and weights, shared), e.g. a model built by
+        `zoo.heads` or saved by an earlier release."""
+        if isinstance(model, cls):
+            return model
+        if not isinstance(model, keras.Model) or not hasattr(model, "input"):
+            raise TypeError(
+                f"`model` must be a functional keras.Model to wrap as a "
+                f"{cls.__name__}; received {type(model).__name__}."
+            )
+        wrapped = cls(inputs=model.input, outputs=model.output, name=model.name)
+        wrapped.check_network()
+        return wrapped
+
+    # The layers (by name) a network must have for this task, and the
+    # builder that makes them (`check_network`'s message).
+    required_layers = ()
+    built_by = ""
+
+    def check_network(self):
+        """Raises a `ValueError` naming what this task needs and the model
+        lacks (a layer by name); called by `from_network`."""
+        for name in self.required_layers:
+            if walk.optional_layer(self, name) is None:
+                raise ValueError(
+                    f"`model` ({self.name}) has no `{name}` layer, so it "
+                    f"cannot read raw text as a {type(self).__name__}: "
+                    f"build it with {self.built_by}"
+                )
+
+    def fixed_outputs(self):
+        """What a preset records of the model's outputs on a few fixed
+        inputs (JSON), or None."""
+        return None
+
+    # ---- raw text -------------------------------------------------------
+    def run_text(self, inputs, **kwargs):
+        """What raw text does in `__call__` and `predict`."""
+        raise NotImplementedError
+
+    def __call__(self, *args, **kwargs):
+        if args and is_text(args[0]):
+            return self.run_text(*args, **kwargs)
+        return super().__call__(*args, **kwargs)
+
+    def predict(self, x, *args, **kwargs):
+        """Raw text: `run_text(x)` (the task's results); arrays: Keras's
+        `predict`."""
+        if is_text(x):
+            batch_size = kwargs.get("batch_size") or (args[:1] or [None])[0]
+            options = {"batch_size": batch_size} if batch_size else {}
+            return self.run_text(x, **options)
+        return super().predict(x, *args, **kwargs)
+
+    # ---- the compiled call ----------------------------------------------
+    def cached_function(self, key, make):
+        """`make()`, made once per model and `key` and kept (thread-safe):
+        the model's compiled inference functions."""
+        cache = self.__dict__.get("_zoo_compiled")
+        if cache is None or key not in cache:
+            with _LOCK:
+                cache = self.__dict__.get("_zoo_compiled")
+                if cache is None:
+                    cache = {}
+                    # Untracked: a cache, not state Keras should save.
+                    object.__setattr__(self, "_zoo_compiled", cache)
+                if key not in cache:
+                    cache[key] = make()
+        return cache[key]
+
+    def infer(self, inputs):
+        """The model's outputs (NumPy) for model inputs (an array, or a
+        tuple or list of them), dropout off: through
+        `zoo.inference_function`, or, under a `keras.distribution` (JAX's
+        data parallelism), `predict_on_batch` on rows padded to a
+        multiple of the devices (it splits a batch evenly or not at all)."""
+        if isinstance(inputs, tuple):
+            inputs = list(inputs)  # a model with several inputs
+        distribution = keras.distribution.distribution()
+        if distribution is not None:
+            return _on_devices(self, inputs, distribution)
+        run = self.cached_function(
+            "forward", lambda: inference.inference_function(self)
+        )
+        return run(inputs)
+
+
+class LabelledText:
+    """What a tagger and a classifier share: a `vocabulary` layer (a
+    `zoo.layers.TokenVocabulary`), maybe a `characters` one, and a
+    `labels` layer (`zoo.layers.LabelNames`) naming the outputs."""
+
+    required_layers = ("vocabulary", "labels")
+
+    @property
+    def vocabulary(self):
+        """The `zoo.layers.TokenVocabulary` of the words."""
+        return self.get_layer("vocabulary")
+
+    @property
+    def characters(self):
+        """The `zoo.layers.CharacterVocabulary`, or None."""
+        return walk.optional_layer(self, "characters")
+
+    @property
+    def labels(self):
+        """The label of each output column."""
+        return self.get_layer("labels").labels
+
+
+def _on_devices(model, inputs, distribution):
+    arrays = inputs if isinstance(inputs, list) else [inputs]
+    rows = len(arrays[0])
+    extra = -rows % distribution.device_mesh.devices.size
+    padded = [
+        np.concatenate([a, np.zeros((extra, *a.shape[1:]), a.dtype)])
+        for a in map(np.asarray, arrays)
+    ]
+    outputs = model.predict_on_batch(padded if len(padded) > 1 else padded[0])
+    return keras.ops.convert_to_numpy(outputs)[:rows]
