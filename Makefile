@@ -6,11 +6,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-dev
 DEMO_STAMP := $(VENV)/.installed-demo
+DOCS_STAMP := $(VENV)/.installed-docs
 # What each target installs (pyproject.toml's extras). TensorFlow's CPU
 # build: no CUDA probing at start-up and 0.6 GB less (on a GPU machine,
 # install the `tensorflow` extra yourself). The demos need only the
 # recipes; the tests need everything but the classical baselines.
 DEMO_EXTRAS := ".[tensorflow-cpu,recipes]"
+# The site reads the sources (mkdocstrings' static analysis): no backend.
+DOCS_EXTRAS := ".[docs]"
 DEV_EXTRAS := ".[dev,tensorflow-cpu,jax,torch,recipes,tfds,tuning,docs,export]"
 export PYTHONHASHSEED := 0
 export TF_CPP_MIN_LOG_LEVEL := 2
@@ -31,6 +34,10 @@ $(STAMP): pyproject.toml Makefile | $(PY)
 $(DEMO_STAMP): pyproject.toml Makefile | $(PY)
 	$(PY) -m pip install --quiet -e $(DEMO_EXTRAS)
 	touch $(DEMO_STAMP)
+
+$(DOCS_STAMP): pyproject.toml Makefile | $(PY)
+	$(PY) -m pip install --quiet -e $(DOCS_EXTRAS)
+	touch $(DOCS_STAMP)
 
 # The suite in tiers: TensorFlow (the default backend) complete; JAX and
 # PyTorch the library's own tests plus the recipe, search and tool tests
@@ -95,10 +102,10 @@ bench-overhead: $(STAMP)
 
 # The documentation site (docs/*.md, API reference from the docstrings)
 # into site/; --strict turns every warning into an error, as in the tests.
-docs: $(STAMP)
+docs: $(DOCS_STAMP)
 	$(PY) -m mkdocs build --strict --site-dir site
 
-docs-serve: $(STAMP)
+docs-serve: $(DOCS_STAMP)
 	$(PY) -m mkdocs serve
 
 clean:

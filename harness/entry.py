@@ -17,6 +17,7 @@ Nothing here imports Keras or a backend.
 import importlib
 import importlib.util
 import os
+import pathlib
 import sys
 
 from harness.errors import run_cli
@@ -77,14 +78,44 @@ def quiet_tensorflow():
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 
-def main_of(module, function="main", fastest=(), first=()):
+def stored_help(argv, help_file):
+    """The stored `--help` text for a bare `-h` / `--help` (or `predict
+    --help`, from `help-predict.txt` beside `help_file`), or None.
+
+    A recipe's parser is built from its settings, which come from the
+    library's option table, so printing it imports Keras and its backend
+    (seconds, TensorFlow's most). Its text is stored beside the recipe's
+    `__main__` instead (`help.txt`, written by
+    `recipes.cli.write_help_files` and checked against the live parser
+    by tests/recipes/test_help.py), so `--help` answers at once."""
+    argv = list(argv)
+    if help_file is None:
+        return None
+    if argv in (["-h"], ["--help"]):
+        path = pathlib.Path(help_file)
+    elif argv in (["predict", "-h"], ["predict", "--help"]):
+        path = pathlib.Path(help_file).with_name("help-predict.txt")
+    else:
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None  # not installed beside it: the parser prints it
+
+
+def main_of(module, function="main", fastest=(), first=(), help_file=None):
     """`python -m PACKAGE`'s body: choose the backend from the command
     line (`choose_backend`, with `fastest`), import the modules `first`
     (the recipes name `zoo`, whose import checks that the chosen backend
     is installed and names the extra to install if not), then `module`,
     and run its
     `function` under `harness.run_cli` (one line and exit code 2 for a
-    user's mistake, a backend that is not installed included)."""
+    user's mistake, a backend that is not installed included). A bare
+    `--help` prints `help_file` (`stored_help`) and imports nothing."""
+    text = stored_help(sys.argv[1:], help_file)
+    if text is not None:
+        print(text, end="")
+        raise SystemExit(0)
     quiet_tensorflow()
     choose_backend(sys.argv[1:], fastest)
     try:

@@ -2,36 +2,38 @@
 
 One supervisor, `Supervisor`, runs the children of both launchers (the
 workers of a multi-worker recipe; keras-tuner's chief and workers): each
-child's output copied here a whole line at a time, prefixed `[name] `; a
-watchdog variable that makes a child exit once its launcher is gone
-(`parent_watchdog`, called in the child); restarts of a child that failed;
-one exit code for the group (the first failure's); and a clean shutdown
-(SIGTERM, then SIGKILL after a grace period) when one child fails, when the
-timeout passes, on SIGTERM or Ctrl-C, or when the launcher returns; and
-a share of the CPU cores for each child (`thread_env`). Also the
-guards the children need: free ports, a port-in-use check, reachability,
-and a deadline for waits inside native code. The module itself uses the
-standard library only (no Keras, no keras-tuner).
+child's output copied here a whole line at a time, prefixed `[name] `; the
+launcher's process id in `ENV_LAUNCHER`, so that a child exits once its
+launcher is gone (`parent_watchdog`, called in the child); restarts of a
+child that failed; one exit code for the group (the first failure's); and
+a clean shutdown (SIGTERM, then SIGKILL after a grace period) when one
+child fails, when the timeout passes, on SIGTERM or Ctrl-C, or when the
+launcher returns; and a share of the CPU cores for each child
+(`thread_env`). The guards the children need (`parent_watchdog`, free
+ports, a port-in-use check, reachability, and a deadline for waits inside
+native code) are in `harness.guards`, and importable from here too. The
+module itself uses the standard library only (no Keras, no keras-tuner).
 """
 
 import contextlib
-import errno
 import os
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
 
 from harness.errors import UsageError
+from harness.guards import ENV_LAUNCHER
+from harness.guards import ORPHANED  # noqa: F401  (re-exported)
+from harness.guards import Deadline  # noqa: F401  (re-exported)
+from harness.guards import free_ports  # noqa: F401  (re-exported)
+from harness.guards import parent_watchdog  # noqa: F401  (re-exported)
+from harness.guards import port_in_use  # noqa: F401  (re-exported)
+from harness.guards import reachable  # noqa: F401  (re-exported)
 
-# Set by `recipes.launch` in its children: the launcher's process id.
-ENV_LAUNCHER = "RECIPES_LAUNCHER_PID"
-# A child's exit code when its launcher is gone.
-ORPHANED = 4
 # The group's exit code when its timeout passed (as timeout(1)'s).
 TIMED_OUT = 124
 # What sizes the backends' CPU thread pools: PyTorch's and oneDNN's
@@ -64,93 +66,6 @@ def thread_env(processes, environ=None):
     return {name: threads for name in THREAD_VARIABLES if name not in environ}
 
 
-def free_ports(count, host="127.0.0.1"):
-    """`count` distinct ports that were free on `host` a moment ago.
-
-    The sockets are held open together while the kernel picks, so the
-    ports differ; they are closed before returning, so a process started
-    right after can bind them (another program could take one first: the
-    worker's own port check then fails with a clear error).
-    """
-    with contextlib.ExitStack() as stack:
-        ports = []
-        for _ in range(count):
-            sock = stack.enter_context(socket.socket())
-            sock.bind((host, 0))
-            ports.append(sock.getsockname()[1])
-        return ports
-
-
-def port_in_use(port):
-    """Whether a TCP server could not bind `port` on every interface now
-    (the address TensorFlow's gRPC server binds)."""
-    with socket.socket() as sock:
-        try:
-            sock.bind(("", int(port)))
-        except OSError as error:
-            return error.errno == errno.EADDRINUSE
-    return False
-
-
-def reachable(address, timeout=2.0):
-    """Whether something accepts TCP connections at `host:port`."""
-    host, _, port = address.rpartition(":")
-    try:
-        with socket.create_connection((host, int(port)), timeout=timeout):
-            return True
-    except (OSError, ValueError):
-        return False
-
-
-def parent_watchdog(interval=1.0, env=ENV_LAUNCHER):
-    """In a child of a `Supervisor`: exits (code 4) once the launcher is
-    gone, so that no child outlives a killed launcher (a worker blocked in
-    a collective would otherwise wait for its timeout). Does nothing
-    outside a launcher. `env` names the variable holding the launcher's
-    process id (the supervisor's `watchdog_env`; `tuning.distributed` uses
-    its own)."""
-    parent = os.environ.get(env, "")
-    if not parent.isdigit():
-        return None
-
-    def watch():
-        while os.getppid() == int(parent):
-            time.sleep(interval)
-        # The output usually went to the launcher: a broken pipe now.
-        with contextlib.suppress(OSError, ValueError):
-            print("error: the launcher is gone; stopping", file=sys.stderr)
-        os._exit(ORPHANED)
-
-    thread = threading.Thread(target=watch, name="launcher-watchdog")
-    thread.daemon = True
-    thread.start()
-    return thread
-
-
-_DEADLINE = r"""
-import os, select, signal, socket, sys
-
-parent, timeout, message, peers = (
-    int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4:]
-)
-if select.select([sys.stdin], [], [], timeout)[0]:
-    sys.exit(0)  # the parent got past its wait, or is gone
-
-def answers(address):
-    host, _, port = address.rpartition(":")
-    try:
-        socket.create_connection((host, int(port)), timeout=2).close()
-        return True
-    except (OSError, ValueError):
-        return False
-
-silent = [a for a in peers if not answers(a)] or ["none refuses; one hangs"]
-print(message.replace("{silent}", ", ".join(silent)), file=sys.stderr)
-sys.stderr.flush()
-os.kill(parent, signal.SIGKILL)
-"""
-
-
 def check_command(command, what="the command"):
     """Raises `UsageError` unless `command[0]` is an executable (a path,
     or a name found on PATH), naming it: before any process starts."""
@@ -169,40 +84,6 @@ def check_command(command, what="the command"):
             f"{what} cannot run: {path}: {reason}; received: "
             f"{shlex.join(command)}"
         )
-
-
-class Deadline:
-    """Kills this process (SIGKILL, after printing `message`) unless
-    `cancel` is called within `timeout` seconds.
-
-    For waits inside native code that holds Python's lock (TensorFlow's
-    multi-worker start-up does), where no Python thread, timer or signal
-    handler of this process can run, the watch runs in a small separate
-    process. `{silent}` in `message` becomes the `peers` (host:port) that
-    refuse connections at that moment.
-    """
-
-    def __init__(self, timeout, message, peers=()):
-        self.popen = subprocess.Popen(
-            [
-                sys.executable,
-                "-S",
-                "-c",
-                _DEADLINE,
-                str(os.getpid()),
-                str(timeout),
-                message,
-                *peers,
-            ],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-        )
-
-    def cancel(self):
-        with contextlib.suppress(OSError):
-            self.popen.stdin.close()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.popen.wait(10)
 
 
 def exit_code(code):

@@ -25,14 +25,17 @@ before the metadata names it, and the metadata is replaced atomically
 finished epoch. `log.csv` is rewritten from the same logs, so it never
 repeats or misses an epoch. The loop calls `discard` only once
 `metrics.json` is written.
+
+A backup made on other data or another backend is refused, saying what
+changed (`recipes.fingerprints`). The test hooks that pause a run at a
+chosen phase are in `recipes.pauses` (`PAUSE_ENV`, `pause_point`,
+`PauseMidEpoch`, also importable from here).
 """
 
 import json
 import os
 import pathlib
 import shutil
-import signal
-import sys
 import time
 
 import keras
@@ -40,6 +43,10 @@ import numpy as np
 
 from harness import files
 from harness.errors import UsageError
+from recipes import fingerprints
+from recipes.pauses import PAUSE_ENV  # noqa: F401  (re-exported)
+from recipes.pauses import PauseMidEpoch  # noqa: F401  (re-exported)
+from recipes.pauses import pause_point  # noqa: F401  (re-exported)
 
 METADATA = "training_metadata.json"
 
@@ -52,35 +59,6 @@ def _fsync(path):
 def _number(value):
     value = np.asarray(value)
     return float(value) if value.ndim == 0 else value.tolist()
-
-
-# A test hook: `RECIPES_PAUSE_AT=PHASE` stops the run at that phase (it
-# prints `paused at PHASE` to stderr and stops itself with SIGSTOP), so
-# that a test can kill it there (or let it go on with SIGCONT) instead of
-# guessing a moment (tests/recipes/test_resume.py).
-# The phases: `epoch:N` (after the first batch of epoch N, 1-based),
-# `after-fit`, `saving` (`model.keras` half written), `after-save`
-# (`model.keras` written, `metrics.json` not yet), `after-metrics` (the
-# backup not yet deleted).
-PAUSE_ENV = "RECIPES_PAUSE_AT"
-
-
-def pause_point(phase):
-    """Stops this process (SIGSTOP) if `RECIPES_PAUSE_AT` is `phase`."""
-    if os.environ.get(PAUSE_ENV) == phase:
-        print(f"paused at {phase}", file=sys.stderr, flush=True)
-        os.kill(os.getpid(), signal.SIGSTOP)
-
-
-class PauseMidEpoch(keras.callbacks.Callback):
-    """`pause_point("epoch:N")` after the first batch of each epoch."""
-
-    def on_epoch_begin(self, epoch, logs=None):
-        self._epoch = epoch + 1
-
-    def on_train_batch_end(self, batch, logs=None):
-        if batch == 0:
-            pause_point(f"epoch:{self._epoch}")
 
 
 def _rng_variables(model):
@@ -103,33 +81,6 @@ def write_log(path, rows):
 class BackupError(UsageError):
     """A backup that cannot be restored: a file its metadata names is
     missing or does not load. One line naming the file (exit 2)."""
-
-
-def _changed(key, old, new):
-    """`(what, how)` for a fingerprint entry that differs: what a user
-    would call it and its old and new values (a file named)."""
-    if key == "files" and isinstance(old, dict) and isinstance(new, dict):
-        names = sorted(
-            k for k in set(old) | set(new) if old.get(k) != new.get(k)
-        )
-        return "data", ", ".join(
-            f"{name} {_short(old.get(name))} -> {_short(new.get(name))}"
-            for name in names[:3]
-        )
-    if key == "examples":
-        return "data", (
-            f"the examples loaded differ: {_short(old)} -> {_short(new)}"
-        )
-    return key, f"{key} {_short(old)} -> {_short(new)}"
-
-
-def _short(value):
-    """A fingerprint value on one short line."""
-    if isinstance(value, dict) and "sha256" in value:
-        return f"{value.get('bytes')} bytes, sha256 {value['sha256'][:12]}"
-    if isinstance(value, str) and len(value) == 64:
-        return f"sha256 {value[:12]}"  # a digest
-    return "none" if value is None else str(value)[:60]
 
 
 def _load_arrays(path):
@@ -298,15 +249,7 @@ class RunBackup(keras.callbacks.Callback):
             raise self._damaged(
                 self.source / METADATA, "holds a damaged fingerprint"
             )
-        changed = [
-            _changed(key, saved.get(key), now.get(key))
-            for key in sorted(set(saved) | set(now))
-            if saved.get(key) != now.get(key)
-            # The files name what changed; the examples' digest follows.
-            and not (
-                key == "examples" and saved.get("files") != now.get("files")
-            )
-        ]
+        changed = fingerprints.differences(saved, now)
         whats = dict.fromkeys(what for what, _ in changed)
         raise BackupError(
             f"{self.source / METADATA}: the backup of epoch "

@@ -6,7 +6,10 @@ options, which are not part of `config.json`: `--distribute`,
 """
 
 import dataclasses
+import importlib
+import importlib.util
 import os
+import pathlib
 import sys
 import typing
 
@@ -16,8 +19,9 @@ import harness
 from harness import extras
 from harness import files
 from harness import flags
+from recipes import arguments
 from recipes import distributed
-from recipes import settings
+from recipes import results
 from recipes import training
 from recipes.data import cache
 
@@ -37,17 +41,27 @@ def set_precision(name):
         print(f"mixed precision: {PRECISIONS[name]} (variables in float32)")
 
 
-def parser_for(task, prog, doc, help_texts):
+def parser_for(task, prog, doc, help_texts, predictor=None):
     """The recipe's flags: one per config field, `--config`, and the run
     options (`--distribute`, `--mixed-precision`, `--overwrite`,
-    `--data-dir`, `--backend`), which are not part of `config.json`."""
+    `--data-dir`, `--backend`), which are not part of `config.json`;
+    with a `Predictor`, the epilog names the `predict` command."""
+    epilog = (
+        "Any flag can also be set in a --config file (JSON or YAML, the "
+        "same names with underscores); flags win over the file."
+    )
+    if predictor is not None:
+        epilog += (
+            f" `{prog} predict --model NAME_OR_RUN` {predictor.does} with "
+            "a trained run or a shipped preset, one line in, one line out "
+            f"(`{prog} predict --help`)."
+        )
     parser = flags.ArgumentParser(
         prog=prog,
         description=flags.describe(doc),
-        epilog="Any flag can also be set in a --config file (JSON or YAML, "
-        "the same names with underscores); flags win over the file.",
+        epilog=epilog,
     )
-    settings.add_config_arguments(parser, task.Config, help_texts)
+    arguments.add_config_arguments(parser, task.Config, help_texts)
     distributed.add_arguments(parser)
     parser.add_argument(
         "--mixed-precision",
@@ -88,6 +102,7 @@ class Predictor:
     transform: typing.Callable
     unit: str = "line"
     options: tuple = ()
+    does: str = "reads lines"  # what it does, for the recipe's --help
 
 
 def main(task, prog, doc, help_texts, argv=None, predictor=None):
@@ -103,7 +118,7 @@ def main(task, prog, doc, help_texts, argv=None, predictor=None):
             unit=predictor.unit,
             options=predictor.options,
         )
-    args = parser_for(task, prog, doc, help_texts).parse_args(argv)
+    args = parser_for(task, prog, doc, help_texts, predictor).parse_args(argv)
     # The learning curves are drawn at the end: say so before training.
     extras.require("recipes", "matplotlib", what=prog)
     if args.backend and args.backend != keras.backend.backend():
@@ -118,7 +133,7 @@ def main(task, prog, doc, help_texts, argv=None, predictor=None):
         if not args.data_dir.strip():
             raise harness.UsageError("--data-dir must name a folder")
         os.environ[cache.ENV] = args.data_dir
-    config = settings.resolve_config(task.Config, args)
+    config = arguments.resolve_config(task.Config, args)
     # A full disk or Ctrl-C from here on names the run's folder, which a
     # rerun of the same command resumes (`harness.run_cli`); without
     # --overwrite, which would empty it again.
@@ -134,8 +149,60 @@ def main(task, prog, doc, help_texts, argv=None, predictor=None):
         distribute=distributed.options_from(args),
         overwrite=args.overwrite,
     )
-    training.print_summary(task, config, metrics)
+    results.print_summary(task, config, metrics)
     return metrics
+
+
+# The recipes whose `--help` is stored beside their `__main__` (`help.txt`,
+# `harness.entry.stored_help`): each package's `cli.parser()`.
+HELP_PACKAGES = (
+    "recipes.tagging",
+    "recipes.classification",
+    "recipes.seq2seq",
+    "recipes.language_model",
+    "recipes.presets",
+    "recipes.stacks",
+)
+HELP_COLUMNS = "80"  # the width the stored texts are formatted for
+
+
+def help_texts(package):
+    """`{file name: text}` of `package`'s `--help` (and its `predict
+    --help`, if it has that command) as its parsers print them,
+    `HELP_COLUMNS` wide."""
+    module = importlib.import_module(f"{package}.cli")
+    columns = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = HELP_COLUMNS
+    try:
+        texts = {"help.txt": module.parser().format_help()}
+        found = getattr(module, "PREDICTOR", None)
+        if found is not None:
+            texts["help-predict.txt"] = predict_parser(
+                module.PROG, found.unit, found.options
+            ).format_help()
+        return texts
+    finally:
+        if columns is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = columns
+
+
+def help_folder(package):
+    """Where `package`'s stored `--help` texts are: beside its
+    `__main__`."""
+    return pathlib.Path(importlib.util.find_spec(package).origin).parent
+
+
+def write_help_files():
+    """Writes every recipe's stored `--help` texts (run after changing a
+    flag, a default or a help text; tests/recipes/test_help.py says when):
+
+        python -c "from recipes import cli; cli.write_help_files()"
+    """
+    for package in HELP_PACKAGES:
+        for name, text in help_texts(package).items():
+            files.write_text(help_folder(package) / name, text)
 
 
 PREDICT_BATCH = 256  # lines read, transformed and written at a time
@@ -157,17 +224,18 @@ def read_lines(path):
             ) from None
     name = "--input " + ("(standard input)" if path == "-" else path)
     source = None if path == "-" else path
-    return files.decode_text(data, name, source=source).splitlines()
+    text = files.decode_text(data, name, source=source)
+    # Lines end at "\n" only (a "\r" before it is dropped): a form feed,
+    # U+2028 or U+0085 inside a line is text, not a line end, so the
+    # output keeps one line per input line (`str.splitlines` would cut).
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the final line end
+    return [line.removesuffix("\r") for line in lines]
 
 
-def predict(prog, load, transform, argv, unit="line", options=()):
-    """`python -m recipes.NAME predict`: loads `--model` with `load` (a
-    shipped preset's name, a preset folder or a run folder), reads lines
-    from `--input` (a file or standard input), and writes `transform(
-    predictor, lines, args)` (one string per line) to `--output`, one
-    result per input line, in batches of `PREDICT_BATCH` lines (an empty
-    line gives an empty one). `options`: extra `(flags, kwargs)` for the
-    parser."""
+def predict_parser(prog, unit="line", options=()):
+    """The parser of `python -m recipes.NAME predict` (`predict`)."""
     parser = flags.ArgumentParser(
         prog=f"{prog} predict",
         description=f"Reads one {unit} per line and writes one result per "
@@ -192,7 +260,18 @@ def predict(prog, load, transform, argv, unit="line", options=()):
     )
     for names, kwargs in options:
         parser.add_argument(*names, **kwargs)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def predict(prog, load, transform, argv, unit="line", options=()):
+    """`python -m recipes.NAME predict`: loads `--model` with `load` (a
+    shipped preset's name, a preset folder or a run folder), reads lines
+    from `--input` (a file or standard input), and writes `transform(
+    predictor, lines, args)` (one string per line) to `--output`, one
+    result per input line, in batches of `PREDICT_BATCH` lines (an empty
+    line gives an empty one). `options`: extra `(flags, kwargs)` for the
+    parser."""
+    args = predict_parser(prog, unit, options).parse_args(argv)
     predictor = load(args.model)
     lines = read_lines(args.input)
     out = sys.stdout if args.output == "-" else None

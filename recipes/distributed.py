@@ -48,12 +48,16 @@ What changes under `mirrored` and `multi-worker`:
   `OUTPUT/backup`; every worker restores from there when a run restarts
   (so `--output` must be on a file system all workers see), and
   non-chief workers back up to their temporary directory.
+
+This module holds the two flags (`add_arguments`, `Options`) and what a
+recipe runs under (`setup`, `Setup`); TensorFlow's strategies are made
+in `recipes.strategies` (`read_tf_config`, also importable from here;
+`mirrored_strategy`; `multi_worker_strategy`, with the start-up watch).
 """
 
 import atexit
 import contextlib
 import dataclasses
-import functools
 import hashlib
 import os
 import pathlib
@@ -64,11 +68,11 @@ import keras
 
 import harness
 from harness import flags
-from harness import processes
 from harness import rundir
-from harness import tf_config
 from recipes import pipeline
+from recipes import strategies
 from recipes import trainer as trainer_lib
+from recipes.strategies import read_tf_config
 
 MODES = ("none", "mirrored", "multi-worker")
 DEFAULT_TIMEOUT = 600.0
@@ -113,23 +117,6 @@ def add_arguments(parser):
 
 def options_from(args):
     return Options(mode=args.distribute, timeout=args.distribute_timeout)
-
-
-# --- TF_CONFIG ---------------------------------------------------------------
-
-
-def read_tf_config():
-    """The `Cluster` of the `TF_CONFIG` environment variable, read by
-    `tf.distribute.cluster_resolver.TFConfigClusterResolver` once
-    `harness.tf_config.check` has found it well formed (the resolver itself
-    checks nothing: it raises a bare `KeyError` or `JSONDecodeError`, or
-    accepts what the strategy then fails on, such as a `ps` job or an
-    index out of range)."""
-    tf_config.check(os.environ.get(tf_config.ENV))
-    import tensorflow as tf
-
-    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
-    return tf_config.Cluster.from_resolver(resolver)
 
 
 # --- the set-up a recipe runs under ------------------------------------------
@@ -356,10 +343,8 @@ def setup(options="none"):
             "(mirrored, multi-worker) or JAX (mirrored), e.g. "
             "KERAS_BACKEND=tensorflow"
         )
-    import tensorflow as tf
-
     if mode == "mirrored":
-        strategy = _mirrored_strategy()
+        strategy = strategies.mirrored_strategy()
         return Setup(
             mode,
             backend,
@@ -367,31 +352,7 @@ def setup(options="none"):
             replicas=strategy.num_replicas_in_sync,
         )
     cluster = read_tf_config()
-    tf_config.check_own_port(cluster)
-    processes.parent_watchdog()
-    # The strategy's constructor waits until every task of the cluster has
-    # registered (TensorFlow's own limit is an hour), holding Python's lock;
-    # after that, each collective is bounded by the communication timeout,
-    # and a dead peer is detected by TensorFlow's heartbeats.
-    waiting = processes.Deadline(
-        options.timeout,
-        "error: the multi-worker cluster did not form within "
-        f"--distribute-timeout {options.timeout:g} s (no answer from: "
-        "{silent}); start every worker with its own TF_CONFIG, or raise "
-        "--distribute-timeout",
-        [a for a in cluster.addresses if a != cluster.address],
-    )
-    try:
-        strategy = tf.distribute.MultiWorkerMirroredStrategy(
-            cluster_resolver=cluster.resolver,
-            communication_options=(
-                tf.distribute.experimental.CommunicationOptions(
-                    timeout_seconds=options.timeout
-                )
-            ),
-        )
-    finally:
-        waiting.cancel()
+    strategy = strategies.multi_worker_strategy(cluster, options.timeout)
     return Setup(
         mode,
         backend,
@@ -399,16 +360,3 @@ def setup(options="none"):
         replicas=strategy.num_replicas_in_sync,
         cluster=cluster,
     )
-
-
-@functools.cache
-def _mirrored_strategy():
-    """One `MirroredStrategy` per process: two over the same devices can
-    collide in their collective ops (a second recipe run in one process,
-    as the tests do, would otherwise fail with a shape mismatch)."""
-    import tensorflow as tf
-
-    devices = tf.config.list_logical_devices("GPU") or (
-        tf.config.list_logical_devices("CPU")
-    )
-    return tf.distribute.MirroredStrategy([d.name for d in devices])

@@ -21,16 +21,13 @@ workdir)`:
    learning curves as PNG, `metrics.json`.
 """
 
-import json
 import os
 import pathlib
 import shutil
 import time
 
 import keras
-import numpy as np
 
-import harness
 from harness import extras
 from harness import files
 from harness import plots
@@ -39,6 +36,7 @@ from recipes import checkpoints
 from recipes import distributed
 from recipes import pipeline
 from recipes import progress
+from recipes import results
 from recipes import settings
 
 # --- callbacks, fit, history, save ------------------------------------------
@@ -120,11 +118,6 @@ def fingerprint(task, config, state):
     }
 
 
-class Finished(dict):
-    """The metrics of a run that had finished before this job started: it
-    trained and wrote nothing (what `print_summary` says)."""
-
-
 def _history(rows):
     keys = sorted({k for row in rows for k in row if k != "epoch"})
     return {k: [row[k] for row in rows if k in row] for k in keys}
@@ -175,17 +168,6 @@ def save_and_reload(model, output, name="model.keras"):
     return keras.saving.load_model(path, safe_mode=True, compile=False)
 
 
-def finite_metrics(metrics):
-    """`metrics` with NaN/inf floats as None (`metrics.json` stays JSON)."""
-    if isinstance(metrics, dict):
-        return {k: finite_metrics(v) for k, v in metrics.items()}
-    if isinstance(metrics, list):
-        return [finite_metrics(v) for v in metrics]
-    if isinstance(metrics, float) and not np.isfinite(metrics):
-        return None
-    return metrics
-
-
 # --- the loop ----------------------------------------------------------------
 
 
@@ -207,7 +189,9 @@ def train_and_evaluate(
         output = run_dir.open()
         if run_dir.state == "finished":
             try:
-                metrics = finished_metrics(task, output / "metrics.json")
+                metrics = results.finished_metrics(
+                    task, output / "metrics.json"
+                )
             except BaseException:
                 run_dir.close()
                 raise
@@ -218,8 +202,8 @@ def train_and_evaluate(
             # Killed between metrics.json and the backup's deletion.
             shutil.rmtree(output / "backup", ignore_errors=True)
             run_dir.close()
-            check_finite(metrics)
-            return Finished(metrics)
+            results.check_finite(metrics)
+            return results.Finished(metrics)
     else:
         output = dist.prepare_output(config)
     try:
@@ -231,36 +215,7 @@ def train_and_evaluate(
     finally:
         if run_dir is not None:
             run_dir.close()
-    check_finite(metrics)  # its results are written: it is finished
-    return metrics
-
-
-def finished_metrics(task, path):
-    """The `metrics.json` of a finished run, checked to be whole (what a
-    rerun prints): a damaged one is one line naming it."""
-
-    def refuse(found):
-        return harness.UsageError(
-            f"{path} is damaged: {found}; the run's results cannot be "
-            "shown: pass --overwrite to train again, or choose another "
-            "--output"
-        )
-
-    def no_constant(name):  # NaN, Infinity: metrics.json writes null
-        raise ValueError(f"{name} is not a value metrics.json holds")
-
-    try:
-        metrics = json.loads(path.read_text(), parse_constant=no_constant)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise refuse(f"not JSON ({error})") from None
-    if not isinstance(metrics, dict):
-        raise refuse(f"a JSON {type(metrics).__name__}, not an object")
-    try:
-        task.summary(metrics)
-        if not isinstance(metrics["wrote"], list):
-            raise TypeError("'wrote' is not a list")
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise refuse(f"{type(error).__name__}: {error}") from None
+    results.check_finite(metrics)  # its results are written: finished
     return metrics
 
 
@@ -362,48 +317,9 @@ def _train(task, config, extra_callbacks, dist, output, run_dir=None):
         )
     if backup.diverged:
         metrics["diverged_at_epoch"] = backup.diverged
-    metrics = finite_metrics(metrics)
+    metrics = results.finite_metrics(metrics)
     files.write_json(output / "metrics.json", metrics)
     checkpoints.pause_point("after-metrics")
     backup.discard()  # only now: a kill before metrics.json resumes
     dist.finish()
     return metrics
-
-
-class TrainingDiverged(harness.UsageError):
-    """The loss became NaN or infinite: the run's results are written
-    (`metrics.json` says at which epoch), but it did not succeed."""
-
-    exit_code = 1
-
-
-def check_finite(metrics):
-    """Raises `TrainingDiverged` for the metrics of a run whose loss
-    became non-finite."""
-    epoch = metrics.get("diverged_at_epoch")
-    if epoch:
-        raise TrainingDiverged(
-            f"training diverged: the loss became non-finite in epoch {epoch}"
-            " (model.keras holds the best epoch before it, if there was "
-            "one); lower --learning-rate and rerun with --overwrite"
-        )
-
-
-def print_summary(task, config, metrics):
-    """The end of a run on screen: the task's lines, then what it wrote."""
-    print()
-    for line in task.summary(metrics):
-        print(line)
-    described = metrics.get("distribute", {})
-    if described and not described["chief"]:
-        print(
-            f"worker {described['worker_index']} finished; the chief wrote "
-            f"{config.output}"
-        )
-    elif isinstance(metrics, Finished):
-        print(
-            f"{config.output}/ holds what that run wrote: "
-            f"{', '.join(metrics['wrote'])}"
-        )
-    else:
-        print(f"wrote {config.output}/: {', '.join(metrics['wrote'])}")

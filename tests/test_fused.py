@@ -14,8 +14,6 @@ kernel declines, and only that backend's module (the one place that
 imports its framework) is loaded.
 """
 
-import ast
-import pathlib
 import sys
 
 import keras
@@ -558,35 +556,3 @@ def test_only_the_active_backends_kernels_are_loaded():
     }  # fmt: skip
     assert loaded == {BACKEND}
     assert dispatch.active().name == BACKEND
-
-
-def _framework_imports(path):
-    """`(framework, at module level)` of each import of TensorFlow, JAX
-    or PyTorch in the file at `path`."""
-    tree = ast.parse(path.read_text())
-    top = set(map(id, tree.body))
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            names = [node.module or ""]
-        else:
-            continue
-        for name in names:
-            root = name.split(".")[0]
-            if root in ("tensorflow", "jax", "torch"):
-                found.append((root, id(node) in top))
-    return found
-
-
-@pytest.mark.backend_free
-def test_each_framework_is_imported_at_the_top_of_its_kernels_module():
-    root = pathlib.Path(zoo.__file__).parent
-    for path in sorted(root.rglob("*.py")):
-        relative = path.relative_to(root).as_posix()
-        if relative == "validation.py":
-            continue  # reads a value's kind (a tracer, a graph tensor)
-        for framework, at_top in _framework_imports(path):
-            owner = f"kernels/{framework}_backend.py"
-            assert (relative, at_top) == (owner, True), (relative, framework)

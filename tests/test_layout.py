@@ -2,7 +2,9 @@
 diagnostics <- benchmarks; no private module is imported across
 packages; an import inside a function is only ever of an optional
 dependency (a backend, or a package of an extra), never one that breaks
-a cycle."""
+a cycle; in the library each framework is imported once, at the top of
+its own `zoo.kernels` module; no module of the recipes or the harness is
+over `MAX_LINES` lines."""
 
 import ast
 import pathlib
@@ -56,6 +58,9 @@ CHILDREN_CHOOSE_THE_BACKEND = {
 }
 
 pytestmark = pytest.mark.backend_free
+# The most lines a module of `recipes/` or `harness/` may have.
+MAX_LINES = 400
+FRAMEWORKS = ("tensorflow", "jax", "torch")
 
 
 def _sources(package):
@@ -133,3 +138,55 @@ def test_the_checks_see_a_wrong_import(tmp_path):
         ("recipes", "recipes", False),
         ("tuning", "tuning.search", True),
     ]
+
+
+@pytest.mark.parametrize("package", ["recipes", "harness"])
+def test_no_module_of_the_recipes_or_the_harness_is_too_long(package):
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in _sources(package)
+        if (lines := len(path.read_text().splitlines())) > MAX_LINES
+    }
+    assert long == {}, f"split them: over {MAX_LINES} lines"
+
+
+def _framework_imports(path):
+    """`(framework, at module level)` of each import of TensorFlow, JAX
+    or PyTorch in the file at `path`."""
+    tree = ast.parse(path.read_text())
+    top = set(map(id, tree.body))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module or ""]
+        else:
+            continue
+        for name in names:
+            root = name.split(".")[0]
+            if root in FRAMEWORKS:
+                found.append((root, id(node) in top))
+    return found
+
+
+def test_each_framework_is_imported_at_the_top_of_its_kernels_module():
+    """`zoo.kernels.<backend>_backend` imports its framework once, at its
+    top; no other module of the library imports one (nor a function)."""
+    wrong = []
+    for path in _sources("zoo"):
+        relative = path.relative_to(ROOT / "zoo").as_posix()
+        for framework, at_top in _framework_imports(path):
+            owner = f"kernels/{framework}_backend.py"
+            if (relative, at_top) != (owner, True):
+                wrong.append(f"zoo/{relative} imports {framework}")
+    assert wrong == []
+    for framework in FRAMEWORKS:
+        path = ROOT / "zoo" / "kernels" / f"{framework}_backend.py"
+        assert (framework, True) in _framework_imports(path)
+
+
+def test_the_framework_check_sees_an_import_in_a_function(tmp_path):
+    path = tmp_path / "bad.py"
+    path.write_text("import jax\n\ndef f():\n    import torch.nn\n")
+    assert _framework_imports(path) == [("jax", True), ("torch", False)]

@@ -124,6 +124,7 @@ def test_make_installs_only_what_each_target_needs():
         if ":=" in line and line.split(":=")[0].strip().endswith("EXTRAS")
     }
     assert installs["DEMO_EXTRAS"] == "tensorflow-cpu,recipes"
+    assert installs["DOCS_EXTRAS"] == "docs"  # `make docs`: no backend
     assert set(installs["DEV_EXTRAS"].split(",")) == set(extras) - {
         "tensorflow",  # the GPU-capable build: the CPU one is installed
         "baselines",  # benchmarks/baselines.py only

@@ -31,11 +31,13 @@ def test_ready_to_use_runs_as_shown():
     namespace = {}
     code = block.group(1)
     exec(compile(code, "README ready to use", "exec"), namespace)
-    tagged = namespace["pos_tag"](
-        "The quick brown fox jumps over the lazy dog."
-    )
+    zoo = namespace["zoo"]
+    tagged = zoo.pos_tag("The quick brown fox jumps over the lazy dog.")
     shown = re.search(r"# (\[\('The'.*?), \.\.\.\]", code).group(1)
     assert repr(tagged).startswith(shown)
-    phones = namespace["G2p"]()(["keras", "zoo"])
+    phones = zoo.G2p()(["keras", "zoo"])
     assert len(phones) == 2 and all(phones)
     assert any(p[-1].isdigit() for p in phones[0])  # stress digits
+    tagger = namespace["tagger"]
+    assert isinstance(tagger, zoo.Tagger)
+    assert [w for w, _ in tagger(["Time flies ."])[0]] == ["Time", "flies", "."]

@@ -46,8 +46,8 @@ import tuning
 from harness import files
 from harness import flags
 from harness import rundir
+from recipes import arguments
 from recipes import distributed as recipe_distribution
-from recipes import settings
 from recipes.task import Task
 from tuning import distributed
 from tuning import report
@@ -159,7 +159,7 @@ def parse(argv):
     group = parser.add_argument_group(
         f"{task} recipe settings (every trial; searched names are replaced)"
     )
-    settings.add_config_arguments(group, recipe.Config, recipe.HELP, SKIPPED)
+    arguments.add_config_arguments(group, recipe.Config, recipe.HELP, SKIPPED)
     args = parser.parse_args(argv)
     values = {
         f.name: getattr(args, f.name)
@@ -167,7 +167,7 @@ def parse(argv):
         if getattr(args, f.name) is not None
     }
     options = SearchOptions(**values)
-    config = settings.resolve_config(recipe.Config, args)
+    config = arguments.resolve_config(recipe.Config, args)
     return options, config, recipe
 
 

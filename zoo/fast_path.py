@@ -121,7 +121,7 @@ def _backend_entry(layer, backend, reasons, run=None):
             "cuDNN on GPU only; not with a mask (masked batches fall back)"
         )
     gpu = "cuDNN"
-    # States are fused on PyTorch only (`zoo.kernels.planning.plan`).
+    # States are fused on PyTorch only (`zoo.kernels.dispatch.plan`).
     multi_layer = run is not None and run[1] - run[0] > 1 and not run[2]
     if (
         backend == "jax"

@@ -22,11 +22,11 @@ with zoo.fused.disabled():
 """
 
 from zoo.kernels import dispatch
+from zoo.kernels.dispatch import plan
 from zoo.kernels.planning import candidate_runs
 from zoo.kernels.planning import check_inputs
 from zoo.kernels.planning import disabled
 from zoo.kernels.planning import enabled
-from zoo.kernels.planning import plan
 from zoo.kernels.planning import right_padded_lengths
 from zoo.kernels.planning import static_reasons
 from zoo.kernels.weights import keras_to_cudnn_flat

@@ -35,6 +35,34 @@ import numbers
 import keras
 import numpy as np
 
+# What only a backend's framework can do with its tensors (is a step
+# being traced? the id check inside a traced step): each backend's
+# `zoo.kernels` module registers its `Kernels` object here when it is
+# loaded (`register_backend`), so this module imports no framework and
+# nothing of `zoo.kernels`, which reads its checks.
+_BACKENDS = {}
+
+
+class _NoBackend:
+    """A backend with nothing to add (NumPy, or none registered)."""
+
+    def compiling(self):
+        return False
+
+    def check_traced_ids(self, name, ids, size, what, mask, fail):
+        return ids
+
+
+def register_backend(name, checks):
+    """Makes `checks` (an object with `compiling()` and
+    `check_traced_ids(name, ids, size, what, mask, fail)`) backend
+    `name`'s: `zoo.kernels.dispatch` registers each backend's `Kernels`."""
+    _BACKENDS[name] = checks
+
+
+def _backend():
+    return _BACKENDS.get(keras.backend.backend()) or _NoBackend()
+
 
 class ArgumentTypeError(TypeError, ValueError):
     """A value of the wrong kind for an argument.
@@ -237,11 +265,8 @@ def concrete(value):
         return np.asarray(value)
     if value is None or keras.backend.is_keras_tensor(value):
         return None
-    if keras.backend.backend() == "torch":
-        import torch
-
-        if torch.compiler.is_compiling():  # traced by `jit_compile=True`
-            return None
+    if _backend().compiling():  # `torch.compile` (`jit_compile=True`)
+        return None
     try:
         return keras.ops.convert_to_numpy(value)
     except Exception:  # a symbolic tensor or a tracer: no values to read
@@ -254,10 +279,11 @@ def check_ids(name, ids, size, *, what="ids", mask=None):
     Otherwise raises a `ValueError` naming the argument, the first bad id,
     where it is and the allowed range: "`inputs` must hold token ids in
     [0, 10) (vocabulary_size=10); received 99 at index (0, 2).". Only
-    concrete values are checked here (`concrete`); a JAX tracer is checked
-    by the compiled step (`_check_traced_jax_ids`); symbolic tensors and
-    TensorFlow or `torch.compile` graphs pass through (their own gathers
-    raise an index error).
+    concrete values are checked here (`concrete`); a JAX tracer and a
+    TensorFlow graph tensor are checked by the compiled step (their
+    backend's `check_traced_ids`, `zoo.kernels`); symbolic tensors and
+    `torch.compile` graphs pass through (their own gathers raise an
+    index error).
 
     Args:
         name: the argument's name, for the message.
@@ -270,11 +296,10 @@ def check_ids(name, ids, size, *, what="ids", mask=None):
     """
     values = concrete(ids)
     if values is None:
-        if _is_jax_tracer(ids):
-            return _check_traced_jax_ids(name, ids, size, what, mask)
-        if _is_tf_graph_tensor(ids):
-            _check_traced_tf_ids(name, ids, size, what, mask)
-        return ids
+        # A traced step: the backend checks inside it, where it can.
+        return _backend().check_traced_ids(
+            name, ids, size, what, mask, _raise_for_bad_ids
+        )
     if values.size == 0:
         return ids
     if mask is not None:
@@ -294,86 +319,3 @@ def _raise_for_bad_ids(name, values, size, what, mask):
             f"`{name}` must hold {what} in [0, {size}); received "
             f"{value!r} at index {where}."
         )
-
-
-def _is_jax_tracer(value):
-    if keras.backend.backend() != "jax":
-        return False
-    import jax
-
-    return isinstance(value, jax.core.Tracer)
-
-
-def _is_tf_graph_tensor(value):
-    if keras.backend.backend() != "tensorflow":
-        return False
-    import tensorflow as tf
-
-    return isinstance(value, tf.Tensor) and not tf.executing_eagerly()
-
-
-def _check_traced_tf_ids(name, ids, size, what, mask):
-    """The id check inside a TensorFlow graph (`fit`, `predict`, a
-    `tf.function`, a `tf.data` map).
-
-    TensorFlow's own gather refuses an id at or above the size on CPU, but
-    Keras's `ops.take` first wraps negative ids NumPy-style (-1 is the last
-    row), so a -1 would pass without a word. An `Assert` op in the graph
-    (run by `tf.function`'s automatic control dependencies; XLA drops it)
-    fails the step with the same words and the first bad id.
-    """
-    import tensorflow as tf
-
-    bad = tf.logical_or(ids < 0, ids >= size)
-    if mask is not None and getattr(mask, "shape", None) == ids.shape:
-        bad = tf.logical_and(bad, tf.cast(mask, tf.bool))
-    tf.debugging.Assert(
-        tf.logical_not(tf.reduce_any(bad)),
-        [
-            f"`{name}` must hold {what} in [0, {size}); received",
-            tf.boolean_mask(ids, bad)[:1],
-        ],
-    )
-
-
-def _check_traced_jax_ids(name, ids, size, what, mask):
-    """The id check inside a step that JAX traces (`fit`, `predict`, `jit`);
-    returns `ids`, which the caller must use in place of its own.
-
-    JAX gathers an out-of-range id as a row of NaN, without a word, so a
-    traced step checks too: a comparison and a reduction over the ids in
-    the compiled graph, and, only when an id is out of range, a host
-    callback that raises the same `ValueError` as the eager check (JAX
-    re-raises it from the compiled call). The callback is a
-    `jax.pure_callback` inside `lax.cond` whose result the step uses: no
-    side effect is ordered into the step, so a step with good ids runs as
-    fast as without the check (`benchmarks/range_checks.py`), and the
-    check cannot be pruned as dead code. TensorFlow's graphs are checked
-    by `_check_traced_tf_ids`; PyTorch runs eagerly.
-    """
-    import jax
-    import jax.numpy as jnp
-
-    bad = (ids < 0) | (ids >= size)
-    if mask is not None and getattr(mask, "shape", None) == ids.shape:
-        bad = bad & mask.astype(bool)
-        operands = (ids, mask)
-    else:
-        operands = (ids,)
-
-    def report(values, *maybe_mask):
-        _raise_for_bad_ids(
-            name,
-            np.asarray(values),
-            size,
-            what,
-            np.asarray(maybe_mask[0]) if maybe_mask else None,
-        )
-        return np.asarray(values)
-
-    def checked(*args):
-        return jax.pure_callback(
-            report, jax.ShapeDtypeStruct(ids.shape, ids.dtype), *args
-        )
-
-    return jax.lax.cond(jnp.any(bad), checked, lambda *args: args[0], *operands)

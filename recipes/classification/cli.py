@@ -30,6 +30,21 @@ PREDICT_OPTIONS = (
 )
 
 
+PROG = "python -m recipes.classification"
+PREDICTOR = cli.Predictor(
+    TASK.load,
+    classify_lines,
+    "text",
+    PREDICT_OPTIONS,
+    does="classifies text (a text a line)",
+)
+
+
+def parser():
+    """The recipe's argument parser (what `--help` shows)."""
+    return cli.parser_for(TASK, PROG, package.__doc__, config.HELP, PREDICTOR)
+
+
 def main(argv=None):
     """`python -m recipes.classification` with the command-line arguments
     `argv` (a list of strings; default `sys.argv[1:]`); returns the run's
@@ -40,12 +55,5 @@ def main(argv=None):
     classifies each line of `--input` (standard input by default) and
     writes `LABEL<TAB>probability`, one line per line."""
     return cli.main(
-        TASK,
-        "python -m recipes.classification",
-        package.__doc__,
-        config.HELP,
-        argv,
-        predictor=cli.Predictor(
-            TASK.load, classify_lines, "text", PREDICT_OPTIONS
-        ),
+        TASK, PROG, package.__doc__, config.HELP, argv, predictor=PREDICTOR
     )

@@ -9,6 +9,7 @@ import numpy as np
 import harness
 import zoo
 from harness import flags
+from recipes import arguments
 from recipes import models
 from recipes import pipeline
 from recipes import settings
@@ -63,7 +64,7 @@ class ClassificationTask(Task):
     def check(self, config):
         datasets.check_name(config.dataset, datasets.CLASSIFICATION)
         flags.check_choice("pooling", config.pooling, POOLINGS)
-        settings.check_training(config)
+        arguments.check_training(config)
         for name in ("max_vocabulary", "max_length", "attention_units"):
             flags.check_range(name, getattr(config, name), low=1)
         flags.check_range("head_dropout", config.head_dropout, low=0, high=0.95)

@@ -11,6 +11,13 @@ from recipes import cli
 from recipes.language_model import config
 from recipes.language_model.task import TASK
 
+PROG = "python -m recipes.language_model"
+
+
+def parser():
+    """The recipe's argument parser (what `--help` shows)."""
+    return cli.parser_for(TASK, PROG, package.__doc__, config.HELP)
+
 
 def main(argv=None):
     """`python -m recipes.language_model` with the arguments `argv` (a
@@ -29,10 +36,4 @@ def main(argv=None):
             ),
             flush=True,
         )
-    return cli.main(
-        TASK,
-        "python -m recipes.language_model",
-        package.__doc__,
-        config.HELP,
-        argv,
-    )
+    return cli.main(TASK, PROG, package.__doc__, config.HELP, argv)

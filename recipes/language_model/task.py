@@ -9,9 +9,9 @@ import keras
 import harness
 import zoo
 from harness import flags
+from recipes import arguments
 from recipes import models
 from recipes import pipeline
-from recipes import settings
 from recipes.data import datasets
 from recipes.data import splits
 from recipes.data import unlabelled
@@ -46,7 +46,7 @@ class LanguageModelTask(Task):
     DATA_FILES = ("text_file", "init_from")
 
     def check(self, config):
-        settings.check_training(config)
+        arguments.check_training(config)
         names = source_names(config)
         for name in names:
             if name not in unlabelled.SOURCES:

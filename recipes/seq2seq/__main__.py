@@ -1,6 +1,11 @@
 """`python -m recipes.seq2seq`: the backend first, then the command."""
 
+import pathlib
+
 from harness import entry
 
+# `--help`, stored (`harness.entry.stored_help`).
+HELP_FILE = pathlib.Path(__file__).with_name("help.txt")
+
 if __name__ == "__main__":
-    entry.main_of("recipes.seq2seq.cli", first=("zoo",))
+    entry.main_of("recipes.seq2seq.cli", first=("zoo",), help_file=HELP_FILE)

@@ -51,6 +51,14 @@ PREDICT_OPTIONS = (
 )
 
 
+PROG = "python -m recipes.seq2seq"
+
+
+def parser():
+    """The recipe's argument parser (what `--help` shows)."""
+    return cli.parser_for(TASK, PROG, package.__doc__, config.HELP, PREDICTOR)
+
+
 def main(argv=None):
     """`python -m recipes.seq2seq` with the command-line arguments
     `argv` (a list of strings; default `sys.argv[1:]`); returns the run's
@@ -61,14 +69,7 @@ def main(argv=None):
     each line of `--input` (a word; standard input by default) and writes
     its phonemes, one line per line."""
     return cli.main(
-        TASK,
-        "python -m recipes.seq2seq",
-        package.__doc__,
-        config.HELP,
-        argv,
-        predictor=cli.Predictor(
-            load_for_cli, transcribe_lines, "word", PREDICT_OPTIONS
-        ),
+        TASK, PROG, package.__doc__, config.HELP, argv, predictor=PREDICTOR
     )
 
 
@@ -80,3 +81,12 @@ def load_for_cli(path):
         raise  # already one line
     except (OSError, ValueError) as error:
         raise harness.UsageError(f"--model {path}: {error}") from None
+
+
+PREDICTOR = cli.Predictor(
+    load_for_cli,
+    transcribe_lines,
+    "word",
+    PREDICT_OPTIONS,
+    does="transcribes words (a word a line)",
+)

@@ -12,6 +12,7 @@ import harness
 import zoo
 from harness import flags
 from harness import rundir
+from recipes import arguments
 from recipes import models
 from recipes import pipeline
 from recipes import scoring
@@ -72,7 +73,7 @@ def check(config):
             "--embedding-dropout is not used by the seq2seq recipe; "
             f"received {config.embedding_dropout}, allowed: 0"
         )
-    settings.check_training(config)
+    arguments.check_training(config)
     for name in ("decoder_layers", "decoder_units"):
         flags.check_range(name, getattr(config, name), low=0)
     for name in ("beam_width", "max_word_length", "max_output_length"):

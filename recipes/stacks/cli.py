@@ -59,9 +59,8 @@ def plot(histories, path):
     plt.close(fig)
 
 
-def main(argv=None):
-    """`python -m recipes.stacks` with the arguments `argv`; returns a
-    result row per cell."""
+def parser():
+    """The demo's argument parser (what `--help` shows)."""
     parser = flags.ArgumentParser(
         prog="python -m recipes.stacks",
         description=flags.describe(package.__doc__),
@@ -84,7 +83,13 @@ def main(argv=None):
         default=0,
         help="seeds the generated task and each model's weights (default: 0)",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None):
+    """`python -m recipes.stacks` with the arguments `argv`; returns a
+    result row per cell."""
+    args = parser().parse_args(argv)
     flags.check_range("epochs", args.epochs, low=1)
     output = pathlib.Path(args.output)
     # One job per folder; the lock's `acquire` also makes the folder and

@@ -31,6 +31,21 @@ def tag_lines(tagger, lines, args):
     ]
 
 
+PROG = "python -m recipes.tagging"
+PREDICTOR = cli.Predictor(
+    TASK.load,
+    tag_lines,
+    "sentence",
+    PREDICT_OPTIONS,
+    does="tags text (a sentence a line)",
+)
+
+
+def parser():
+    """The recipe's argument parser (what `--help` shows)."""
+    return cli.parser_for(TASK, PROG, package.__doc__, config.HELP, PREDICTOR)
+
+
 def main(argv=None):
     """`python -m recipes.tagging` with the command-line arguments
     `argv` (a list of strings; default `sys.argv[1:]`); returns the run's
@@ -41,12 +56,5 @@ def main(argv=None):
     of `--input` (standard input by default) and writes `word/TAG ...`,
     one line per line."""
     return cli.main(
-        TASK,
-        "python -m recipes.tagging",
-        package.__doc__,
-        config.HELP,
-        argv,
-        predictor=cli.Predictor(
-            TASK.load, tag_lines, "sentence", PREDICT_OPTIONS
-        ),
+        TASK, PROG, package.__doc__, config.HELP, argv, predictor=PREDICTOR
     )

@@ -8,6 +8,7 @@ import keras
 import harness
 import zoo
 from harness import flags
+from recipes import arguments
 from recipes import models
 from recipes import pipeline
 from recipes import scoring
@@ -76,7 +77,7 @@ class TaggingTask(Task):
     def check(self, config):
         datasets.check_name(config.dataset, datasets.TAGGING)
         flags.check_choice("tagset", config.tagset, TAGSETS)
-        settings.check_training(config)
+        arguments.check_training(config)
         flags.check_range("min_count", config.min_count, low=1)
         flags.check_choice("head", config.head, HEADS)
 

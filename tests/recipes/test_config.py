@@ -11,6 +11,7 @@ import pytest
 import harness
 import zoo
 from harness import flags
+from recipes import arguments
 from recipes import classification
 from recipes import cli
 from recipes import models
@@ -241,9 +242,9 @@ def resolve(tmp_path, values, *argv, recipe=tagging):
     path = tmp_path / "config.json"
     path.write_text(json.dumps(values))
     parser = argparse.ArgumentParser()
-    settings.add_config_arguments(parser, recipe.Config, recipe.HELP)
+    arguments.add_config_arguments(parser, recipe.Config, recipe.HELP)
     args = parser.parse_args(["--config", str(path), *argv])
-    return settings.resolve_config(recipe.Config, args)
+    return arguments.resolve_config(recipe.Config, args)
 
 
 def test_per_layer_lists_are_allowed_where_the_option_is_per_layer(tmp_path):
@@ -259,7 +260,7 @@ def test_per_layer_lists_are_allowed_where_the_option_is_per_layer(tmp_path):
     )
     assert config.units == [16, 8] and config.cell == ["gru", "lstm"]
     assert config.dropout == [0.0, 0.2] and config.learning_rate == 1.0
-    settings.check_training(config)
+    arguments.check_training(config)
     stack = models.backbone(
         dataclasses.replace(config, embedding_dim=8), vocabulary_size=20
     )
@@ -274,16 +275,16 @@ def test_per_layer_lists_are_allowed_where_the_option_is_per_layer(tmp_path):
 
 def test_the_library_range_is_the_rule():
     config = tagging.Config(dropout=0.97, weight_drop=0.99)
-    settings.check_training(config)  # [0, 1), as zoo.StackedRNN takes
+    arguments.check_training(config)  # [0, 1), as zoo.StackedRNN takes
     for name in ("dropout", "recurrent_dropout", "embedding_dropout"):
         with pytest.raises(harness.UsageError) as info:
-            settings.check_training(dataclasses.replace(config, **{name: 1.0}))
+            arguments.check_training(dataclasses.replace(config, **{name: 1.0}))
         flag = flags.flag_of(name)
         message = str(info.value)
         assert message.startswith(f"{flag} must be a float in [0, 1)")
         assert message.endswith("; received 1.0")
     with pytest.raises(harness.UsageError, match=r"^--units\[1\] must be"):
-        settings.check_training(dataclasses.replace(config, units=[8, -1]))
+        arguments.check_training(dataclasses.replace(config, units=[8, -1]))
     parser = parser_of(tagging)
     assert parser.parse_args(["--dropout", "0.97"]).dropout == 0.97
 
@@ -299,7 +300,7 @@ def test_residual_takes_auto_and_flags_win_over_the_file(tmp_path):
         assert parser.parse_args(argv).residual == value, argv
     config = resolve(tmp_path, {"residual": "auto", "units": 8}, "--units", "4")
     assert (config.residual, config.units) == ("auto", 4)
-    settings.check_training(config)
+    arguments.check_training(config)
 
 
 def test_a_model_leaves_the_stack_options_not_given_to_the_variant(tmp_path):
@@ -307,7 +308,7 @@ def test_a_model_leaves_the_stack_options_not_given_to_the_variant(tmp_path):
     given = {"dropout": 0.1}
     for name in settings.STACK_FIELDS:
         assert getattr(config, name) == given.get(name), name
-    settings.check_training(config)
+    arguments.check_training(config)
     assert settings.stack_options(config) == {"dropout": 0.1, "seed": 0}
 
 
@@ -323,11 +324,11 @@ def test_keras_options_are_flags_and_config_entries(tmp_path):
     ):
         parser.parse_args(["--activation", "nope"])
     regularizer = {"class_name": "L2", "config": {"l2": 0.001}}
-    assert settings.check_setting("kernel_regularizer", regularizer, dict) == (
+    assert arguments.check_setting("kernel_regularizer", regularizer, dict) == (
         regularizer
     )
     with pytest.raises(ValueError, match=r"`kernel_initializer\[1\]` must"):
-        settings.check_setting("kernel_initializer", ["ones", "nope"], str)
+        arguments.check_setting("kernel_initializer", ["ones", "nope"], str)
 
 
 def test_train_and_eval_examples_cut_each_split_to_a_seeded_sample(tmp_path):

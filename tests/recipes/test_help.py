@@ -25,8 +25,7 @@ RECIPES = {
 
 
 def parser_of(recipe):
-    prog = f"python -m {recipe.__name__}"
-    return cli.parser_for(recipe.TASK, prog, recipe.__doc__, recipe.HELP)
+    return recipe.cli.parser()
 
 
 def helps(parser):
@@ -42,7 +41,9 @@ def helps(parser):
 
 def test_seq2seq_lists_no_flag_it_refuses():
     text = parser_of(seq2seq).format_help()
-    assert "--model" not in text and "--init-from" not in text
+    # (`predict --model NAME_OR_RUN` is another command, named in the
+    # epilog.)
+    assert "--model MODEL" not in text and "--init-from" not in text
     # The other recipes take them (one option list, skipped by seq2seq).
     for recipe in (tagging, classification):
         text = parser_of(recipe).format_help()
@@ -137,3 +138,38 @@ def test_the_description_is_the_first_paragraph_without_backticks():
     for recipe in RECIPES.values():
         description = parser_of(recipe).description
         assert "`" not in description and description.endswith(".")
+
+
+@pytest.mark.parametrize("package", cli.HELP_PACKAGES)
+def test_the_stored_help_is_what_the_parser_prints(package):
+    """`--help` prints a stored text (it needs no Keras); it must be the
+    live parser's. When this fails, run
+    `python -c "from recipes import cli; cli.write_help_files()"`."""
+    folder = cli.help_folder(package)
+    for name, text in cli.help_texts(package).items():
+        assert (folder / name).read_text(encoding="utf-8") == text, name
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["predict", "--help"]])
+def test_help_imports_no_keras(tmp_path, argv):
+    import os
+    import subprocess
+    import sys
+
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(
+        "import sys\nsys.modules['keras'] = None\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "recipes.tagging", *argv],
+        env={**os.environ, "PYTHONPATH": str(hide)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    name = "help.txt" if len(argv) == 1 else "help-predict.txt"
+    assert (
+        done.stdout == (cli.help_folder("recipes.tagging") / name).read_text()
+    )

@@ -14,7 +14,7 @@ import pytest
 import harness
 import zoo
 from recipes import language_model
-from recipes import training
+from recipes import results
 from recipes.data import unlabelled
 
 NOUNS = ["dog", "cat", "bird", "horse", "child", "farmer"]
@@ -388,7 +388,7 @@ def test_ulmfit_fine_tunes_the_bilm_then_unfreezes_it_a_group_an_epoch(
     assert not any(moved[p] for p in groups[-1])
     assert 0 <= metrics["test_accuracy"] <= 1
     # A rerun of the same config trains nothing again.
-    assert isinstance(classification.run(config), training.Finished)
+    assert isinstance(classification.run(config), results.Finished)
 
 
 @pytest.mark.every_backend

@@ -11,10 +11,10 @@ import pytest
 
 import harness
 import zoo
+from recipes import arguments
 from recipes import classification
-from recipes import settings
+from recipes import results
 from recipes import tagging
-from recipes import training
 from recipes.data import tfds_data
 
 LEXICON = {
@@ -151,14 +151,14 @@ def test_config_file_sets_options_and_flags_win(tmp_path):
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"units": 16, "cell": "gru"}))
     parser = __import__("argparse").ArgumentParser()
-    settings.add_config_arguments(parser, tagging.Config)
+    arguments.add_config_arguments(parser, tagging.Config)
     args = parser.parse_args(["--config", str(path), "--units", "32"])
-    config = settings.resolve_config(tagging.Config, args)
+    config = arguments.resolve_config(tagging.Config, args)
     assert (config.cell, config.units) == ("gru", 32)
     path.write_text(json.dumps({"unitz": 3}))
     args = parser.parse_args(["--config", str(path)])
     with pytest.raises(harness.UsageError, match="unknown setting"):
-        settings.resolve_config(tagging.Config, args)
+        arguments.resolve_config(tagging.Config, args)
 
 
 def write_ner(path, sentences=120, seed=0):
@@ -489,9 +489,9 @@ def test_more_cli_errors_exit_2(argv, message, tmp_path, capsys):
 def test_a_registered_backbone_by_name_with_flags_overriding(tmp_path):
     config = tiny_config(tmp_path, epochs=1, tensorboard=False)
     parser = __import__("argparse").ArgumentParser()
-    settings.add_config_arguments(parser, tagging.Config)
+    arguments.add_config_arguments(parser, tagging.Config)
     args = parser.parse_args(["--model", "lstm_tiny", "--units", "4"])
-    resolved = settings.resolve_config(tagging.Config, args)
+    resolved = arguments.resolve_config(tagging.Config, args)
     assert resolved.units == 4 and resolved.num_layers is None
     metrics = tagging.run(
         dataclasses.replace(config, model="lstm_tiny", units=4, num_layers=None,
@@ -550,7 +550,7 @@ class _Poison(keras.callbacks.Callback):
 
 def test_a_run_whose_loss_becomes_nan_fails_with_one_line(tmp_path, capsys):
     config = tiny_config(tmp_path, epochs=3)
-    with pytest.raises(training.TrainingDiverged) as info:
+    with pytest.raises(results.TrainingDiverged) as info:
         tagging.run(config, callbacks=[_Poison()])
     assert str(info.value).startswith(
         "training diverged: the loss became non-finite in epoch 2"

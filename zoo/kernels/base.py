@@ -5,7 +5,7 @@ Keras's `LSTM.inner_loop` asks its backend for a fused kernel
 `NotImplementedError`, runs its own loop. `zoo.layers.StackedRNN` asks
 its backend's `Kernels` object the same way for a whole run of layers
 (`call_run`), and calls the layers one by one when the plan
-(`zoo.kernels.planning.plan`, which reads the class's answers below)
+(`zoo.kernels.dispatch.plan`, which reads the class's answers below)
 leaves a run out or the kernel raises `NotImplementedError`.
 
 Each framework's module subclasses it (`zoo.kernels.torch_backend`,
@@ -101,3 +101,14 @@ class Kernels:
         """`function`, which reads `model`'s variables, compiled for the
         backend (`zoo.inference.compile_function`); as it is here."""
         return function
+
+    # What `zoo.validation` asks of a backend (`register_backend`).
+    def compiling(self):
+        """Whether a compiler is tracing this call (values unreadable)."""
+        return False
+
+    def check_traced_ids(self, name, ids, size, what, mask, fail):
+        """`ids` checked inside a traced step, where the backend can:
+        `fail(name, values, size, what, mask)` raises the eager check's
+        error. Returns the ids the step must use."""
+        return ids

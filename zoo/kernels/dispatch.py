@@ -16,7 +16,9 @@ import importlib
 
 import keras
 
+from zoo import validation
 from zoo.kernels import base
+from zoo.kernels import planning
 
 # The module of each backend that has something to hold.
 MODULES = {
@@ -40,9 +42,44 @@ def for_backend(name):
         else:
             kernels = importlib.import_module(module).KERNELS
         kernels = _LOADED.setdefault(name, kernels)
+        validation.register_backend(name, kernels)
     return kernels
 
 
 def active():
     """The `Kernels` object of the current Keras backend."""
     return for_backend(keras.backend.backend())
+
+
+def plan(stack, mask, initial_states, training, dtype):
+    """The runs to fuse for this call: (dict start -> stop, lengths).
+
+    `lengths` is None without a mask; with a right-padded mask (on a
+    backend whose kernels take one: PyTorch) it holds each row's length.
+    Initial states and `return_state` are fused where the kernels take
+    them (PyTorch). The stack still falls back, run by run, where a
+    kernel declines the call (`StackedRNN._call_fused`).
+    """
+    if not planning.enabled():
+        return {}, None
+    kernels = active()
+    has_states = initial_states is not None or stack.return_state
+    if has_states and not kernels.takes_states:
+        return {}, None
+    if mask is not None and not kernels.takes_masks:
+        return {}, None
+    if not kernels.dtype_ok(dtype):
+        return {}, None
+    selected = {}
+    for start, stop in planning.dropout_pieces(stack, training):
+        first = stack.stack_layers[start]
+        bidirectional = len(first.directions) == 2
+        if kernels.supports(first.cell.name, stop - start, bidirectional):
+            selected[start] = stop
+    if not selected or mask is None:
+        return selected, None
+    # Read the mask's values only when a run could use them.
+    lengths = kernels.padded_lengths(mask)
+    if lengths is None:
+        return {}, None
+    return selected, lengths

@@ -12,6 +12,7 @@ pure functions of their inputs, so threads need no care here.
 import jax
 import jax.numpy as jnp
 import keras
+import numpy as np
 from jax.experimental import rnn
 
 from zoo import cells
@@ -78,6 +79,50 @@ class JaxKernels(base.Kernels):
             return compiled([x.value for x in variables], *inputs)
 
         return run
+
+    def check_traced_ids(self, name, ids, size, what, mask, fail):
+        """The id check inside a step that JAX traces (`fit`, `predict`,
+        `jit`); returns `ids`, which the caller must use in place of its
+        own.
+
+        JAX gathers an out-of-range id as a row of NaN, without a word,
+        so a traced step checks too: a comparison and a reduction over
+        the ids in the compiled graph, and, only when an id is out of
+        range, a host callback that raises the same `ValueError` as the
+        eager check (JAX re-raises it from the compiled call). The
+        callback is a `jax.pure_callback` inside `lax.cond` whose result
+        the step uses: no side effect is ordered into the step, so a step
+        with good ids runs as fast as without the check
+        (`benchmarks/range_checks.py`), and the check cannot be pruned as
+        dead code.
+        """
+        if not isinstance(ids, jax.core.Tracer):
+            return ids
+        bad = (ids < 0) | (ids >= size)
+        if mask is not None and getattr(mask, "shape", None) == ids.shape:
+            bad = bad & mask.astype(bool)
+            operands = (ids, mask)
+        else:
+            operands = (ids,)
+
+        def report(values, *maybe_mask):
+            fail(
+                name,
+                np.asarray(values),
+                size,
+                what,
+                np.asarray(maybe_mask[0]) if maybe_mask else None,
+            )
+            return np.asarray(values)
+
+        def checked(*args):
+            return jax.pure_callback(
+                report, jax.ShapeDtypeStruct(ids.shape, ids.dtype), *args
+            )
+
+        return jax.lax.cond(
+            jnp.any(bad), checked, lambda *args: args[0], *operands
+        )
 
 
 KERNELS = JaxKernels()

@@ -1,13 +1,13 @@
-"""What runs where: which layers of a stack form a fused run, and which
-of those runs this call's backend takes.
+"""What could run where: which layers of a stack could form a fused run
+(`candidate_runs`, cut for input dropout by `dropout_pieces`); which of
+them this call's backend takes is `zoo.kernels.dispatch.plan`, from the
+backend's answers (a kernel for this cell and depth? this dtype? a mask?
+states?), its `zoo.kernels.base.Kernels` object.
 
-Backend-neutral (Keras ops and static shapes only): the backend's answers
-(a kernel for this cell and depth? this dtype? a mask? states?) come from
-its `zoo.kernels.base.Kernels` object, which `zoo.kernels.dispatch`
-loads. A run is a `(start, stop)` pair over `StackedRNN.stack_layers`
-(stop exclusive): layers of one cell, width and directionality
-(bidirectional ones with `merge_mode="concat"`) with nothing between one
-and the next.
+Backend-neutral (Keras ops and static shapes only). A run is a
+`(start, stop)` pair over `StackedRNN.stack_layers` (stop exclusive):
+layers of one cell, width and directionality (bidirectional ones with
+`merge_mode="concat"`) with nothing between one and the next.
 
 The switch (`ZOO_FUSED=0`, `disabled()`) lives here too: it says whether
 to plan at all. `disabled()` is per thread, as Keras keeps its own scopes
@@ -24,7 +24,6 @@ from keras import ops
 
 from zoo import cells
 from zoo.fast_path import kernel_reasons
-from zoo.kernels import dispatch
 
 _SWITCH = threading.local()  # `disabled` per thread (see the docstring)
 
@@ -212,37 +211,3 @@ def right_padded_lengths(mask):
     if bool(ops.all(ops.equal(mask, expected))) and bool(ops.all(lengths > 0)):
         return lengths
     return None
-
-
-def plan(stack, mask, initial_states, training, dtype):
-    """The runs to fuse for this call: (dict start -> stop, lengths).
-
-    `lengths` is None without a mask; with a right-padded mask (on a
-    backend whose kernels take one: PyTorch) it holds each row's length.
-    Initial states and `return_state` are fused where the kernels take
-    them (PyTorch). The stack still falls back, run by run, where a
-    kernel declines the call (`StackedRNN._call_fused`).
-    """
-    if not enabled():
-        return {}, None
-    kernels = dispatch.active()
-    has_states = initial_states is not None or stack.return_state
-    if has_states and not kernels.takes_states:
-        return {}, None
-    if mask is not None and not kernels.takes_masks:
-        return {}, None
-    if not kernels.dtype_ok(dtype):
-        return {}, None
-    selected = {}
-    for start, stop in dropout_pieces(stack, training):
-        first = stack.stack_layers[start]
-        bidirectional = len(first.directions) == 2
-        if kernels.supports(first.cell.name, stop - start, bidirectional):
-            selected[start] = stop
-    if not selected or mask is None:
-        return selected, None
-    # Read the mask's values only when a run could use them.
-    lengths = kernels.padded_lengths(mask)
-    if lengths is None:
-        return {}, None
-    return selected, lengths

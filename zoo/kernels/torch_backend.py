@@ -135,6 +135,10 @@ class TorchKernels(base.Kernels):
             planning.right_padded_lengths
         )
 
+    def compiling(self):
+        """Whether `torch.compile` (`jit_compile=True`) traces the call."""
+        return torch.compiler.is_compiling()
+
     def dtype_ok(self, dtype):
         device = "gpu" if torch.cuda.is_available() else "cpu"
         return cells.fused_dtype("torch", dtype, device)

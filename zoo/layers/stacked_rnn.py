@@ -483,7 +483,7 @@ class StackedRNN(keras.layers.Layer):
     def call(self, sequences, initial_state=None, mask=None, training=None):
         planning.check_inputs(sequences, mask)
         initial_states = self._split_initial_state(initial_state)
-        runs, lengths = planning.plan(
+        runs, lengths = dispatch.plan(
             self, mask, initial_states, training, self.compute_dtype
         )
         x, outputs, states = sequences, [], []
@@ -530,7 +530,7 @@ class StackedRNN(keras.layers.Layer):
         return y, []
 
     def _call_fused(self, run, x, mask, lengths, training, initial_states):
-        """Stack layers `run` (planned by `zoo.kernels.planning.plan`) as
+        """Stack layers `run` (planned by `zoo.kernels.dispatch.plan`) as
         one call of the backend's kernels: `(output of the top layer,
         states)`, or None where the kernels raise `NotImplementedError`,
         as `keras.layers.LSTM` falls back on its own loop when
