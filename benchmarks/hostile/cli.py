@@ -1470,7 +1470,7 @@ def tiny_preset():
         characters = zoo.layers.CharacterVocabulary.from_words(
             words, name="characters"
         )
-        model = zoo.language_model.bidirectional_language_model(
+        model = zoo.BiLM.create(
             vocabulary, characters, units=4, char_units=4, num_sampled=2
         )
         _PRESET["folder"] = scratch() / "tiny_bilm"
