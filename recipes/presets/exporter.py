@@ -14,6 +14,7 @@ import pathlib
 import re
 import shlex
 import subprocess
+import tempfile
 
 import harness
 import zoo
@@ -178,23 +179,66 @@ def export(
     # What the stored weights compute (after float16's rounding, if any)
     # is recorded by `save_to_preset` (`fixed_inputs`).
     folder = pathlib.Path(dest) / name
+    if (folder.exists() or folder.is_symlink()) and not overwrite:
+        raise _refusal(folder)
     try:
-        return model.save_to_preset(
-            folder,
-            metadata=metadata,
-            weights_dtype="float16" if float16 else "float32",
-            overwrite=overwrite,
-        )
+        with tempfile.TemporaryDirectory() as scratch:
+            return model.save_to_preset(
+                folder,
+                metadata=metadata,
+                weights_dtype="float16" if float16 else "float32",
+                overwrite=overwrite,
+                assets=task.preset_assets(config, scratch),
+            )
     except FileExistsError:
-        if (folder / zoo.presets.METADATA_FILE).is_file():
-            raise harness.UsageError(
-                f"{folder} holds a preset; pass --overwrite to replace it"
-            ) from None
+        raise _refusal(folder) from None
+
+
+def _refusal(folder):
+    """The one line for a folder that is in the way of a preset."""
+    if (folder / zoo.presets.METADATA_FILE).is_file():
+        return harness.UsageError(
+            f"{folder} holds a preset; pass --overwrite to replace it"
+        )
+    return harness.UsageError(
+        f"{folder} exists and is not a preset folder (a file, a link, or "
+        f"files without {zoo.presets.METADATA_FILE}): nothing was "
+        "replaced; choose another NAME or --dest"
+    )
+
+
+def refresh_assets(preset):
+    """Writes a preset again with its recipe's assets (`Task.
+    preset_assets`: a G2P preset's dictionary and heteronym table), as
+    its run would be exported today: the same weights and dtype, its
+    metadata kept. Returns the new metadata."""
+    found = zoo.presets.verify(preset)
+    module = found.get("recipe")
+    if module not in models.SAVED_BY.values():
         raise harness.UsageError(
-            f"{folder} exists and is not a preset folder (a file, a link, "
-            f"or files without {zoo.presets.METADATA_FILE}): nothing was "
-            "replaced; choose another NAME or --dest"
-        ) from None
+            f"PRESET {preset}: its metadata names no recipe of this "
+            "project (it was not exported from a recipe's run)"
+        )
+    task = importlib.import_module(f"{module}.task").TASK
+    names = {f.name for f in dataclasses.fields(task.Config)}
+    config = task.Config(
+        **{k: v for k, v in found.get("config", {}).items() if k in names}
+    )
+    model = zoo.presets.from_preset(preset)
+    kept = {
+        k: v
+        for k, v in found.items()
+        if k not in ("files", "format_version", "class", "name", "date_saved")
+    }
+    kept.setdefault("first_saved", found.get("date_saved"))
+    with tempfile.TemporaryDirectory() as scratch:
+        return model.save_to_preset(
+            zoo.presets.resolve(preset),
+            metadata=kept,
+            weights_dtype=found.get("weights_dtype", "float32"),
+            overwrite=True,
+            assets=task.preset_assets(config, scratch),
+        )
 
 
 def _worst_loss(check):

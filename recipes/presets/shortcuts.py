@@ -40,10 +40,12 @@ def pos_tag(tokens, preset=TAGGER):
 
 
 class G2p(zoo.G2p):
-    """`zoo.G2p`; `preset` may also be a G2P run's folder."""
+    """`zoo.G2p`; `preset` may also be a G2P run's folder (its network
+    alone: a run has no dictionary)."""
 
-    def __init__(self, preset=TRANSCRIBER, method="beam"):
-        super().__init__(_run_or_preset(preset, seq2seq_task.TASK), method)
+    def __init__(self, preset=TRANSCRIBER, method="beam", **options):
+        preset = _run_or_preset(preset, seq2seq_task.TASK)
+        super().__init__(preset, method, **options)
 
 
 __all__ = ["TAGGER", "TRANSCRIBER", "G2p", "pos_tag", "pos_tag_sents"]

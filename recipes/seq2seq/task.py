@@ -10,6 +10,7 @@ import keras
 
 import harness
 import zoo
+from harness import files
 from harness import flags
 from harness import rundir
 from recipes import arguments
@@ -18,6 +19,8 @@ from recipes import pipeline
 from recipes import scoring
 from recipes import settings
 from recipes.data import cmudict
+from recipes.data import datasets
+from recipes.data import heteronyms
 from recipes.data import splits
 from recipes.seq2seq.config import ATTENTIONS
 from recipes.seq2seq.config import BOUNDARIES
@@ -25,6 +28,7 @@ from recipes.seq2seq.config import BRIDGES
 from recipes.seq2seq.config import NEW_WORDS
 from recipes.seq2seq.config import QUICK_WORDS
 from recipes.seq2seq.config import Config
+from recipes.tagging import config as tagging_config
 from recipes.task import Task
 
 
@@ -196,6 +200,22 @@ class Seq2SeqTask(Task):
         return zoo.tasks.Transcriber.from_seq2seq(
             model, vocab["letters"], vocab["phonemes"], **decoding(config)
         )
+
+    def preset_assets(self, config, folder):
+        """A G2P preset's dictionary and heteronym table, for `zoo.G2p`:
+        the CMUdict it trained on (1.1.3, with stress if the run had it),
+        gzipped, and `recipes.data.heteronyms.build` of it and the tagged
+        Brown training split (universal tags)."""
+        folder = pathlib.Path(folder)
+        entries = cmudict.load(stress=config.stress)
+        dictionary = cmudict.write_dictionary(
+            entries, folder / zoo.tasks.g2p.DICTIONARY_ASSET
+        )
+        brown = datasets.load_tagging(tagging_config.Config(pretrained="none"))
+        table = heteronyms.build(entries, brown.train)
+        homographs = folder / zoo.tasks.g2p.HOMOGRAPHS_ASSET
+        files.write_json(homographs, table)
+        return {dictionary.name: dictionary, homographs.name: homographs}
 
     def load(self, output, config=None):
         """A `zoo.tasks.Transcriber` from a run's folder or a preset (a

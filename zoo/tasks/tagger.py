@@ -1,5 +1,8 @@
 """`Tagger`: a sequence tagger (POS, entities) that reads raw text."""
 
+import re
+import unicodedata
+
 import keras
 
 from zoo import text as text_lib
@@ -8,6 +11,85 @@ from zoo.tasks.task import LabelledText
 from zoo.tasks.task import Task
 from zoo.tasks.task import check_list
 from zoo.walk import optional_layer
+
+# The 12 universal tags (Petrov, Das and McDonald 2012), as the Brown
+# corpus is mapped to them (`recipes.data.brown`).
+UNIVERSAL = frozenset(
+    ("ADJ", "ADP", "ADV", "CONJ", "DET", "NOUN", "NUM", "PRON", "PRT", "VERB",
+     ".", "X")
+)  # fmt: skip
+_ADDRESS = re.compile(r"^(?:https?://|www\.)\S+$|^[\w.+\-]+@\w[\w\-.]*$")
+_NUMBER = re.compile(r"^[+\-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?$")
+
+
+def universal_rule(word):
+    """The universal tag of a token the training corpus never shows (its
+    tag by the conventions of UD English EWT mapped to the 12 tags: a
+    URL, an e-mail address or an emoji `X`, a `@mention` or `#hashtag`
+    `NOUN`, a number `NUM`, a run of marks `.`), or None: the model's tag
+    stands."""
+    if _ADDRESS.match(word):
+        return "X"
+    if (
+        word[:1] in "@#"
+        and len(word) > 1
+        and word[1:].replace("_", "").isalnum()
+    ):
+        return "NOUN"
+    if _NUMBER.match(word):
+        return "NUM"
+    if len(word) > 1 and all(unicodedata.category(c)[0] == "P" for c in word):
+        return "."  # a run of marks (`!!!`, `?!`), where Brown has one
+    if (
+        word
+        and all(
+            unicodedata.category(c) in ("So", "Sk", "Cf", "Mn") for c in word
+        )
+        and any(unicodedata.category(c) == "So" for c in word)
+    ):
+        return "X"
+    return None
+
+
+def model_form(word):
+    """What a universal tagger reads for a token its corpus never shows
+    (`universal_rule` tags it): a `@mention` as a name (`Smith`), a
+    `#hashtag` as its word, a URL or an e-mail address as a noun
+    (`address`), an emoji as a mark (`!`); any other word as it is."""
+    rule = universal_rule(word)
+    if rule is None or rule == "NUM":
+        return word
+    if rule == ".":
+        return word[0]
+    if word[:1] == "@":
+        return "Smith"
+    if word[:1] == "#":
+        return word[1:]
+    return "address" if _ADDRESS.match(word) else "!"
+
+
+def checked_words(words, name):
+    """A sentence given as words (`name` says which argument): a list or
+    tuple of non-empty strings, else a `TypeError` or `ValueError` naming
+    the word."""
+    if not isinstance(words, (list, tuple)):
+        raise TypeError(
+            f"`{name}` must be a string or a list of words; received "
+            f"{words!r} of type {type(words).__name__}."
+        )
+    for j, word in enumerate(words):
+        if not isinstance(word, str):
+            raise TypeError(
+                f"`{name}[{j}]` must be a word (a string); received "
+                f"{word!r} of type {type(word).__name__}."
+            )
+        if not word.strip():
+            raise ValueError(
+                f"`{name}[{j}]` is an empty word; a word needs at least "
+                "one character that is not a space."
+            )
+    return list(words)
+
 
 # What a preset records the outputs of (`Tagger.fixed_outputs`).
 CHECK_SENTENCES = (
@@ -83,17 +165,36 @@ class Tagger(LabelledText, Task, keras.Model):
         A sentence is a list of words (used as they are) or a raw string,
         split into words and punctuation by `zoo.text.tokenize` with
         `split_punctuation=True` (`"Pass the butter!"` -> `Pass`, `the`,
-        `butter`, `!`), as the training corpora are tokenised.
+        `butter`, `!`), as the training corpora are tokenised; a URL, an
+        e-mail address, a `@mention`, a `#hashtag` and an emoji stay
+        whole. With the 12 universal tags, what the training corpus never
+        shows takes its tag by rule (`universal_rule`: a URL, an address
+        or an emoji `X`, a mention or hashtag `NOUN`, a number `NUM`).
+        A word that is not a non-empty string is refused, naming it.
         """
         check_list("sentences", sentences, "a list of sentences")
         words = [
             text_lib.tokenize(s, lowercase=False, split_punctuation=True)
             if isinstance(s, str)
-            else list(s)
-            for s in sentences
+            else checked_words(s, f"sentences[{i}]")
+            for i, s in enumerate(sentences)
         ]
-        tags = self.predict_tags(words, batch_size)
+        if not self._universal():
+            tags = self.predict_tags(words, batch_size)
+            return [list(zip(w, t)) for w, t in zip(words, tags)]
+        # What the corpus never shows is read as what it does (a name, a
+        # noun, a mark), so the words around it keep their context.
+        forms = [[model_form(word) for word in w] for w in words]
+        tags = self.predict_tags(forms, batch_size)
+        tags = [
+            [universal_rule(word) or tag for word, tag in zip(w, t)]
+            for w, t in zip(words, tags)
+        ]
         return [list(zip(w, t)) for w, t in zip(words, tags)]
+
+    def _universal(self):
+        """Whether the tags are the 12 universal ones (`UNIVERSAL`)."""
+        return set(self.labels[1:]) == UNIVERSAL
 
     def run_text(self, inputs, batch_size=64):
         if isinstance(inputs, str):

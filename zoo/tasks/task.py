@@ -28,6 +28,7 @@ arguments are its config); one mixin gives all four the same preset,
 raw-text and inference methods without a second model hierarchy.
 """
 
+import os
 import threading
 
 import keras
@@ -38,6 +39,25 @@ from zoo import presets
 from zoo import walk
 
 _LOCK = threading.Lock()
+_SHARED = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared(cls, preset):
+    """`cls.from_preset(preset)`, loaded once per process, class and
+    preset (a name or a folder), and shared by every caller: what the
+    one-line APIs (`zoo.pos_tag`, `zoo.G2p`) use. A model of `cls`
+    passed as `preset` is returned as it is."""
+    if isinstance(preset, cls):
+        return preset
+    key = (
+        cls,
+        os.fspath(preset) if isinstance(preset, os.PathLike) else preset,
+    )
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = cls.from_preset(preset)
+        return _SHARED[key]
 
 
 def is_text(value):

@@ -1,0 +1,153 @@
+"""Heteronyms: words written alike and said differently by part of speech,
+as a table `{word: {universal tag: phonemes}}` for `zoo.G2p`.
+
+Built from two sources, said here so the table can be checked:
+
+1. **CMUdict's own variants and the Brown corpus's tags** (`stress_pairs`).
+   English noun/verb pairs shift the primary stress: a noun or adjective
+   stresses an earlier syllable than its verb (REcord / reCORD, PREsent /
+   preSENT, OBject / obJECT). For each dictionary word whose variants
+   have the same number of syllables and put the primary stress in two
+   places, the earlier-stressed variant is given to NOUN and ADJ and the
+   later-stressed one to VERB, but only for words that the tagged Brown
+   training split uses both as a verb and as a noun or adjective (at
+   least `MIN_USES` times each): that keeps names and one-sided words out.
+   What the rule found was read by hand, and the few words whose variants
+   differ by dialect or meaning rather than by part of speech are left
+   out (`EXCLUDED`: effect, detail, buffet, finance). Words ending in
+   `-ate` whose variants end in `EY2 T` and in a reduced vowel (`AH0
+   T`, `IH0 T`) take the first for VERB (to estimate) and the second
+   for NOUN and ADJ (an estimate), by the same corpus check
+   (`ate_pairs`).
+2. **A short list written here** (`BY_HAND`), for heteronyms that differ
+   in a vowel or a consonant rather than in stress (lead, live, wind,
+   tear, close, use, excuse, abuse, wound, minute, dove)
+   and for the stress pairs whose adjective takes the later stress
+   (content, invalid). Each entry's phonemes are CMUdict's own variants;
+   only which tag takes which was written by hand.
+
+What the table cannot do: a heteronym whose readings share a universal
+tag (read: present and past, both VERB; bass, bow, row: both NOUN).
+Those keep the dictionary's first pronunciation, as do heteronyms whose
+second reading CMUdict lacks (does: the deer; mouth: the verb).
+"""
+
+import collections
+
+from zoo.tasks import lexicon
+
+MIN_USES = 1
+NOMINAL = ("NOUN", "ADJ")
+# What the stress rule finds but is wrong, read by hand: variants that
+# differ by dialect or meaning, not part of speech (the effect and to
+# effect are both IH0 F EH1 K T; a buffet of food is B AH0 F EY1).
+EXCLUDED = ("effect", "detail", "buffet", "finance")
+# Written by hand: which of CMUdict's variants each universal tag takes
+# (tags not named keep the dictionary's first variant).
+BY_HAND = {
+    "lead": {"VERB": "L IY1 D", "NOUN": "L EH1 D", "ADJ": "L EH1 D"},
+    "live": {"VERB": "L IH1 V", "ADJ": "L AY1 V", "ADV": "L AY1 V"},
+    "lives": {"VERB": "L IH1 V Z", "NOUN": "L AY1 V Z"},
+    "wind": {"VERB": "W AY1 N D", "NOUN": "W IH1 N D"},
+    "winds": {"VERB": "W AY1 N D Z", "NOUN": "W IH1 N D Z"},
+    "tear": {"VERB": "T EH1 R", "NOUN": "T IH1 R"},
+    "tears": {"VERB": "T EH1 R Z", "NOUN": "T IH1 R Z"},
+    "close": {"VERB": "K L OW1 Z", "ADJ": "K L OW1 S", "ADV": "K L OW1 S"},
+    "closer": {"NOUN": "K L OW1 Z ER0", "ADJ": "K L OW1 S ER0"},
+    "use": {"VERB": "Y UW1 Z", "NOUN": "Y UW1 S"},
+    "uses": {"VERB": "Y UW1 Z IH0 Z", "NOUN": "Y UW1 S IH0 Z"},
+    "excuse": {"VERB": "IH0 K S K Y UW1 Z", "NOUN": "IH0 K S K Y UW1 S"},
+    "abuse": {"VERB": "AH0 B Y UW1 Z", "NOUN": "AH0 B Y UW1 S"},
+    "wound": {"VERB": "W AW1 N D", "NOUN": "W UW1 N D"},
+    "minute": {"NOUN": "M IH1 N AH0 T", "ADJ": "M AY0 N UW1 T"},
+    "dove": {"VERB": "D OW1 V", "NOUN": "D AH1 V"},
+    "content": {"NOUN": "K AA1 N T EH0 N T", "ADJ": "K AH0 N T EH1 N T"},
+    "invalid": {"NOUN": "IH1 N V AH0 L AH0 D", "ADJ": "IH2 N V AE1 L AH0 D"},
+}
+
+
+def _stress_index(phones):
+    """The index, among the vowels, of the primary stress (None if none)."""
+    vowels = [p for p in phones if p[-1].isdigit()]
+    for i, phone in enumerate(vowels):
+        if phone.endswith("1"):
+            return i, len(vowels)
+    return None, len(vowels)
+
+
+def tag_counts(tagged_sentences):
+    """`{word (lower-case): Counter(tag)}` over `(words, tags)` pairs."""
+    counts = collections.defaultdict(collections.Counter)
+    for words, tags in tagged_sentences:
+        for word, tag in zip(words, tags):
+            counts[lexicon.key(word)][tag] += 1
+    return counts
+
+
+def _both_ways(counts):
+    verb = counts.get("VERB", 0)
+    nominal = sum(counts.get(t, 0) for t in NOMINAL)
+    return verb >= MIN_USES and nominal >= MIN_USES
+
+
+def stress_pairs(entries, counts):
+    """The stress-shift heteronyms (rule 1 of the module's docstring)."""
+    table = {}
+    for word, variants in entries.items():
+        if len(variants) < 2 or not _both_ways(counts.get(word, {})):
+            continue
+        if word in EXCLUDED:
+            continue
+        by_place = {}
+        sizes = set()
+        for phones in variants:
+            place, size = _stress_index(phones)
+            if place is None:
+                continue
+            sizes.add(size)
+            by_place.setdefault(place, phones)
+        if len(by_place) != 2 or len(sizes) != 1 or sizes.pop() < 2:
+            continue
+        early, late = (by_place[p] for p in sorted(by_place))
+        table[word] = {
+            "NOUN": " ".join(early),
+            "ADJ": " ".join(early),
+            "VERB": " ".join(late),
+        }
+    return table
+
+
+def ate_pairs(entries, counts):
+    """The `-ate` heteronyms (rule 1's second part)."""
+    table = {}
+    for word, variants in entries.items():
+        if not word.endswith("ate") or len(variants) < 2:
+            continue
+        if not _both_ways(counts.get(word, {})):
+            continue
+        verb = [v for v in variants if v[-2:] == ("EY2", "T")]
+        other = [v for v in variants if v[-2:] in (("AH0", "T"), ("IH0", "T"))]
+        if verb and other:
+            nominal = " ".join(other[0])
+            table[word] = {"VERB": " ".join(verb[0])}
+            table[word].update({tag: nominal for tag in NOMINAL})
+    return table
+
+
+def build(entries, tagged_sentences):
+    """The heteronym table: `{word: {tag: "PH ON EH1 M Z"}}`, from the
+    dictionary's entries (`{word: [phones, ...]}`, with stress) and a
+    tagged corpus (universal tags). Every phoneme string is one of the
+    word's dictionary variants (checked)."""
+    counts = tag_counts(tagged_sentences)
+    table = {**stress_pairs(entries, counts), **ate_pairs(entries, counts)}
+    table.update(BY_HAND)
+    for word, readings in table.items():
+        known = {" ".join(v) for v in entries.get(word, [])}
+        for tag, phones in readings.items():
+            if phones not in known:
+                raise ValueError(
+                    f"heteronym {word!r} ({tag}): {phones!r} is not one of "
+                    f"its dictionary variants {sorted(known)}"
+                )
+    return dict(sorted(table.items()))

