@@ -182,16 +182,44 @@ def train(folder, tasks, percents, seeds, bilm, jobs):
                 print(f"finished {name} in {seconds:.0f} s", flush=True)
 
 
+def _read_run(folder):
+    """`(config, metrics)` of a finished tagging or classification run,
+    or a `harness.UsageError` naming the folder and what is wrong (a
+    damaged file, a run of another recipe)."""
+    read = {}
+    for name in ("config.json", "metrics.json"):
+        path = folder / name
+        try:
+            read[name] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError) as error:
+            raise harness.UsageError(
+                f"{path}: not a readable JSON file ({error})"
+            ) from None
+        if not isinstance(read[name], dict):
+            raise harness.UsageError(f"{path}: not a JSON object")
+    config, metrics = read["config.json"], read["metrics.json"]
+    sizes = metrics.get("split_sentences") or metrics.get("split_examples")
+    score = metrics.get("test_f1", metrics.get("test_accuracy"))
+    if (
+        not isinstance(sizes, dict)
+        or not isinstance(sizes.get("train"), int)
+        or not isinstance(score, (int, float))
+        or not isinstance(config.get("dataset"), str)
+    ):
+        raise harness.UsageError(
+            f"{folder}: not a finished run of recipes.tagging or "
+            "recipes.classification (no test score or training size)"
+        )
+    return config, metrics
+
+
 def runs(folders):
     """`(dataset, pretrained, train size, seed, score name, score)` of
     every finished run under `folders`."""
     found = []
     for folder in folders:
         for metrics_path in sorted(pathlib.Path(folder).glob("*/metrics.json")):
-            config = json.loads(
-                (metrics_path.parent / "config.json").read_text()
-            )
-            metrics = json.loads(metrics_path.read_text())
+            config, metrics = _read_run(metrics_path.parent)
             if "test_f1" in metrics:
                 name, score = "entity F1", metrics["test_f1"]
             else:
@@ -204,7 +232,7 @@ def runs(folders):
                     config["dataset"],
                     config.get("pretrained") or "none",
                     sizes["train"],
-                    config["seed"],
+                    config.get("seed", 0),
                     name,
                     score,
                     metrics_path.parent.name,

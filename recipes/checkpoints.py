@@ -252,11 +252,12 @@ class RunBackup(keras.callbacks.Callback):
         changed = fingerprints.differences(saved, now)
         whats = dict.fromkeys(what for what, _ in changed)
         raise BackupError(
-            f"{self.source / METADATA}: the backup of epoch "
-            f"{metadata['epoch']} was trained on other {' and '.join(whats)} "
-            f"({'; '.join(how for _, how in changed)}); resuming would mix "
-            "them: rerun with what it started with to resume, or pass "
-            "--overwrite to start again, or choose another --output"
+            f"the {' and '.join(whats)} changed since this run began "
+            f"({'; '.join(how for _, how in changed)}): its backup of epoch "
+            f"{metadata['epoch']} ({self.source / METADATA}) was trained on "
+            "the old, and resuming would mix them: rerun with what it "
+            "started with to resume, or pass --overwrite to start again, or "
+            "choose another --output"
         )
 
     def _best_weights(self):

@@ -29,16 +29,19 @@ def finite_metrics(metrics):
     return metrics
 
 
-def finished_metrics(task, path):
+RERUN_ADVICE = (
+    "the run's results cannot be shown: pass --overwrite to train again, "
+    "or choose another --output"
+)
+
+
+def finished_metrics(task, path, advice=RERUN_ADVICE):
     """The `metrics.json` of a finished run, checked to be whole (what a
-    rerun prints): a damaged one is one line naming it."""
+    rerun prints): a damaged one is one line naming it, ending in
+    `advice`."""
 
     def refuse(found):
-        return harness.UsageError(
-            f"{path} is damaged: {found}; the run's results cannot be "
-            "shown: pass --overwrite to train again, or choose another "
-            "--output"
-        )
+        return harness.UsageError(f"{path} is damaged: {found}; {advice}")
 
     def no_constant(name):  # NaN, Infinity: metrics.json writes null
         raise ValueError(f"{name} is not a value metrics.json holds")

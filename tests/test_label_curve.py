@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+import harness
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
@@ -96,3 +98,25 @@ def test_bad_flags_are_one_line(label_curve, tmp_path, argv, message, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "metrics, config, message",
+    [
+        ("{bad", "{}", "metrics.json: not a readable JSON file"),
+        ("[]", "{}", "metrics.json: not a JSON object"),
+        ('{"test_per": 5}', '{"dataset": "cmudict"}', "not a finished run"),
+    ],
+)
+def test_a_damaged_or_foreign_run_is_one_line(
+    label_curve, tmp_path, capsys, metrics, config, message
+):
+    run = tmp_path / "curve" / "run"
+    run.mkdir(parents=True)
+    (run / "metrics.json").write_text(metrics)
+    (run / "config.json").write_text(config)
+    with pytest.raises(SystemExit) as info:
+        harness.run_cli(label_curve.main, [str(tmp_path / "curve")])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err

@@ -5,6 +5,7 @@ unfreezing (`fine_tune_optimizer`)."""
 
 import zoo
 from harness import files
+from recipes import checkpoints
 from recipes import models
 from recipes import settings
 from recipes.language_model import config as lm_config
@@ -50,7 +51,18 @@ class LanguageModelStage:
             f"texts first ({output / FINE_TUNE_RUN})",
             flush=True,
         )
-        metrics = lm_task.run(stage_config)
+        try:
+            metrics = lm_task.run(stage_config)
+        except checkpoints.BackupError as error:
+            # The stage's own flags are the language model's: say it in
+            # the classifier's (the biLM came from --pretrained).
+            raise checkpoints.BackupError(
+                f"--fine-tune, the biLM's stage in {output / FINE_TUNE_RUN}: "
+                + str(error).replace(
+                    f"--init-from {config.pretrained}",
+                    f"--pretrained {config.pretrained}",
+                )
+            ) from None
         state.bilm = models.load_language_model(
             output / FINE_TUNE_RUN, "--fine-tune"
         )

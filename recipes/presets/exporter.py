@@ -9,7 +9,6 @@ the metadata); above `max_loss` points lost the export stops.
 
 import dataclasses
 import importlib
-import json
 import pathlib
 import re
 import shlex
@@ -22,6 +21,7 @@ from harness import flags
 from harness import rundir
 from recipes import distributed
 from recipes import models
+from recipes import results
 
 # A preset's name: a plain folder name (letters, digits, `_`, `-`, `.`;
 # not `.` or `..`, no path separator), nothing a shell or a path reads
@@ -111,6 +111,19 @@ def score_test_split(task, config, state, model):
     return _numbers(task.evaluate(config, state, model, scores))
 
 
+def check_dest(dest):
+    """Refuses a `--dest` that is not a folder and cannot be one (a file,
+    or a path through a file) before any work is done."""
+    path = pathlib.Path(dest)
+    for part in (path, *path.parents):
+        if part.exists() or part.is_symlink():
+            if not part.is_dir():
+                raise harness.UsageError(
+                    f"--dest {dest}: not a folder ({part} is a file)"
+                )
+            return
+
+
 def export(
     run,
     name,
@@ -124,6 +137,7 @@ def export(
     `trained_at`: the code version the run was trained at, when known
     (recorded beside this checkout's, `code_version`)."""
     check_name(name)
+    check_dest(dest)
     run = pathlib.Path(run)
     for needed in ("config.json", "metrics.json", "model.keras"):
         if not (run / needed).is_file():
@@ -144,7 +158,12 @@ def export(
     names = {f.name for f in dataclasses.fields(task.Config)}
     saved = {**getattr(task.Config, "SAVED_DEFAULTS", {}), **saved}
     config = task.Config(**{k: v for k, v in saved.items() if k in names})
-    metrics = json.loads((run / "metrics.json").read_text())
+    # A run's metrics, checked as a rerun reads them (one line if not).
+    metrics = results.finished_metrics(
+        task,
+        run / "metrics.json",
+        advice=f"not a finished run of {module} to export",
+    )
     metadata = {
         "recipe": module,
         "command": command_line(module, config),

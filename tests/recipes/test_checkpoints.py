@@ -205,9 +205,10 @@ def test_a_backup_of_other_data_or_another_backend_is_refused(tmp_path):
     other = {**FINGERPRINT, "backend": "jax"}
     with pytest.raises(harness.UsageError) as info:
         checkpoints.RunBackup(folder, fingerprint=other).restore(_model())
-    assert "trained on other backend (backend tensorflow -> jax)" in str(
-        info.value
+    assert "the backend changed since this run began (backend tensorflow " in (
+        str(info.value)
     )
+    assert "-> jax): its backup of epoch 2" in str(info.value)
     edited = {
         **FINGERPRINT,
         "files": {"--train-file a.csv": {"bytes": 12, "sha256": "ef" * 32}},
@@ -216,8 +217,10 @@ def test_a_backup_of_other_data_or_another_backend_is_refused(tmp_path):
     with pytest.raises(harness.UsageError) as info:
         checkpoints.RunBackup(folder, fingerprint=edited).restore(_model())
     message = str(info.value)
-    assert "trained on other data (--train-file a.csv 10 bytes" in message
-    assert "-> 12 bytes, sha256 efefefefefef)" in message
+    assert "the data changed since this run began (--train-file a.csv 10 " in (
+        message
+    )
+    assert "-> 12 bytes, sha256 efefefefefef): its backup" in message
     assert "pass --overwrite to start again" in message
 
 
@@ -262,9 +265,10 @@ def test_a_rerun_refuses_a_backup_it_cannot_restore_or_made_on_other_data(
     document.write_text(text + "\n" + text.split("\n\n")[0] + "\n")
     with pytest.raises(harness.UsageError) as info:
         tagging.run(config)
-    assert "the backup of epoch 2 was trained on other data (the examples" in (
+    assert "the data changed since this run began (the examples" in (
         str(info.value)
     )
+    assert "its backup of epoch 2" in str(info.value)
     document.write_text(text)
     resumed = tagging.run(config)  # the data it started with: resumes
     assert "resuming from the backup of epoch 2/3" in capsys.readouterr().out
