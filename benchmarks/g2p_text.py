@@ -37,6 +37,7 @@ import re
 import statistics
 import sys
 import time
+import unicodedata
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
@@ -89,8 +90,6 @@ def load_g2p_en():
 def g2p_en_words(g2p, module, text):
     """`[(token, phones), ...]` of g2p_en on `text`: its own steps (the
     `G2p.__call__` of g2p_en 2.1.0), kept per token."""
-    import unicodedata
-
     text = module.normalize_numbers(text)
     text = "".join(
         c

@@ -100,7 +100,7 @@ class G2p:
         preset="g2p_en_cmudict",
         method="beam",
         lexicon=None,
-        tagger="pos_en_universal",
+        tagger="pos_en_universal_fast",
         numbers=True,
     ):
         check_method(method)

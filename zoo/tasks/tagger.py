@@ -5,6 +5,7 @@ import unicodedata
 
 import keras
 
+from zoo import engine
 from zoo import text as text_lib
 from zoo._package import PACKAGE
 from zoo.tasks.task import LabelledText
@@ -145,6 +146,11 @@ class Tagger(LabelledText, Task, keras.Model):
         if crf is None:
             return (outputs[..., 1:].argmax(axis=-1) + 1) * (ids > 0)
         outputs[..., 0] = -1e9
+        if not self.compiled:  # NumPy's Viterbi, as the forward pass
+            decode = self.cached_function(
+                "viterbi", lambda: engine.crf_decoder(crf)
+            )
+            return decode(outputs, ids > 0)
         return keras.ops.convert_to_numpy(crf.decode(outputs, ids > 0))
 
     def predict_tags(self, sentences, batch_size=64):

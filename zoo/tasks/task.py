@@ -34,6 +34,7 @@ import threading
 import keras
 import numpy as np
 
+from zoo import engine
 from zoo import inference
 from zoo import presets
 from zoo import walk
@@ -234,19 +235,53 @@ class Task:
 
     def infer(self, inputs):
         """The model's outputs (NumPy) for model inputs (an array, or a
-        tuple or list of them), dropout off: through
-        `zoo.inference_function`, or, under a `keras.distribution` (JAX's
-        data parallelism), `predict_on_batch` on rows padded to a
-        multiple of the devices (it splits a batch evenly or not at all)."""
+        tuple or list of them), dropout off, token ids checked first.
+
+        The path is chosen for the caller: a model that is not being
+        trained (a preset, a reloaded run) runs on `zoo.engine`, the
+        NumPy forward pass (no compilation, the same on every backend);
+        one that is compiled for training, or whose layers the engine
+        does not know, runs on `zoo.inference_function` (the backend's
+        compiled call, so it sees every weight update); under a
+        `keras.distribution` (JAX's data parallelism), `predict_on_batch`
+        on rows padded to a multiple of the devices."""
         if isinstance(inputs, tuple):
             inputs = list(inputs)  # a model with several inputs
         distribution = keras.distribution.distribution()
         if distribution is not None:
             return _on_devices(self, inputs, distribution)
-        run = self.cached_function(
-            "forward", lambda: inference.inference_function(self)
+        run = self.serving_function() if not self.compiled else None
+        if run is None:
+            run = self.cached_function(
+                "keras", lambda: inference.inference_function(self)
+            )
+            return run(inputs)
+        inference.check_ids(
+            self.cached_function("ids", self._id_checks), inputs
         )
         return run(inputs)
+
+    def _id_checks(self):
+        return inference.id_checks(self)
+
+    def serving_function(self):
+        """`zoo.engine.compile(self)`, made on first use and kept, or None
+        where the engine has no NumPy form of a layer (the Keras path)."""
+
+        def make():
+            try:
+                return engine.compile(self)
+            except NotImplementedError:
+                return None
+
+        return self.cached_function("engine", make)
+
+    def reset_inference(self):
+        """Forgets the compiled inference functions: the next call reads
+        the weights again (after `set_weights` on a model not compiled
+        for training)."""
+        with _LOCK:
+            object.__setattr__(self, "_zoo_compiled", {})
 
 
 class LabelledText:

@@ -6,6 +6,7 @@ import warnings
 
 import keras
 
+from zoo import engine
 from zoo import presets
 from zoo import validation as v
 from zoo._package import PACKAGE
@@ -198,8 +199,10 @@ class Transcriber(Task, Seq2Seq):
         return result
 
     def decoder(self, method="beam"):
-        """`source ids -> (ids, scores)`, compiled once per method
-        (`zoo.seq2seq.compiled_decoder`) with this model's settings."""
+        """`source ids -> (ids, scores)` with this model's settings, made
+        once per method: `zoo.engine.decoder` (NumPy, no compilation) for
+        a model not being trained, else the backend's compiled decoder
+        (`zoo.seq2seq.compiled_decoder`, which sees weight updates)."""
         check_method(method)
         options = dict(
             start_id=START, end_id=END, max_length=self.max_target_length
@@ -207,6 +210,11 @@ class Transcriber(Task, Seq2Seq):
         if method == "beam":
             options.update(
                 beam_width=self.beam_width, length_penalty=self.length_penalty
+            )
+        if not self.compiled:
+            return self.cached_function(
+                f"engine-{method}",
+                lambda: engine.decoder(self, method, **options),
             )
         return self.cached_function(
             method, lambda: compiled_decoder(self, method, **options)

@@ -1,0 +1,400 @@
+"""`zoo.engine`: the NumPy forward pass equals Keras's at every real step
+(taggers, classifiers, a biLM tagger, stacks of every kind, seq2seq
+models with each attention and bridge, the shipped presets), and its
+decoders return what `zoo.greedy_decode` and `zoo.beam_search` return."""
+
+import threading
+
+import keras
+import numpy as np
+import pytest
+
+import zoo
+import zoo.engine
+from tests import helpers
+
+ATOL = 1e-5
+WORDS = ["<s>", "</s>", "the", "cat", "sat", "on", "mat", ".", "a", "dog"]
+SENTENCES = [
+    "The cat sat on the mat .".split(),
+    "A dog ran in the park".split(),
+    "The end".split(),
+    ["dog"],
+]
+
+
+def _ids(rng, lengths, size):
+    """Right-padded random ids in [1, size), one row per length."""
+    ids = np.zeros((len(lengths), max(lengths)), "int32")
+    for row, length in enumerate(lengths):
+        ids[row, :length] = rng.integers(1, size, length)
+    return ids
+
+
+def _chars(rng, ids, size, width=7):
+    """Random character ids for each real word (row 0's second word has
+    none: a real word without characters)."""
+    chars = np.zeros((*ids.shape, width), "int32")
+    for (row, word), real in np.ndenumerate(ids != 0):
+        if real and (row, word) != (0, 1):
+            n = rng.integers(1, width + 1)
+            chars[row, word, :n] = rng.integers(1, size, n)
+    return chars
+
+
+def _assert_real_steps_equal(got, want, mask, atol=ATOL):
+    got, want = np.asarray(got), helpers.to_numpy(want)
+    assert got.shape == want.shape
+    if mask is not None and got.ndim >= 2 and got.shape[:2] == mask.shape:
+        got, want = got[mask], want[mask]
+    np.testing.assert_allclose(got, want, atol=atol)
+
+
+def _assert_all_equal(got, want, mask):
+    got, want = keras.tree.flatten(got), keras.tree.flatten(want)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        _assert_real_steps_equal(g, w, mask)
+
+
+def _assert_matches_keras(model, inputs, mask):
+    got = zoo.engine.compile(model)(inputs)
+    _assert_all_equal(got, model(inputs, training=False), mask)
+
+
+# Masks: mostly padding (the ragged loop), mostly real (the masked
+# loop) and with holes (a masked step between real ones).
+MASKS = {
+    "ragged": [[1, 1, 1, 1, 1], [1, 1, 1, 0, 0], [1, 0, 0, 0, 0]],
+    "mostly_real": [[1, 1, 1, 1, 1], [1, 1, 1, 1, 1], [1, 1, 1, 1, 0]],
+    "holes": [[1, 0, 1, 1, 0], [0, 1, 1, 1, 1], [1, 1, 0, 0, 0]],
+}
+
+
+def _assert_decoded_equal(got, want):
+    np.testing.assert_array_equal(got[0], helpers.to_numpy(want[0]))
+    np.testing.assert_allclose(got[1], helpers.to_numpy(want[1]), atol=1e-4)
+
+
+STACKS = {
+    "lstm_bidirectional_residual": (
+        "ragged",
+        dict(
+            cell="lstm",
+            units=7,
+            num_layers=3,
+            bidirectional=True,
+            residual=True,
+        ),
+    ),
+    "gru_highway_layer_norm_sum": (
+        "mostly_real",
+        dict(
+            cell="gru",
+            units=6,
+            num_layers=3,
+            bidirectional=[True, False, True],
+            merge_mode="sum",
+            highway=True,
+            layer_norm=True,
+        ),
+    ),
+    "lstm_ave_mul_last_states": (
+        "holes",
+        dict(
+            cell="lstm",
+            units=5,
+            num_layers=2,
+            bidirectional=True,
+            merge_mode=["ave", "mul"],
+            residual=True,
+            return_sequences=False,
+            return_state=True,
+        ),
+    ),
+    "simple_rnn_and_gru_v1": (
+        "ragged",
+        dict(
+            cell=["simple_rnn", "gru"],
+            units=[5, 6],
+            reset_after=False,
+            bidirectional=True,
+            return_state=True,
+        ),
+    ),
+    "lstm_other_activations_all": (
+        "holes",
+        dict(
+            cell="lstm",
+            units=6,
+            num_layers=2,
+            activation="relu",
+            recurrent_activation="hard_sigmoid",
+            use_bias=False,
+            residual=True,
+            output="all",
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STACKS))
+def test_a_stack_matches_keras_at_every_real_step(name):
+    masks, options = STACKS[name]
+    stack = zoo.layers.StackedRNN(**{"return_sequences": True, **options})
+    mask = np.array(MASKS[masks], bool)
+    x = np.random.default_rng(0).normal(size=(3, 5, 6)).astype("float32")
+    want = stack(x, mask=mask, training=False)  # builds the stack
+    _assert_all_equal(zoo.engine.stacks.StackPlan(stack)(x, mask), want, mask)
+
+
+@pytest.mark.parametrize("char_kind", ["rnn", "cnn"])
+@pytest.mark.parametrize("head", ["softmax", "crf"])
+def test_a_tagger_matches_keras(char_kind, head):
+    rng = np.random.default_rng(1)
+    options = dict(char_vocabulary_size=9, char_units=4, residual=True)
+    backbone = zoo.stacked_rnn(
+        "lstm", 2, 6, vocabulary_size=20, embedding_dim=5, bidirectional=True,
+        char_kind=char_kind, name=f"b_{char_kind}_{head}", **options
+    )  # fmt: skip
+    tagger = zoo.heads.sequence_tagger(backbone, 5, head=head)
+    ids = _ids(rng, [5, 2, 4, 1], 20)
+    inputs = [ids, _chars(rng, ids, 9)]
+    _assert_matches_keras(tagger, inputs, ids != 0)
+    if head == "crf":
+        crf = tagger.get_layer("crf")
+        emissions = zoo.engine.compile(tagger)(inputs)
+        want = helpers.to_numpy(crf.decode(emissions, ids != 0))
+        got = zoo.engine.crf_decoder(crf)(emissions, ids != 0)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_crf_decoding_model_matches_keras():
+    rng = np.random.default_rng(2)
+    ids = keras.Input((None,), dtype="int32")
+    x = zoo.layers.TokenEmbedding(12, 4, mask_zero=True)(ids)
+    x = zoo.layers.StackedRNN("gru", 5, 1, return_sequences=True)(x)
+    crf = zoo.layers.CRF(4)
+    tags = crf(keras.layers.Dense(4)(x), decode=True)
+    model = keras.Model(ids, tags)
+    batch = _ids(rng, [4, 1, 3], 12)
+    got = zoo.engine.compile(model)(batch)
+    np.testing.assert_array_equal(got, helpers.to_numpy(model(batch)))
+
+
+@pytest.mark.parametrize(
+    "pooling", ["mean", "max", "last", "concat", "attention"]
+)
+def test_a_classifier_matches_keras(pooling):
+    rng = np.random.default_rng(3)
+    backbone = zoo.stacked_gru(
+        2, 6, vocabulary_size=15, embedding_dim=4, name=f"c_{pooling}"
+    )
+    labels = ["a", "b", "c"]
+    model = zoo.heads.sequence_classifier(
+        backbone, 3, pooling=pooling, attention_units=5, labels=labels
+    )
+    _assert_matches_keras(model, _ids(rng, [4, 1, 3, 2], 15), None)
+
+
+def test_a_tagger_on_a_pretrained_bilm_matches_keras():
+    vocabulary = zoo.layers.TokenVocabulary(WORDS, name="vocabulary")
+    characters = zoo.layers.CharacterVocabulary.from_words(
+        [w for s in SENTENCES for w in s], name="characters"
+    )
+    bilm = zoo.language_model.bidirectional_language_model(
+        vocabulary, characters, units=6, num_layers=2, char_units=5, seed=1
+    )
+    contextual = zoo.language_model.contextual_embedding(bilm)
+    backbone = zoo.stacked_rnn(
+        "lstm", 2, 4, vocabulary_size=vocabulary.vocabulary_size,
+        embedding_dim=3, char_vocabulary_size=characters.vocabulary_size,
+        char_units=3, contextual=contextual, bidirectional=True, name="elmo"
+    )  # fmt: skip
+    tagger = zoo.Tagger.from_network(
+        zoo.heads.sequence_tagger(
+            backbone, 4, labels=["", "A", "B", "C"], vocabulary=vocabulary,
+            characters=characters
+        )
+    )  # fmt: skip
+    inputs = tagger.encode(SENTENCES)
+    _assert_matches_keras(tagger, inputs, inputs[0] != 0)
+    encoder = zoo.engine.words.BiLM(contextual.encoder)
+    chars = inputs[1]
+    got = encoder.layers(chars)
+    want = contextual.encoder(chars, training=False)
+    for g, w in zip(got, want):
+        _assert_real_steps_equal(g, w, chars.any(axis=-1))
+
+
+SEQ2SEQ = [
+    # attention, bridge, cell, bidirectional encoder, decoder units, and
+    # the beam search's width and length penalty
+    (None, "copy", "lstm", True, 8, 3, 1.0),
+    ("dot", "dense", "gru", False, 8, 4, 0.0),
+    ("general", "dense", "lstm", True, 6, 4, 0.5),
+    ("additive", "zeros", "gru", True, 8, 3, 1.0),
+    ("general", "copy", "simple_rnn", False, 8, 2, 2.0),
+]
+
+
+@pytest.mark.parametrize(
+    "attention,bridge,cell,bidirectional,units,width,penalty", SEQ2SEQ
+)
+def test_a_seq2seq_model_and_its_decoders_match_keras(
+    attention, bridge, cell, bidirectional, units, width, penalty
+):
+    rng = np.random.default_rng(4)
+    encoder = {"cell": cell, "units": 8, "bidirectional": bidirectional}
+    model = zoo.Seq2Seq(
+        11, 9, embedding_dim=5, encoder=encoder, bridge=bridge,
+        decoder={"cell": cell, "units": units}, attention=attention
+    )  # fmt: skip
+    source = np.concatenate(
+        [_ids(rng, [5, 3, 1, 4], 11), np.zeros((1, 5), "int32")]
+    )  # the last source is empty
+    lengths = [4, 4, 4, 3, 4] if width == 4 else [3, 2, 4, 1, 2]  # MASKS
+    target = _ids(rng, lengths, 9)
+    got = zoo.engine.compile(model)((source, target))
+    _assert_real_steps_equal(got, model((source, target)), target != 0)
+    options = dict(start_id=2, end_id=3, max_length=6)
+    want_ids, want_scores = zoo.greedy_decode(model, source, **options)
+    got_ids, got_scores = zoo.engine.decoder(model, "greedy", **options)(source)
+    _assert_decoded_equal((got_ids, got_scores), (want_ids, want_scores))
+    beam = dict(options, beam_width=width, length_penalty=penalty)
+    want_ids, want_scores = zoo.beam_search(
+        model, source, return_all_beams=True, **beam
+    )
+    got_ids, got_scores = zoo.engine.decoder(
+        model, "beam", return_all_beams=True, **beam
+    )(source)
+    _assert_decoded_equal((got_ids, got_scores), (want_ids, want_scores))
+
+
+def _written_tags(tagger, outputs, sentences, mask):
+    tags = (outputs[..., 1:].argmax(axis=-1) + 1) * mask
+    return [
+        " ".join(tagger.labels[t] for t in row[: len(s)])
+        for row, s in zip(tags, sentences)
+    ]
+
+
+def test_the_pos_preset_tags_what_its_metadata_recorded():
+    tagger = zoo.Tagger.from_preset("pos_en_universal")
+    recorded = zoo.presets.verify("pos_en_universal")["fixed_inputs"]
+    sentences = [s.split() for s in recorded["sentences"]]
+    inputs = tagger.encode(sentences)
+    mask = inputs[0] != 0
+    got = zoo.engine.compile(tagger)(inputs)
+    assert _written_tags(tagger, got, sentences, mask) == recorded["tags"]
+    top = got.max(axis=-1)[mask]  # row by row, as recorded
+    np.testing.assert_allclose(top, recorded["top_outputs"], atol=2e-4)
+
+
+@pytest.mark.tf_tier  # Keras compiles the tagger: slow on JAX
+def test_the_pos_preset_matches_keras():
+    tagger = zoo.Tagger.from_preset("pos_en_universal")
+    sentences = [
+        "Time flies like an arrow .".split(),
+        "I refuse to collect the refuse around here .".split(),
+        ["Hi"],
+    ]
+    inputs = tagger.encode(sentences)
+    mask = inputs[0] != 0
+    got = zoo.engine.compile(tagger)(inputs)
+    _assert_real_steps_equal(got, tagger.infer(inputs), mask, atol=1e-4)
+    written = _written_tags(tagger, got, sentences, mask)
+    assert written == [" ".join(t for _, t in s) for s in tagger.tag(sentences)]
+
+
+def test_the_g2p_preset_transcribes_what_its_metadata_recorded():
+    g2p = zoo.Transcriber.from_preset("g2p_en_cmudict")
+    recorded = zoo.presets.verify("g2p_en_cmudict")["fixed_inputs"]
+    words = recorded["words"]
+    source = g2p.source_batch(words)
+    options = dict(start_id=2, end_id=3, max_length=g2p.max_target_length)
+    greedy = zoo.engine.decoder(g2p, "greedy", **options)
+    ids, _ = greedy(source)
+    assert [" ".join(g2p.decode_ids(r)) for r in ids] == recorded["greedy"]
+    options.update(beam_width=g2p.beam_width, length_penalty=1.0)
+    beam = zoo.engine.decoder(g2p, "beam", **options)
+    ids, scores = beam(source)
+    assert [" ".join(g2p.decode_ids(r)) for r in ids] == recorded["beam"]
+    np.testing.assert_allclose(scores, recorded["beam_scores"], atol=2e-4)
+    # One word at a time gives the same as the batch.
+    for row, word in enumerate(words[:2]):
+        alone, score = beam(g2p.source_batch([word]))
+        np.testing.assert_array_equal(alone[0], ids[row])
+        np.testing.assert_allclose(score[0], scores[row], atol=1e-5)
+
+
+@pytest.mark.tf_tier  # Keras compiles each decoder: slow on JAX
+def test_the_g2p_preset_decodes_as_keras_decoders_do():
+    g2p = zoo.Transcriber.from_preset("g2p_en_cmudict")
+    source = g2p.source_batch(["keras", "blorptastic", "xyzzy", "a"])
+    for method in ("greedy", "beam"):
+        want_ids, want_scores = g2p.decoder(method)(source)
+        options = dict(start_id=2, end_id=3, max_length=g2p.max_target_length)
+        if method == "beam":
+            options.update(beam_width=g2p.beam_width, length_penalty=1.0)
+        got = zoo.engine.decoder(g2p, method, **options)(source)
+        _assert_decoded_equal(got, (want_ids, want_scores))
+
+
+def test_a_layer_without_a_numpy_form_is_named():
+    inputs = keras.Input((None, 3))
+    x = keras.layers.Conv1D(4, 2)(inputs)
+    model = keras.Model(inputs, x)
+    assert not zoo.engine.supports(model)
+    with pytest.raises(NotImplementedError, match="Conv1D"):
+        zoo.engine.compile(model)
+    stack = zoo.stacked_lstm(1, 4, input_dim=3)
+    assert zoo.engine.supports(stack)
+    with pytest.raises(TypeError, match="keras.Model"):
+        zoo.engine.compile(keras.layers.Dense(2))
+
+
+def test_refresh_reads_weights_trained_later_and_threads_share_a_call():
+    rng = np.random.default_rng(5)
+    model = zoo.heads.sequence_tagger(
+        zoo.stacked_lstm(1, 5, vocabulary_size=10, name="r"), 3
+    )
+    ids = _ids(rng, [3, 2], 10)
+    run = zoo.engine.compile(model)
+    before = run(ids)
+    for variable in model.trainable_variables:
+        variable.assign(variable * 0.5)
+    np.testing.assert_array_equal(run(ids), before)
+    _assert_real_steps_equal(run.refresh()(ids), model(ids), ids != 0)
+    batches = [_ids(rng, [4, 1], 10) for _ in range(8)]
+    want = [run(b) for b in batches]
+    results = [None] * len(batches)
+
+    def work(i):
+        results[i] = run(batches[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for got, expected in zip(results, want):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_bad_ids_and_options_are_named():
+    model = zoo.heads.sequence_tagger(
+        zoo.stacked_lstm(1, 4, vocabulary_size=10, name="e"), 3
+    )
+    with pytest.raises(ValueError, match="in \\[0, 10\\)"):
+        zoo.engine.compile(model)(np.array([[1, 12]], "int32"))
+    seq2seq = zoo.build_seq2seq(7, 8, "gru", 1, 4, embedding_dim=3)
+    with pytest.raises(ValueError, match="end_id"):
+        zoo.engine.decoder(seq2seq, start_id=2, end_id=9, max_length=3)
+    with pytest.raises(TypeError, match="beam_width"):
+        zoo.engine.decoder(
+            seq2seq, "greedy", start_id=2, end_id=3, max_length=3, beam_width=2
+        )
+    decode = zoo.engine.decoder(seq2seq, start_id=2, end_id=3, max_length=3)
+    with pytest.raises(ValueError, match="source_ids"):
+        decode(np.array([[1, 7]], "int32"))

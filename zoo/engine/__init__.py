@@ -1,0 +1,241 @@
+"""A compile-free NumPy float32 forward pass of the zoo's task models.
+
+    tagger = zoo.Tagger.from_preset("pos_en_universal")
+    forward = zoo.engine.compile(tagger)
+    probabilities = forward(tagger.encode([["The", "cat", "sat"]]))
+    g2p = zoo.Transcriber.from_preset("g2p_en_cmudict")
+    decode = zoo.engine.decoder(g2p, "beam", start_id=2, end_id=3,
+                                max_length=40, beam_width=5)
+    ids, scores = decode(g2p.source_batch(["keras"]))
+
+`compile(model)` reads a model's graph from its public `get_config()`
+(layers, their calls and the masks Keras records) and its weights from
+its variables, once, and returns a function `inputs -> NumPy outputs`
+with the model's inputs (what `zoo.inference_function` takes): a
+tagger's or a classifier's probabilities (or CRF emissions), a
+`zoo.Seq2Seq`'s teacher-forced probabilities. `decoder(model, method,
+**options)` returns `source_ids -> (ids, scores)`, what
+`zoo.seq2seq.greedy_decode` and `beam_search` return for the same
+options, as NumPy arrays. `supports(model)` says whether the engine runs
+a model at all; a layer it has no NumPy form of is a
+`NotImplementedError` naming its class, so callers fall back to Keras.
+
+Why hand-written: serving runs one request at a time, where a step of a
+recurrent layer costs a few microseconds of arithmetic. Keras's compiled
+call adds a framework's overhead to every call (milliseconds on
+TensorFlow and PyTorch), and JAX compiles anew for every input shape
+(seconds). Here each layer is a handful of NumPy calls on float32 arrays,
+the same on every backend: each recurrent layer's whole input sequence
+is projected by one matmul and its loop does only `h @ U` and the gates
+(`zoo.engine.recurrent`), a bidirectional layer's two directions (and an
+ELMo biLM's two stacks) step together, a tagger's character encoder
+reads every word of a batch at once, and a batch of mixed lengths skips
+its padding (`zoo.engine.ragged`).
+
+Results equal Keras's (`model(x, training=False)`) to float32 rounding
+at every real step; values at padded steps may differ. Dropout is off;
+a mixed-precision model runs in float32.
+
+Weights are read when a model is compiled: after training it further,
+call the compiled function's `refresh()` (or compile again). A compiled
+function keeps no state between calls and may be shared by threads.
+NumPy's BLAS picks its own threads; on a busy machine
+`OPENBLAS_NUM_THREADS=1` is often faster.
+"""
+
+import keras
+import numpy as np
+
+from zoo import validation as v
+from zoo.engine import decoding
+from zoo.engine import graph as graph_lib
+from zoo.engine.layers import CRFLayer
+from zoo.engine.seq2seq import Seq2SeqPlan
+from zoo.seq2seq import Seq2Seq
+
+__all__ = ["compile", "crf_decoder", "decoder", "supports"]
+
+METHODS = ("greedy", "beam")
+
+
+def _check_model(model):
+    if not isinstance(model, keras.Model):
+        raise TypeError(
+            f"`model` must be a keras.Model; received {type(model).__name__}."
+        )
+
+
+def _build(model):
+    """`inputs -> outputs` of `model` in NumPy, its weights read now."""
+    if isinstance(model, Seq2Seq):
+        plan = Seq2SeqPlan(model)
+
+        def forward(inputs):
+            source_ids, target_ids = inputs
+            return plan.forward(source_ids, target_ids)
+
+        return forward
+    config = model.get_config()
+    if "layers" not in config or "input_layers" not in config:
+        raise NotImplementedError(
+            f"zoo.engine runs functional models (and zoo.Seq2Seq); "
+            f"{model.name!r} is a {type(model).__name__}."
+        )
+    graph = graph_lib.Graph(model, config)
+
+    def forward(inputs):
+        if isinstance(inputs, dict):
+            inputs = [inputs[name] for name in graph.input_names]
+        elif isinstance(inputs, (list, tuple)):
+            inputs = list(inputs)
+        else:
+            inputs = [inputs]
+        if len(inputs) != len(graph.inputs):
+            raise ValueError(
+                f"`inputs` must hold {len(graph.inputs)} arrays for model "
+                f"{model.name!r}; received {len(inputs)}."
+            )
+        arrays = [
+            np.asarray(x, dtype=dtype)
+            for x, dtype in zip(inputs, graph.input_dtypes)
+        ]
+        outputs, _ = graph.run(arrays)
+        return graph_lib.unpack(outputs)
+
+    return forward
+
+
+class Compiled:
+    """A model's NumPy forward pass (`compile`); `refresh()` reads the
+    model's weights again."""
+
+    def __init__(self, model):
+        self.model = model
+        self._forward = _build(model)
+
+    def __call__(self, inputs):
+        return self._forward(inputs)
+
+    def refresh(self):
+        """Reads the model's graph and weights again (after training)."""
+        self._forward = _build(self.model)
+        return self
+
+
+def compile(model):  # noqa: A001 - the engine's verb, as keras.Model's
+    """`model(inputs, training=False)` in NumPy (see the module).
+
+    Args:
+        model: a functional `keras.Model` of the zoo's layers (a
+            `zoo.Tagger`, `zoo.TextClassifier`, a `zoo.heads` model, a
+            backbone), or a `zoo.Seq2Seq` / `zoo.Transcriber`.
+
+    Returns:
+        A `Compiled` function `inputs -> outputs`: `inputs` as the model
+        takes them (an array, or a list or tuple of arrays), outputs as
+        float32 NumPy arrays in the model's output structure.
+
+    Raises:
+        NotImplementedError: a layer (or op) the engine has no NumPy form
+            of, named.
+    """
+    _check_model(model)
+    return Compiled(model)
+
+
+def supports(model):
+    """Whether `compile(model)` runs `model` (it reads the weights to
+    find out: call `compile` itself where you will use the result)."""
+    _check_model(model)
+    try:
+        _build(model)
+    except NotImplementedError:
+        return False
+    return True
+
+
+def _check_id(name, value, size):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        v.fail(name, value, "an integer token id", wrong_type=True)
+    if not 1 <= value < size:
+        raise ValueError(
+            f"`{name}` must be >= 1 (0 is padding) and < {size}; received "
+            f"{name}={value!r}."
+        )
+    return int(value)
+
+
+def decoder(model, method="greedy", **options):
+    """`zoo.seq2seq.compiled_decoder`'s NumPy twin: `source_ids -> (ids,
+    scores)`, equal to `zoo.seq2seq.greedy_decode` (`"greedy"`) or
+    `beam_search` (`"beam"`) with the same `options` (`start_id`,
+    `end_id`, `max_length`; `beam_width`, `length_penalty`,
+    `return_all_beams` for beam search), as int32 and float32 NumPy
+    arrays. Weights are read now (`refresh()` reads them again)."""
+    if not isinstance(model, Seq2Seq):
+        raise TypeError(
+            "`model` must be a zoo.Seq2Seq (or zoo.Transcriber); received "
+            f"{type(model).__name__}."
+        )
+    v.check_choice("method", method, METHODS)
+    size = model.target_vocabulary_size
+    allowed = {"start_id", "end_id", "max_length"}
+    if method == "beam":
+        allowed |= {"beam_width", "length_penalty", "return_all_beams"}
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise TypeError(
+            f"decoder({method!r}) takes no option {unknown[0]!r}; it "
+            f"takes {', '.join(sorted(allowed))}."
+        )
+    for name in ("start_id", "end_id"):
+        options[name] = _check_id(name, options.get(name), size)
+    v.check_positive_int("max_length", options.get("max_length"))
+    if method == "beam":
+        v.check_positive_int("beam_width", options.setdefault("beam_width", 4))
+        v.check_number(
+            "length_penalty",
+            options.setdefault("length_penalty", 1.0),
+            float,
+            low=0.0,
+        )
+        v.check_bool(
+            "return_all_beams", options.setdefault("return_all_beams", False)
+        )
+    return Decoder(model, method, options)
+
+
+class Decoder:
+    """A `zoo.Seq2Seq`'s NumPy decoder (`decoder`)."""
+
+    def __init__(self, model, method, options):
+        self.model, self.options = model, dict(options)
+        self.decode = decoding.greedy if method == "greedy" else decoding.beam
+        self.plan = Seq2SeqPlan(model)
+
+    def __call__(self, source_ids):
+        size = self.model.source_vocabulary_size
+        ids = v.check_ids(
+            "source_ids",
+            np.asarray(source_ids),
+            size,
+            what=f"source token ids (source_vocabulary_size={size})",
+        )
+        if ids.ndim != 2:
+            raise ValueError(
+                "`source_ids` must be a (batch, steps) matrix of "
+                f"right-padded ids; received shape {ids.shape}."
+            )
+        return self.decode(self.plan, ids, **self.options)
+
+    def refresh(self):
+        """Reads the model's weights again (after training)."""
+        self.plan = Seq2SeqPlan(self.model)
+        return self
+
+
+def crf_decoder(crf):
+    """`zoo.layers.CRF.decode`'s NumPy twin for `crf` (its weights read
+    now): `(emissions, mask=None) -> tags`, int32 `(batch, steps)`, 0 at
+    masked steps."""
+    return CRFLayer(crf).decode

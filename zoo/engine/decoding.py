@@ -1,0 +1,142 @@
+"""Greedy and beam-search decoding in NumPy: `zoo.seq2seq.greedy_decode`
+and `beam_search`, step for step, with the same results.
+
+The bookkeeping is `zoo.seq2seq.decoding`'s, written for NumPy: id 0
+never generated, per-row finished flags, float32 scores, the length
+penalty `log_prob / length ** alpha`, a finished hypothesis extended by
+padding at no cost, and the top `beam_width` candidates ranked as
+`keras.ops.top_k` ranks them (sorted, a tie to the lower index). What
+changes is the work, not the results: the network runs only for rows
+(greedy) or sources (beam) still being decoded, since a finished row's
+log-probabilities are never read; a finished hypothesis only ever hands
+its state to finished ones.
+"""
+
+import numpy as np
+
+from zoo.engine import functions as fn
+
+FLOAT = fn.FLOAT
+# Scores of impossible continuations, as `zoo.seq2seq.decoding`'s.
+IMPOSSIBLE = FLOAT(-1e9)
+
+
+def top_k(ranked, k):
+    """The indices of each row's `k` largest values, largest first, a
+    tie to the lower index (`keras.ops.top_k`'s order), `(rows, k)`."""
+    if k == 1:
+        return np.argmax(ranked, axis=1)[:, None]
+    if k >= ranked.shape[1]:
+        return np.argsort(-ranked, axis=1, kind="stable")[:, :k]
+    rows = np.arange(len(ranked))[:, None]
+    part = np.argpartition(-ranked, k - 1, axis=1)[:, :k]
+    threshold = ranked[rows, part].min(axis=1, keepdims=True)
+    above = ranked > threshold
+    ties = ranked == threshold
+    need = k - above.sum(axis=1, keepdims=True)
+    chosen = above | (ties & (np.cumsum(ties, axis=1) <= need))
+    index = np.nonzero(chosen)[1].reshape(len(ranked), k)
+    order = np.argsort(-ranked[rows, index], axis=1, kind="stable")
+    return np.take_along_axis(index, order, axis=1)
+
+
+def _rows(states, rows):
+    return [s[rows] for s in states]
+
+
+def greedy(plan, source_ids, *, start_id, end_id, max_length):
+    """`zoo.seq2seq.greedy_decode`: `(ids, scores)`, `(batch,
+    max_length)` int32 and `(batch,)` float32."""
+    memory = plan.encode(source_ids)
+    batch = len(memory.mask)
+    finished = ~memory.mask.any(axis=1)
+    tokens = np.zeros((batch, max_length), np.int32)
+    tokens[finished, 0] = end_id
+    scores = np.zeros(batch, FLOAT)
+    active = np.flatnonzero(~finished)
+    previous = np.full(len(active), start_id, np.int32)
+    memory = memory.take(active)
+    states = memory.states
+    step = 0
+    while step < max_length and active.size:
+        log_probs, states = plan.step(previous[:, None], memory, states)
+        log_probs = log_probs[:, 0]
+        log_probs[:, 0] = IMPOSSIBLE
+        token = np.argmax(log_probs, axis=1).astype(np.int32)
+        scores[active] += log_probs[np.arange(len(token)), token]
+        tokens[active, step] = token
+        step += 1
+        live = token != end_id
+        previous = token
+        if not live.all():
+            active, previous = active[live], previous[live]
+            memory = memory.take(live)
+            states = _rows(states, live)
+    return tokens, scores
+
+
+def beam(
+    plan,
+    source_ids,
+    *,
+    start_id,
+    end_id,
+    max_length,
+    beam_width=4,
+    length_penalty=1.0,
+    return_all_beams=False,
+):
+    """`zoo.seq2seq.beam_search`: `(ids, scores)` of the best hypothesis,
+    `(batch, max_length)` int32 and `(batch,)` float32 (every beam, best
+    first, with `return_all_beams`)."""
+    full = plan.encode(source_ids)
+    batch, beams = len(full.mask), beam_width
+    vocabulary = plan.target_size
+    penalty = FLOAT(length_penalty)
+    finished = np.repeat(~full.mask.any(axis=1)[:, None], beams, axis=1)
+    tokens = np.zeros((batch, beams, max_length), np.int32)
+    tokens[..., 0] = np.where(finished, end_id, 0)
+    lengths = finished.astype(np.int32)
+    scores = np.where(np.arange(beams) == 0, FLOAT(0), IMPOSSIBLE)
+    scores = np.repeat(scores[None].astype(FLOAT), batch, axis=0)
+    previous = np.full((batch, beams), start_id, np.int32)
+    states = [np.repeat(s[:, None], beams, axis=1) for s in full.states]
+    only_padding = np.full(vocabulary, IMPOSSIBLE, FLOAT)
+    only_padding[0] = 0
+    rows = np.arange(batch)[:, None]
+    active, memory = None, None
+    step = 0
+    while step < max_length and not finished.all():
+        # The network, for the sources with a live hypothesis only.
+        now = np.flatnonzero(~finished.all(axis=1))
+        if active is None or not np.array_equal(now, active):
+            active, memory = now, full.take(now)
+        flat = [s[active].reshape(-1, s.shape[-1]) for s in states]
+        log_probs = np.empty((batch, beams, vocabulary), FLOAT)
+        log_probs[active], new_states = plan.step(
+            previous[active], memory, flat
+        )
+        log_probs[..., 0] = IMPOSSIBLE
+        log_probs = np.where(finished[..., None], only_padding, log_probs)
+        totals = scores[..., None] + log_probs
+        new_lengths = lengths + ~finished
+        norm = np.power(new_lengths.astype(FLOAT), penalty)
+        ranked = (totals / norm[..., None]).reshape(batch, -1)
+        best = top_k(ranked, beams)
+        source_beam, token = best // vocabulary, best % vocabulary
+        scores = np.take_along_axis(totals.reshape(batch, -1), best, axis=1)
+        was_finished = finished[rows, source_beam]
+        lengths = new_lengths[rows, source_beam]
+        tokens = tokens[rows, source_beam]
+        token = np.where(was_finished, 0, token).astype(np.int32)
+        tokens[..., step] = np.where(was_finished, tokens[..., step], token)
+        finished = was_finished | (token == end_id)
+        pick = source_beam[active]
+        for s, new in zip(states, new_states):
+            new = new.reshape(len(active), beams, -1)
+            s[active] = new[np.arange(len(active))[:, None], pick]
+        previous = np.where(finished, end_id, token).astype(np.int32)
+        step += 1
+    if return_all_beams:
+        return tokens, scores
+    return tokens[:, 0], scores[:, 0]
