@@ -2,25 +2,40 @@
 instead, on the same inputs in the same run.
 
     python benchmarks/presets_speed.py --task g2p   # g2p_en_cmudict
-    python benchmarks/presets_speed.py --task pos   # pos_en_universal
+    python benchmarks/presets_speed.py --task pos   # both POS presets
+    python benchmarks/presets_speed.py --task cold  # import to 1st result
     KERAS_BACKEND=jax python benchmarks/presets_speed.py --task g2p
     python benchmarks/presets_speed.py --task g2p --quick   # smoke test
 
 `--task g2p`: the 6,302 test words of the recipe's CMUdict split (with
-stress), transcribed by the preset (`recipes.presets.G2p`'s
-`Transcriber`: batched by length, `--batch-size` words a batch, beam
-search and greedy), by Phonetisaurus (trained here on the same training
-words, with stress: `phonetisaurus.predict` on the whole list) and by
-g2p_en 2.1.0's NumPy GRU (`G2p.predict`, one word at a time: it has no
-batched call; `benchmarks.baselines.load_g2p_en`). Throughput is words
-per second over the whole list (median of `--repeats` passes); batch-1
-latency is the median over `--latency-inputs` words sent one at a time.
+stress), none of them in the preset's training words, so the network
+answers each (what `zoo.G2p` does for a word its dictionary lacks):
+`zoo.Transcriber.transcribe`, batched by length (`--batch-size` words a
+batch), beam search and greedy; Phonetisaurus (trained here on the same
+training words, with stress: `phonetisaurus.predict` on the whole list)
+and g2p_en 2.1.0's NumPy GRU (`G2p.predict`, one word at a time: it has
+no batched call; `benchmarks.baselines.load_g2p_en`). Throughput is
+words per second over the whole list (median of `--repeats` passes);
+batch-1 latency is the median over `--latency-inputs` words sent one at
+a time.
 
-`--task pos`: the Brown test sentences (universal tags) tagged by the
-preset (`Tagger.tag` on word lists, batched by length) and by NLTK's
-averaged perceptron trained here on the recipe's training split
+`--task pos`: the Brown test sentences (universal tags) tagged by both
+POS presets (`Tagger.tag` on word lists, batched by length:
+`pos_en_universal_fast`, `zoo.pos_tag`'s default, and
+`pos_en_universal`, which also reads the biLM) and by NLTK's averaged
+perceptron trained here on the recipe's training split
 (`PerceptronTagger(load=False)`, 5 iterations, as
-`benchmarks.baselines`), which tags one sentence a call.
+`benchmarks.baselines`), which tags one sentence a call. Batch-1
+latency is over test sentences of `--latency-length` words (20).
+
+`--task cold`: seconds from a new process's first import of the zoo
+(after Keras and its backend are imported: their own start-up is not
+the zoo's) to the first result of `zoo.pos_tag` and of `zoo.G2p` on a
+sentence, medians of `--repeats` processes; g2p_en's import and first
+call beside them.
+
+The presets run as a user runs them: not compiled for training, so on
+`zoo.engine`, the NumPy forward pass, on every backend.
 
 The Keras model runs on the backend of this process (`KERAS_BACKEND`);
 the peers run in the same process. Contenders are timed in turns
@@ -30,19 +45,21 @@ and prints what it measured and the command.
 """
 
 import argparse
+import os
 import pathlib
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
+import zoo  # noqa: E402
 from benchmarks import _common  # noqa: E402
 from benchmarks import baselines  # noqa: E402
 from diagnostics import timing  # noqa: E402
-from recipes import presets  # noqa: E402
 from recipes import seq2seq  # noqa: E402
 from recipes import tagging  # noqa: E402
 
@@ -55,7 +72,7 @@ def g2p_contenders(args):
     config = seq2seq.Config(stress=True, quick=args.quick)
     _, (train, _, test) = seq2seq.load_data(config)
     words = sorted(test)
-    transcriber = seq2seq.load(args.model)
+    transcriber = zoo.Transcriber.from_preset(args.model)
     size = args.batch_size
     fst = pathlib.Path(args.phonetisaurus_model or tempfile.mkdtemp())
     fst = fst / "model.fst" if fst.is_dir() else fst
@@ -88,29 +105,86 @@ def g2p_contenders(args):
 
 
 def pos_contenders(args):
-    """The same for the tagger: whole test split, then one sentence."""
+    """The same for the taggers: whole test split, then one sentence."""
     from nltk.tag.perceptron import PerceptronTagger
 
     data = tagging.TASK.load_data(tagging.Config(quick=args.quick))
     sentences = [list(words) for words, _ in data.test]
-    tagger = tagging.load(args.model)
     nltk = PerceptronTagger(load=False)
     random.seed(0)
     start = time.perf_counter()
     nltk.train([list(zip(w, t)) for w, t in data.train], nr_iter=5)
     print(f"perceptron trained in {time.perf_counter() - start:.1f} s")
-    return {
-        "preset": (tagger.tag, lambda s: tagger.tag([s])),
-        "nltk_perceptron": (
-            lambda ss: [nltk.tag(s) for s in ss],
-            nltk.tag,
-        ),
-    }, sentences
+    names = [args.model] if args.model else list(POS_PRESETS)
+    contenders = {}
+    for name in names:
+        tagger = zoo.Tagger.from_preset(name)
+        contenders[name] = (tagger.tag, lambda s, t=tagger: t.tag([s]))
+    contenders["nltk_perceptron"] = (
+        lambda ss: [nltk.tag(s) for s in ss],
+        nltk.tag,
+    )
+    return contenders, sentences
+
+
+POS_PRESETS = ("pos_en_universal_fast", "pos_en_universal")
+COLD = {
+    "zoo.pos_tag": "zoo.pos_tag('The quick brown fox jumps over the dog.')",
+    "zoo.G2p": "zoo.G2p()('The quick brown fox jumps over the dog.')",
+}
+
+
+def cold_start(args):
+    """Seconds from `import zoo` (Keras and the backend imported first) to
+    the first result, in new processes; g2p_en's import and first call."""
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2"),
+    }
+    timed = {}
+    code = (
+        "import time, keras, numpy\n"
+        "start = time.perf_counter()\n"
+        "import zoo\n"
+        "{call}\n"
+        "print(time.perf_counter() - start)\n"
+    )
+    g2p_en = (
+        "import time, keras, numpy, sys\n"
+        f"sys.path.insert(0, {str(pathlib.Path(__file__).parents[1])!r})\n"
+        "import nltk\n"
+        "start = time.perf_counter()\n"
+        "from benchmarks import baselines\n"
+        "g2p = baselines.load_g2p_en()\n"
+        "g2p.predict('fox')\n"
+        "print(time.perf_counter() - start)\n"
+    )
+    runs = {name: code.format(call=call) for name, call in COLD.items()}
+    runs["g2p_en (import, G2p(), first word)"] = g2p_en
+    for name, source in runs.items():
+        times = []
+        for _ in range(args.repeats):
+            done = subprocess.run(
+                [sys.executable, "-c", source],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=True,
+            )
+            times.append(float(done.stdout.strip().splitlines()[-1]))
+        timed[name] = {
+            "median_seconds": statistics.median(times),
+            "samples": times,
+        }
+        print(
+            f"{name:>36}: {statistics.median(times):.2f} s to the first result"
+        )
+    return timed
 
 
 TASKS = {
-    "g2p": (g2p_contenders, presets.TRANSCRIBER, "words"),
-    "pos": (pos_contenders, presets.TAGGER, "sentences"),
+    "g2p": (g2p_contenders, "g2p_en_cmudict", "words"),
+    "pos": (pos_contenders, "", "sentences"),
 }
 
 
@@ -119,7 +193,9 @@ def main(argv=None):
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--task", choices=sorted(TASKS), required=True)
+    parser.add_argument(
+        "--task", choices=sorted([*TASKS, "cold"]), required=True
+    )
     parser.add_argument(
         "--model",
         default="",
@@ -134,18 +210,34 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--latency-inputs", type=int, default=200)
+    parser.add_argument(
+        "--latency-length",
+        type=int,
+        default=20,
+        help="pos: batch 1 on test sentences of this many words (20)",
+    )
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--output", default="")
     args = parser.parse_args(argv)
-    build, default_model, unit = TASKS[args.task]
-    args.model = args.model or default_model
     if args.quick:
         args.repeats, args.latency_inputs = 1, 5
     command, versions, output = _common.print_header(
         argv, f"presets_speed_{args.task}", args.quick
     )
+    if args.task == "cold":
+        found = cold_start(args)
+        _common.write_result(
+            args.output or output,
+            {"command": command, "versions": versions, "results": found},
+        )
+        return 0
+    build, default_model, unit = TASKS[args.task]
+    args.model = args.model or default_model
     contenders, inputs = build(args)
-    few = inputs[:: max(1, len(inputs) // args.latency_inputs)]
+    pool = inputs
+    if args.task == "pos":
+        pool = [s for s in inputs if len(s) == args.latency_length] or inputs
+    few = pool[:: max(1, len(pool) // args.latency_inputs)]
     few = few[: args.latency_inputs]
     for whole, one in contenders.values():  # warm up: every shape traced
         whole(inputs)

@@ -134,14 +134,30 @@ def ate_pairs(entries, counts):
     return table
 
 
+def _unstressed(phones):
+    return " ".join(p.rstrip("012") for p in phones.split())
+
+
 def build(entries, tagged_sentences):
     """The heteronym table: `{word: {tag: "PH ON EH1 M Z"}}`, from the
-    dictionary's entries (`{word: [phones, ...]}`, with stress) and a
-    tagged corpus (universal tags). Every phoneme string is one of the
-    word's dictionary variants (checked)."""
+    dictionary's entries (`{word: [phones, ...]}`, with stress or
+    without: `BY_HAND`'s then lose theirs) and a tagged corpus (universal
+    tags). Every phoneme string is one of the word's dictionary variants
+    (checked); a word of `BY_HAND` the dictionary lacks is left out.
+    Without stress, only the pairs that still differ remain (a stress
+    pair reads the same both ways)."""
     counts = tag_counts(tagged_sentences)
     table = {**stress_pairs(entries, counts), **ate_pairs(entries, counts)}
-    table.update(BY_HAND)
+    stressed = any(
+        p[-1].isdigit() for vs in entries.values() for v in vs for p in v
+    )
+    for word, readings in BY_HAND.items():
+        if word not in entries:
+            continue  # a dictionary without it (a sample, a test's)
+        table[word] = {
+            tag: phones if stressed else _unstressed(phones)
+            for tag, phones in readings.items()
+        }
     for word, readings in table.items():
         known = {" ".join(v) for v in entries.get(word, [])}
         for tag, phones in readings.items():
@@ -150,4 +166,8 @@ def build(entries, tagged_sentences):
                     f"heteronym {word!r} ({tag}): {phones!r} is not one of "
                     f"its dictionary variants {sorted(known)}"
                 )
-    return dict(sorted(table.items()))
+    return {
+        word: readings
+        for word, readings in sorted(table.items())
+        if len(set(readings.values())) > 1
+    }

@@ -122,7 +122,14 @@ def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
             "--max-float16-loss", "100",  # 12 test words: a word is 8 points
         ]
     )  # fmt: skip
-    assert set(found["files"]) == {"config.json", "model.weights.h5"}
+    # The symbols travel in the config; the dictionary it trained on and
+    # its heteronyms in the assets (zoo.G2p reads them).
+    assert set(found["files"]) == {
+        "config.json",
+        "model.weights.h5",
+        "assets/cmudict.dict.gz",
+        "assets/homographs.json",
+    }
     assert found["class"] == "zoo>Transcriber"
     # float16's cost, measured by decoding the run's test words both ways.
     assert set(found["float16_check"]) == {"test_per", "test_wer"}
