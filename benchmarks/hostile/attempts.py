@@ -21,7 +21,7 @@ import numpy as np
 import harness
 
 BACKENDS = ("tensorflow", "jax", "torch")
-GROUPS = ("library", "cli", "kills")
+GROUPS = ("library", "cli", "kills", "presets")
 VERDICTS = (
     "held",
     "silently wrong",

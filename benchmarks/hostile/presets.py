@@ -1,0 +1,332 @@
+"""The `presets` group: the one-line APIs (`zoo.pos_tag`, `zoo.G2p`), the
+task models' raw-text entries, `python -m recipes.presets export`,
+`predict` and `benchmarks/label_curve.py`, given what a hostile user
+types (issue 42's findings among them).
+
+Each attempt's promise: a wrong input is one clear error naming the
+argument (or one line and exit 2 on a command line); nothing already
+there is deleted; a result is not silently wrong (one output line per
+input line, the same phonemes for a word in any case or Unicode form,
+every token accounted for, the same tags from several threads).
+"""
+
+import importlib.util
+import pathlib
+import threading
+import unicodedata
+
+import zoo
+from benchmarks.hostile import attempts as a
+from benchmarks.hostile.attempts import Broken
+from benchmarks.hostile.attempts import expect
+
+_ROOT = pathlib.Path(__file__).resolve().parents[2]
+_CACHE = {}
+
+
+def add(name, promise, check, backends=a.BACKENDS):
+    a.add("presets", name, promise, check, backends)
+
+
+def g2p():
+    if "g2p" not in _CACHE:
+        _CACHE["g2p"] = zoo.G2p(method="greedy")
+    return _CACHE["g2p"]
+
+
+def raises(function, errors, *names):
+    """The promise: `function()` raises one of `errors`, its message one
+    line naming each of `names`."""
+    try:
+        function()
+    except errors as error:
+        text = str(error)
+        expect("\n" not in text, "unclear error", f"several lines: {text}")
+        missing = [n for n in names if n not in text]
+        expect(not missing, "unclear error", f"lacks {missing}: {text}")
+        return
+    except Exception as error:  # noqa: BLE001 - any other: unclear
+        raise Broken(
+            "unclear error", f"{type(error).__name__}: {a.first_line(error)}"
+        ) from None
+    raise Broken("silently wrong", "accepted without a word")
+
+
+BAD_TAGGER_INPUTS = {
+    "pos_tag(['', 'dog'])": (lambda: zoo.pos_tag(["", "dog"]), "tokens[0]"),
+    "pos_tag([None])": (lambda: zoo.pos_tag([None]), "tokens[0]"),
+    "pos_tag(5)": (lambda: zoo.pos_tag(5), "tokens"),
+    "pos_tag([b'dog'])": (lambda: zoo.pos_tag([b"dog"]), "tokens[0]"),
+    "pos_tag_sents([None])": (
+        lambda: zoo.pos_tag_sents([None]),
+        "sentences[0]",
+    ),
+    "pos_tag_sents('a text')": (
+        lambda: zoo.pos_tag_sents("a text"),
+        "sentences",
+    ),
+    "pos_tag_sents([['a', 3]])": (
+        lambda: zoo.pos_tag_sents([["a", 3]]),
+        "sentences[0][1]",
+    ),
+}
+for _label, (_call, _name) in BAD_TAGGER_INPUTS.items():
+    add(
+        f"tagger: {_label}",
+        f"a TypeError or ValueError naming {_name}",
+        lambda call=_call, name=_name: raises(
+            call, (TypeError, ValueError), name
+        ),
+    )
+
+BAD_G2P_INPUTS = {
+    "G2p()([b'keras'])": (lambda: g2p()([b"keras"]), "text[0]"),
+    "G2p()([5])": (lambda: g2p()([5]), "text[0]"),
+    "G2p()(['keras', ''])": (lambda: g2p()(["keras", ""]), "text[1]"),
+    "G2p()(None)": (lambda: g2p()(None), "text"),
+    "G2p('')": (lambda: zoo.G2p(""), "preset"),
+    "G2p('pos_en_universal')": (
+        lambda: zoo.G2p("pos_en_universal"),
+        "not a Transcriber",
+    ),
+    "G2p(method='sample')": (lambda: zoo.G2p(method="sample"), "method"),
+    "G2p(lexicon={'x': 'K XX9'})": (
+        lambda: zoo.G2p(lexicon={"x": "K XX9"}),
+        "XX9",
+    ),
+    "G2p(lexicon={'x': []})": (
+        lambda: zoo.G2p(lexicon={"x": []}),
+        "'x'",
+    ),
+    "G2p(lexicon=['x'])": (lambda: zoo.G2p(lexicon=["x"]), "lexicon"),
+    "G2p(lexicon='/missing.dict')": (
+        lambda: zoo.G2p(lexicon="/missing.dict"),
+        "/missing.dict",
+    ),
+}
+for _label, (_call, _name) in BAD_G2P_INPUTS.items():
+    add(
+        f"g2p: {_label}",
+        f"an error naming {_name}",
+        lambda call=_call, name=_name: raises(
+            call, (TypeError, ValueError), name
+        ),
+    )
+
+
+def _malformed_lexicon():
+    path = a.scratch() / "bad.dict"
+    path.write_text("keras K EH1 R AH0 S\nzoo\n", encoding="utf-8")
+    raises(lambda: zoo.G2p(lexicon=path), ValueError, "bad.dict:2")
+
+
+add("g2p: a malformed lexicon file", "names file:line", _malformed_lexicon)
+
+
+def _same_in_any_form(forms):
+    results = [g2p()([form])[0] for form in forms]
+    expect(
+        all(r == results[0] for r in results) and results[0],
+        "silently wrong",
+        f"{forms} gave {results}",
+    )
+
+
+for _forms in (
+    ("keras", "Keras", "KERAS"),
+    ("zoo", "Zoo"),
+    ("café", unicodedata.normalize("NFD", "café"), "Café"),
+    ("naïve", unicodedata.normalize("NFD", "naïve"), "NAÏVE"),
+):
+    add(
+        f"g2p: {_forms[0]} in {len(_forms)} forms",
+        "the same phonemes in any case and NFC or NFD",
+        lambda forms=_forms: _same_in_any_form(forms),
+    )
+
+
+def _digits_are_read():
+    out = g2p()("I have 3 apples and $5.")
+    expect(
+        not any(
+            any(c.isdigit() for c in p if not p[-1:].isdigit()) for p in out
+        )
+        and "3" not in out
+        and "TH R IY1" in " ".join(out),
+        "silently wrong",
+        f"digits passed through: {out}",
+    )
+
+
+add("g2p: digits", "read out as words", _digits_are_read)
+
+
+def _every_token_accounted():
+    text = "Keras 👍🏽 https://keras.io @zoo !"
+    spoken = g2p().pronounce(text)
+    tokens = [s.token for s in spoken]
+    expect(
+        tokens == ["Keras", "👍🏽", "https://keras.io", "@zoo", "!"],
+        "silently wrong",
+        f"tokens {tokens}",
+    )
+
+
+add("g2p: emoji, URL, mention", "each token kept", _every_token_accounted)
+
+
+def _zwj_emoji_is_one_token():
+    tagged = zoo.pos_tag("we 👨\u200d👩\u200d👧\u200d👦 go")
+    expect(len(tagged) == 3, "silently wrong", f"{tagged}")
+
+
+add("tagger: a ZWJ emoji", "one token", _zwj_emoji_is_one_token)
+
+
+def _url_and_mention():
+    tagged = dict(zoo.pos_tag("@elonmusk loves https://keras.io"))
+    expect(
+        tagged.get("@elonmusk") == "NOUN"
+        and tagged.get("https://keras.io") == "X",
+        "silently wrong",
+        f"{tagged}",
+    )
+
+
+add("tagger: a URL and a mention", "whole, tagged X and NOUN", _url_and_mention)
+
+
+def _threads_agree():
+    sentences = [
+        "The dog saw the cat near the old barn .",
+        "They refuse to pay the refuse tax .",
+        "A quick test of many threads at once .",
+    ]
+    tagger = zoo.Tagger.from_preset("pos_en_universal_fast")
+    alone = [tagger.tag([s])[0] for s in sentences]
+    seen = []
+
+    def work():
+        for _ in range(10):
+            seen.append([tagger.tag([s])[0] for s in sentences])
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    expect(
+        all(result == alone for result in seen),
+        "silently wrong",
+        "another thread's tags",
+    )
+
+
+add("tagger: 4 threads at once", "the tags of a sequential run", _threads_agree)
+
+
+# --- command lines -----------------------------------------------------------
+
+
+def _presets_main():
+    return importlib.import_module("recipes.presets").main
+
+
+def _shipped_untouched(argv):
+    before = sorted(p.name for p in zoo.presets.PRESETS_DIR.iterdir())
+    a.cli(_presets_main(), argv, "NAME")
+    after = sorted(p.name for p in zoo.presets.PRESETS_DIR.iterdir())
+    expect(after == before, "lost work", f"{before} -> {after}")
+
+
+for _name in (".", "..", "a/b", "/tmp/x", "x y"):
+    add(
+        f"export NAME {_name!r} --overwrite",
+        "one line naming NAME, nothing deleted",
+        lambda name=_name: _shipped_untouched(
+            ["export", str(a.scratch()), name, "--overwrite"]
+        ),
+    )
+
+
+def _dest_through_a_file():
+    folder = a.scratch()
+    (folder / "file").write_text("mine")
+    a.cli(
+        _presets_main(),
+        ["export", str(folder), "x", "--dest", str(folder / "file" / "sub")],
+        "--dest",
+    )
+    expect((folder / "file").read_text() == "mine", "lost work", "changed")
+
+
+add("export --dest FILE/sub", "one line naming --dest", _dest_through_a_file)
+
+for _limit in ("nan", "inf", "-1"):
+    add(
+        f"export --max-float16-loss {_limit}",
+        "one line naming the flag",
+        lambda limit=_limit: a.cli(
+            _presets_main(),
+            ["export", str(a.scratch()), "x", "--max-float16-loss", limit],
+            "--max-float16-loss",
+        ),
+    )
+
+
+def _predict_keeps_lines(separator):
+    folder = a.scratch()
+    text = f"the dog{separator}runs\nthe cat\n\nit sees\n"
+    path = folder / "in.txt"
+    path.write_text(text, encoding="utf-8")
+    out = folder / "out.txt"
+    main = importlib.import_module("recipes.tagging").main
+    a.cli(
+        main,
+        [
+            "predict",
+            "--model",
+            "pos_en_universal_fast",
+            "--input",
+            str(path),
+            "--output",
+            str(out),
+        ],
+        code=0,
+    )
+    lines = out.read_text(encoding="utf-8").split("\n")[:-1]
+    expect(len(lines) == 4, "silently wrong", f"{len(lines)} lines out of 4")
+
+
+for _separator in ("\f", "\u2028", "\x85", "\x1c", "\v"):
+    add(
+        f"predict: a line holding {_separator!r}",
+        "one output line per input line",
+        lambda separator=_separator: _predict_keeps_lines(separator),
+    )
+
+
+def _label_curve(metrics, config, *names):
+    spec = importlib.util.spec_from_file_location(
+        "label_curve", _ROOT / "benchmarks" / "label_curve.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    folder = a.scratch()
+    run = folder / "run"
+    run.mkdir()
+    (run / "metrics.json").write_text(metrics)
+    (run / "config.json").write_text(config)
+    a.cli(module.main, [str(folder)], *names)
+
+
+for _label, _files in {
+    "not JSON": ("{bad", "{}", "metrics.json"),
+    "a list": ("[]", "{}", "not a JSON object"),
+    "a G2P run": ('{"test_per": 5}', '{"dataset": "x"}', "not a finished"),
+}.items():
+    add(
+        f"label_curve on a run whose metrics are {_label}",
+        "one line naming the file",
+        lambda files=_files: _label_curve(*files),
+    )
