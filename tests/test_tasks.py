@@ -178,3 +178,39 @@ def test_raw_text_is_strings_and_lists_of_them(value):
 @pytest.mark.parametrize("value", [[], [1, 2], np.zeros((2, 3)), [["a", 1]]])
 def test_anything_else_goes_to_keras(value):
     assert not zoo.tasks.is_text(value)
+
+
+@pytest.mark.parametrize(
+    "word, tag, form",
+    [
+        ("https://x.co/a", "X", "address"),
+        ("me@example.org", "X", "address"),
+        ("@united", "NOUN", "Smith"),
+        ("$AAPL", "NOUN", "Smith"),
+        ("#DeflateGate", "NOUN", "DeflateGate"),
+        ("RT", "X", "!"),
+        ("3,000", "NUM", "3,000"),
+        ("!!!", ".", "!"),
+        ("😂", "X", "!"),
+        ("&amp;", None, "&"),
+        ("$", None, "$"),  # a dollar sign: the model's
+        ("dog", None, "dog"),
+    ],
+)
+def test_what_brown_never_shows_is_tagged_by_rule_and_read_as_brown(
+    word, tag, form
+):
+    from zoo.tasks import tagger
+
+    assert tagger.universal_rule(word) == tag
+    assert tagger.model_form(word) == form
+
+
+def test_a_sentence_is_read_in_browns_spelling():
+    from zoo.tasks import tagger
+
+    words = ['"', "Mr", "Smith", '"', "-", "10", "%", "“", "x", "”", '"']
+    assert tagger.model_forms(words) == [
+        "``", "Mr.", "Smith", "''", "--", "10", "percent", "``", "x", "''",
+        "``",
+    ]  # fmt: skip

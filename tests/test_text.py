@@ -55,6 +55,17 @@ def test_a_vocabulary_built_from_lower_case_text_finds_the_capitals(tmp_path):
         ("3.5% of U.S. sales", ["3.5", "%", "of", "U.S.", "sales"]),
         ('a well-known "word"', ["a", "well-known", '"', "word", '"']),
         ("(İstanbul’s)", ["(", "İstanbul’s", ")"]),
+        # Titles and abbreviations keep their period, as Brown has them;
+        # a sentence's last `no.` is not `No. 5`.
+        ("Mr. Smith met Dr. Who.", ["Mr.", "Smith", "met", "Dr.", "Who", "."]),
+        (
+            "Apple Inc.'s No. 5 said no.",
+            ["Apple", "Inc.'s", "No.", "5", "said", "no", "."],
+        ),
+        # Cashtags and HTML entities (as tweets carry them) stay whole; a
+        # dollar amount does not.
+        ("$AAPL &amp; $5", ["$AAPL", "&amp;", "$", "5"]),
+        ("x&y; a &b", ["x", "&", "y", ";", "a", "&", "b"]),
     ],
 )
 def test_split_punctuation_splits_a_string_as_treebanks_do(string, tokens):

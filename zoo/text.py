@@ -74,17 +74,28 @@ _EMOJI = (
     rf"(?:[\U0001f1e6-\U0001f1ff]{{2}}|{_PICTOGRAPH}"
     rf"(?:\u200d{_PICTOGRAPH})*|[#*0-9]\ufe0f?\u20e3)"
 )
+_ABBREVIATIONS = "|".join(
+    "Mr Mrs Ms Messrs Dr St Jr Sr Co Corp Inc Ltd Bros Gen Gov Sen Rep Rev "
+    "Prof Capt Col Lt Sgt Maj Mt Ft Ave Blvd vs etc Jan Feb Mar Apr Jun Jul "
+    "Aug Sep Sept Oct Nov Dec".split()
+)
 # A URL (to its last character that is not sentence punctuation), an
-# e-mail address, a @mention or #hashtag, an emoji, an initialism
-# (`U.S.`), a number with thousands separators (`1,000,000.5`), a word
+# e-mail address, a @mention, #hashtag or $cashtag, an HTML entity as
+# tweets carry them (`&amp;`), an emoji, an initialism
+# (`U.S.`), a title or abbreviation written with its period as the
+# treebanks keep it (`Mr.`, `Dr.`, `Inc.`, `Jan.`, `No. 5`), a number with
+# thousands separators (`1,000,000.5`), a word
 # (letters, digits, `_`; inner `'`, `’`, `.`, `-` kept: `don't`, `3.5`,
 # `well-known`) or a run of one punctuation character (`...`).
 _WORD_OR_PUNCTUATION = re.compile(
     r"(?:https?://|www\.)\S+?(?=[.,;:!?)\]\"'’”]*(?:\s|$))"  # URL
     r"|[\w.+\-]+@\w[\w\-]*(?:\.\w[\w\-]*)+"  # e-mail address
-    r"|[@#]\w+"  # @mention, #hashtag
+    r"|[@#]\w+|\$[^\W\d_]\w*"  # @mention, #hashtag, $cashtag
+    r"|&(?:amp|lt|gt|quot|apos|nbsp|#\d+|#x[\dA-Fa-f]+);"  # HTML entity
     rf"|{_EMOJI}"  # emoji
     r"|(?:[^\W\d_]\.){2,}"  # initialism
+    rf"|\b(?:{_ABBREVIATIONS})\.(?:['’]s)?(?!\w)"  # Mr., Inc.'s
+    r"|\bNo\.(?=\s*\d)"  # No. 5
     r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\w)"  # 1,000,000.5
     r"|\w+(?:['’.\-]\w+)*"  # word
     r"|([^\w\s])\1*"  # punctuation

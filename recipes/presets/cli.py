@@ -106,11 +106,13 @@ def main(argv=None):
     args = parser().parse_args(argv)
     if args.verb == "list":
         names = zoo.presets.list()
+        width = max((len(name) for name in names), default=0)
         for name in names:
             found = zoo.presets.metadata(name)
             size = _size(zoo.presets.PRESETS_DIR / name) / 1e6
             printed = (found.get("printed") or [""])[0]
-            print(f"{name:20} {found['kind']:15} {size:5.1f} MB  {printed}")
+            kind = found["kind"]
+            print(f"{name:{width}}  {kind:15} {size:5.1f} MB  {printed}")
         return names
     if args.verb == "show":
         try:

@@ -1,5 +1,6 @@
 """`Tagger`: a sequence tagger (POS, entities) that reads raw text."""
 
+import html
 import re
 import unicodedata
 
@@ -26,15 +27,16 @@ _NUMBER = re.compile(r"^[+\-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?$")
 def universal_rule(word):
     """The universal tag of a token the training corpus never shows (its
     tag by the conventions of UD English EWT mapped to the 12 tags: a
-    URL, an e-mail address or an emoji `X`, a `@mention` or `#hashtag`
-    `NOUN`, a number `NUM`, a run of marks `.`), or None: the model's tag
-    stands."""
-    if _ADDRESS.match(word):
+    URL, an e-mail address, an emoji or the retweet mark `RT` `X`; a
+    `@mention`, `#hashtag` or `$cashtag` `NOUN`; a number `NUM`; a run of
+    marks `.`), or None: the model's tag stands."""
+    if word == "RT" or _ADDRESS.match(word):
         return "X"
     if (
-        word[:1] in "@#"
+        word[:1] in "@#$"
         and len(word) > 1
         and word[1:].replace("_", "").isalnum()
+        and (word[0] != "$" or word[1].isalpha())
     ):
         return "NOUN"
     if _NUMBER.match(word):
@@ -54,19 +56,47 @@ def universal_rule(word):
 
 def model_form(word):
     """What a universal tagger reads for a token its corpus never shows
-    (`universal_rule` tags it): a `@mention` as a name (`Smith`), a
-    `#hashtag` as its word, a URL or an e-mail address as a noun
-    (`address`), an emoji as a mark (`!`); any other word as it is."""
+    (`universal_rule` tags it): a `@mention` or `$cashtag` as a name
+    (`Smith`), a `#hashtag` as its word, a URL or an e-mail address as a
+    noun (`address`), the retweet mark `RT` or an emoji as a mark (`!`),
+    an HTML entity as what it stands for (`&amp;` -> `&`); any other word
+    as it is."""
+    if word[:1] == "&" and word[-1:] == ";" and len(word) > 2:
+        return html.unescape(word)
     rule = universal_rule(word)
     if rule is None or rule == "NUM":
         return word
     if rule == ".":
         return word[0]
-    if word[:1] == "@":
+    if word[:1] in "@$":
         return "Smith"
     if word[:1] == "#":
         return word[1:]
     return "address" if _ADDRESS.match(word) else "!"
+
+
+# Brown's spelling of what running text writes otherwise: a dash `--`, a
+# British title without its period, `percent`.
+_BROWN_FORMS = {
+    "-": "--", "–": "--", "—": "--", "%": "percent",
+    "Mr": "Mr.", "Mrs": "Mrs.", "Dr": "Dr.", "St": "St.",
+}  # fmt: skip
+
+
+def model_forms(words):
+    """`model_form` of each word of a sentence, in Brown's spelling where
+    running text writes it otherwise (`_BROWN_FORMS`), and straight double
+    quotes as Brown's opening and closing ones (` `` ` and `''`), taken in
+    turn."""
+    forms = []
+    opened = False
+    for word in words:
+        if word in ('"', "“", "”"):
+            opened = word == "“" or (word == '"' and not opened)
+            forms.append("``" if opened else "''")
+            continue
+        forms.append(_BROWN_FORMS.get(word) or model_form(word))
+    return forms
 
 
 def checked_words(words, name):
@@ -190,7 +220,7 @@ class Tagger(LabelledText, Task, keras.Model):
             return [list(zip(w, t)) for w, t in zip(words, tags)]
         # What the corpus never shows is read as what it does (a name, a
         # noun, a mark), so the words around it keep their context.
-        forms = [[model_form(word) for word in w] for w in words]
+        forms = [model_forms(w) for w in words]
         tags = self.predict_tags(forms, batch_size)
         tags = [
             [universal_rule(word) or tag for word, tag in zip(w, t)]

@@ -36,8 +36,8 @@ _CURRENCY = {
     "€": ("euro", "euros", "cent", "cents"),
     "¥": ("yen", "yen", "sen", "sen"),
 }
-# Abbreviations read as words, before their full stop (the tokeniser
-# splits `Dr.` into `Dr` and `.`); lower-case keys. A pair is read by
+# Abbreviations read as words, with their full stop (one token `Dr.` as
+# zoo.text keeps titles, or `Dr` and `.`); lower-case keys. A pair is read by
 # what follows: a capitalised name (`St. Paul`, `Dr. Who`) its first,
 # anything else its second (`Baker St.`, `Mulholland Dr.`).
 ABBREVIATIONS = {
@@ -141,16 +141,17 @@ def _read(tokens, i, token, after):
             return token + "%", [*words, "percent"], 2
         return token, words, 1
     lower = token.lower()
-    if lower in ABBREVIATIONS and (after == "." or "." in lower):
-        spoken = ABBREVIATIONS[lower]
+    # `Dr.` whole (zoo.text keeps titles with their full stop) or split.
+    whole = lower.endswith(".") and lower[:-1] in ABBREVIATIONS
+    if whole or (lower in ABBREVIATIONS and (after == "." or "." in lower)):
+        spoken = ABBREVIATIONS[lower[:-1] if whole else lower]
+        following = after if whole else tokens_after(tokens, i)
         if isinstance(spoken, tuple):
-            name = tokens_after(tokens, i)
-            spoken = spoken[0] if name[:1].isupper() else spoken[1]
+            spoken = spoken[0] if following[:1].isupper() else spoken[1]
         if spoken is None:  # "No." before a number
-            number = is_number(tokens_after(tokens, i))
-            spoken = _NUMBER_WORD if number else None
+            spoken = _NUMBER_WORD if is_number(following) else None
         if spoken is not None:
-            if after == ".":
+            if after == "." and not whole:
                 return token + ".", spoken.split(), 2
             return token, spoken.split(), 1
     if token == "&":
