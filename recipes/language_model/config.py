@@ -58,7 +58,7 @@ HELP = {
     "dropout": "dropout on the character projection, between the layers "
     "and before the softmax",
     "num_sampled": "negatives of the sampled softmax while training (0: the "
-    "full softmax)",
+    "full softmax); with --init-from too",
     "shards": "an epoch trains on one of this many parts of the training "
     "text (a pass over it is this many epochs): a backup, a dev "
     "evaluation and early stopping's check every part",

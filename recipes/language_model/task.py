@@ -162,7 +162,12 @@ class LanguageModelTask(Task):
 
     def build(self, config, state):
         if state.init_model is not None:
-            return state.init_model
+            # Trained on with this run's sampled softmax: the negatives
+            # are a training setting, not a weight (the exact softmax in
+            # evaluation is the same either way).
+            model = state.init_model
+            model.get_layer("softmax").num_sampled = config.num_sampled
+            return model
         return zoo.tasks.BiLM.create(
             state.vocabulary,
             state.characters,

@@ -229,6 +229,31 @@ def bilm_run(tmp_path_factory):
     return root / "out"
 
 
+@pytest.mark.torch_tier  # TensorFlow and JAX in make test-all (tracing)
+def test_init_from_trains_on_with_this_runs_sampled_softmax(
+    bilm_run, tmp_path
+):
+    before = keras.saving.load_model(bilm_run / "model.keras", safe_mode=True)
+    assert before.get_layer("softmax").num_sampled == 8
+    metrics = language_model.main(
+        argv(
+            tmp_path, "--init-from", str(bilm_run), "--num-sampled", "12",
+            "--epochs", "1",
+        )
+    )  # fmt: skip
+    assert metrics["epochs_run"] == 1
+    after = keras.saving.load_model(
+        tmp_path / "out" / "model.keras", safe_mode=True
+    )
+    assert after.get_layer("softmax").num_sampled == 12
+    # Trained on: the weights moved from the loaded model's.
+    moved = [
+        not np.allclose(a, b)
+        for a, b in zip(before.get_weights(), after.get_weights())
+    ]
+    assert any(moved)
+
+
 @pytest.mark.every_backend
 @pytest.mark.torch_tier  # TensorFlow and JAX in make test-all (tracing)
 def test_a_tagger_trains_on_a_pretrained_bilm_and_reloads(bilm_run, tmp_path):
