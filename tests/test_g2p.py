@@ -167,6 +167,34 @@ def test_verbalize_joins_a_sign_to_its_number():
     ]
 
 
+def test_entities_tags_and_titles_are_read_as_what_they_stand_for():
+    tokens = zoo.text.tokenize(
+        "Dr. Who &amp; $AAPL &#39; @keras on Baker St.",
+        lowercase=False,
+        split_punctuation=True,
+    )
+    assert verbalize_lib.verbalize(tokens) == [
+        ("Dr.", ["doctor"]),  # a capitalised name follows
+        ("Who", ["Who"]),
+        ("&amp;", ["and"]),
+        ("$AAPL", ["AAPL"]),
+        ("&#39;", []),  # an apostrophe: nothing to say
+        ("@keras", ["keras"]),
+        ("on", ["on"]),
+        ("Baker", ["Baker"]),
+        ("St.", ["street"]),  # nothing capitalised follows
+    ]
+
+
+def test_a_predicted_word_keeps_the_token_it_was_read_from(g2p):
+    spoken = g2p.pronounce("@zorblax and $QQQX")
+    assert [(s.token, s.word, s.source) for s in spoken] == [
+        ("@zorblax", "zorblax", "predicted"),
+        ("and", "and", "dictionary"),
+        ("$QQQX", "QQQX", "predicted"),
+    ]
+
+
 def test_the_lexicon_reader_keeps_every_variant_in_order():
     entries = lexicon_lib.parse(["read R IY1 D", "read(2) R EH1 D", ";;; x"])
     assert entries == {"read": [("R", "IY1", "D"), ("R", "EH1", "D")]}

@@ -175,6 +175,28 @@ def _every_token_accounted():
 add("g2p: emoji, URL, mention", "each token kept", _every_token_accounted)
 
 
+def _entities_and_tags_are_read():
+    spoken = g2p().pronounce("@zorblax &amp; $QQQX &#39; Dr. Who")
+    pairs = [(s.token, " ".join(s.phones)) for s in spoken]
+    tokens = [t for t, _ in pairs]
+    said = dict(pairs)
+    expect(
+        tokens == ["@zorblax", "&amp;", "$QQQX", "&#39;", "Dr.", "Who"]
+        and said["&amp;"] == "AH0 N D"
+        and said["&#39;"] == ""
+        and said["Dr."] == "D AA1 K T ER0",
+        "silently wrong",
+        f"{pairs}",
+    )
+
+
+add(
+    "g2p: an entity, a cashtag, a title, an unknown mention",
+    "each token kept and read as what it stands for",
+    _entities_and_tags_are_read,
+)
+
+
 def _zwj_emoji_is_one_token():
     tagged = zoo.pos_tag("we 👨\u200d👩\u200d👧\u200d👦 go")
     expect(len(tagged) == 3, "silently wrong", f"{tagged}")

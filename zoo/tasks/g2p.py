@@ -186,12 +186,12 @@ class G2p:
                 record = self._known(token, word, tag)
                 if record is None:
                     todo.append(word)
-                plan.append(record or word)
+                plan.append(record or (token, word))
         predicted = self._predict(todo)
         return [
             item
             if isinstance(item, Spoken)
-            else Spoken(item, item, predicted[_network_form(item)], "predicted")
+            else Spoken(*item, predicted[_network_form(item[1])], "predicted")
             for item in plan
         ]
 

@@ -12,9 +12,11 @@ number joins it): `1,024` -> one thousand and twenty-four; `3.5` -> three point
 five; `21st` -> twenty-first; a year-like number (1100-2099, not money
 or a percentage) -> nineteen eighty-four; `$3.50`, `£5`, `€20`, `¥100`
 -> the amount and its unit; `50%` -> fifty percent; `Dr.`, `Mr.`, `St.`,
-`e.g.`, `etc.` and the like -> their words; a `@mention` or `#hashtag`
--> its name; a URL or an e-mail address -> nothing (it is passed through
-as written, not read out). Other tokens are read as they are.
+`e.g.`, `etc.` and the like -> their words; a `@mention`, `#hashtag` or
+`$cashtag` -> its name; an HTML entity -> what it stands for (`&amp;` ->
+and, `&#39;` -> nothing); a URL or an e-mail address -> nothing (it
+is passed through as written, not read out). Other tokens are read as
+they are.
 
 The numbers are written out by `num2words` (LGPL-2.1, a maintained
 library with ordinals and years; the issue's suggestion beside
@@ -22,10 +24,12 @@ library with ordinals and years; the issue's suggestion beside
 here, because `num2words`' currency form reads a whole number as cents.
 """
 
+import html
 import re
 
 from num2words import num2words
 
+_CASHTAG = re.compile(r"^\$[A-Za-z][A-Za-z.]*$")
 _ADDRESS = re.compile(r"^(?:https?://|www\.)|^[\w.+\-]+@\w")
 _INTEGER = re.compile(r"^\d{1,3}(?:,\d{3})+$|^\d+$")
 _DECIMAL = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+)\.\d+$")
@@ -154,12 +158,16 @@ def _read(tokens, i, token, after):
             if after == "." and not whole:
                 return token + ".", spoken.split(), 2
             return token, spoken.split(), 1
+    if token.startswith("&") and token.endswith(";") and len(token) > 2:
+        meant = html.unescape(token)  # an HTML entity: what it stands for
+        if meant != token:
+            return token, _read([meant], 0, meant, "")[1], 1
     if token == "&":
         return token, ["and"], 1
     if _ADDRESS.match(token):
         return token, [], 1  # a URL or an e-mail address: not read out
-    if token[:1] in "@#" and len(token) > 1:
-        return token, [token[1:]], 1  # a @mention, a #hashtag: the name
+    if token[:1] in "@#" and len(token) > 1 or _CASHTAG.match(token):
+        return token, [token[1:]], 1  # a @mention, #hashtag, $cashtag
     return token, [token] if any(c.isalnum() for c in token) else [], 1
 
 
