@@ -4,7 +4,8 @@ and checked before TensorFlow reads it (`check`: TensorFlow's
 own resolver raises a bare `KeyError` or `JSONDecodeError`, or accepts
 what the strategy then fails on). Standard library only; the recipes'
 `--distribute multi-worker` reads it with TensorFlow's
-`TFConfigClusterResolver` (`recipes.distributed.read_tf_config`).
+`TFConfigClusterResolver` on TensorFlow (`recipes.distributed.
+read_tf_config`) and with `Cluster.parse` on JAX.
 """
 
 import dataclasses
@@ -46,6 +47,18 @@ class Cluster:
             task_type=resolver.task_type,
             task_index=resolver.task_id,
             resolver=resolver,
+        )
+
+    @classmethod
+    def parse(cls, text):
+        """The cluster of `TF_CONFIG`'s value `text`, read here (`check`
+        first): what a backend other than TensorFlow starts from."""
+        check(text)
+        values = json.loads(text)
+        return cls(
+            jobs={k: list(v) for k, v in values["cluster"].items()},
+            task_type=values["task"]["type"],
+            task_index=values["task"]["index"],
         )
 
     @property

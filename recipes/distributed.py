@@ -16,7 +16,11 @@ cannot set them):
   TFConfigClusterResolver` reads from the standard `TF_CONFIG`
   environment variable, once `harness.tf_config.check` has found it well formed
   (one process per machine; `python -m recipes.launch` runs N of them on
-  this machine). TensorFlow backend only; on PyTorch only `none`.
+  this machine). On JAX the same `TF_CONFIG` starts `jax.distributed`
+  (the chief is the coordinator; `recipes.strategies.jax_multi_worker`)
+  and a `keras.distribution.DataParallel` over every worker's devices;
+  each worker feeds its own rows of every global batch. On PyTorch only
+  `none`.
 - `--distribute-timeout SECONDS` (default 600): a multi-worker process
   whose cluster has not formed after this long (a peer never started, or
   listens elsewhere) prints which addresses did not answer and is killed
@@ -69,6 +73,7 @@ import keras
 import harness
 from harness import flags
 from harness import rundir
+from harness import tf_config
 from recipes import pipeline
 from recipes import strategies
 from recipes import trainer as trainer_lib
@@ -81,8 +86,9 @@ HELP = {
     "distribute": "none (one device), mirrored (every device of this "
     "machine: tf.distribute.MirroredStrategy, or "
     "keras.distribution.DataParallel on JAX) or multi-worker "
-    "(tf.distribute.MultiWorkerMirroredStrategy from the TF_CONFIG "
-    "environment variable; TensorFlow only). --batch-size is per replica",
+    "(the cluster of the TF_CONFIG environment variable: "
+    "tf.distribute.MultiWorkerMirroredStrategy, or jax.distributed and "
+    "DataParallel on JAX). --batch-size is per replica",
     "distribute_timeout": "multi-worker: seconds a worker waits for the "
     "others to join, and at each collective, before it stops",
 }
@@ -232,6 +238,10 @@ class Setup:
         the task to `pipeline.rows_multiple` rows, a multiple of the
         devices: JAX splits a batch evenly or not at all)."""
         if self.backend != "tensorflow":
+            if self.cluster is not None:  # JAX: this worker's rows
+                return pipeline.LocalRows(
+                    batches, self.worker_index, self.workers
+                )
             return batches
         return pipeline.tf_dataset(batches, shard=self.active)
 
@@ -250,7 +260,9 @@ class Setup:
         trainer = trainer_lib.Trainer(
             model,
             strategy=self.strategy,
-            rank_one_logs=self.cluster is not None,
+            # TensorFlow's multi-worker log reduction (see Trainer).
+            rank_one_logs=self.cluster is not None
+            and self.backend == "tensorflow",
             name="trainer",
         )
         with self.scope():
@@ -324,12 +336,14 @@ def setup(options="none"):
         return Setup("none", backend)
     if backend == "jax":
         if mode == "multi-worker":
-            raise harness.UsageError(
-                "--distribute multi-worker runs on the TensorFlow backend "
-                "only (tf.distribute.MultiWorkerMirroredStrategy); on JAX "
-                "it would need jax.distributed, which is not wired up here "
-                "because it could not be tested on one machine; received "
-                "KERAS_BACKEND=jax (allowed on JAX: none, mirrored)"
+            cluster = tf_config.Cluster.parse(os.environ.get(tf_config.ENV))
+            distribution = strategies.jax_multi_worker(cluster, options.timeout)
+            return Setup(
+                mode,
+                backend,
+                distribution=distribution,
+                replicas=len(keras.distribution.list_devices()),
+                cluster=cluster,
             )
         devices = keras.distribution.list_devices()
         distribution = keras.distribution.DataParallel(devices=devices)
@@ -340,7 +354,7 @@ def setup(options="none"):
         raise harness.UsageError(
             f"--distribute {mode} is not offered on the {backend} backend "
             f"(allowed on {backend}: none); use the TensorFlow backend "
-            "(mirrored, multi-worker) or JAX (mirrored), e.g. "
+            "(mirrored, multi-worker) or JAX (mirrored, multi-worker), e.g. "
             "KERAS_BACKEND=tensorflow"
         )
     if mode == "mirrored":

@@ -178,6 +178,53 @@ def pad_rows(batch, multiple):
     return grow(batch)
 
 
+class LocalRows(keras.utils.PyDataset):
+    """One worker's rows of every batch of `batches` (a `Batches` whose
+    rows are a multiple of `workers`: JAX pads them to the global batch),
+    for multi-process JAX: each process feeds its own part of a global
+    batch and Keras joins the parts into one array over every worker's
+    devices (`keras.distribution` with `auto_shard_dataset` off). Worker
+    `index` takes the `index`-th of `workers` equal blocks of rows; the
+    epoch hooks go to `batches`, so each worker orders the same seeded
+    batches as the others."""
+
+    def __init__(self, batches, index, workers):
+        super().__init__()
+        self.batches = batches
+        self.index = int(index)
+        self.workers = int(workers)
+
+    def __len__(self):
+        return len(self.batches)
+
+    def __getitem__(self, position):
+        batch = self.batches[position]
+        rows = num_rows(batch[-1])
+        if rows % self.workers:
+            raise ValueError(
+                f"a batch of {rows} rows does not split over "
+                f"{self.workers} workers; pad its rows to a multiple of "
+                "the global batch (`rows_multiple`)"
+            )
+        size = rows // self.workers
+        part = slice(self.index * size, (self.index + 1) * size)
+
+        def cut(a):
+            if isinstance(a, (tuple, list)):
+                return type(a)(cut(x) for x in a)
+            return a[part]
+
+        return cut(batch)
+
+    def on_epoch_end(self):
+        self.batches.on_epoch_end()
+
+    def __getattr__(self, name):  # epoch, start_at, ...: the batches'
+        if name == "batches":
+            raise AttributeError(name)
+        return getattr(self.batches, name)
+
+
 def first_batch(dataset):
     """The first batch of a `Batches` or a `tf.data.Dataset`."""
     if isinstance(dataset, keras.utils.PyDataset):

@@ -10,12 +10,19 @@
   (`harness.guards.Deadline`) and that stops once its launcher is gone
   (`harness.guards.parent_watchdog`).
 
-TensorFlow is imported inside these functions only, when a run asks for
-one: other backends never import it.
+- `jax_multi_worker`: on JAX, this process joined to the same cluster
+  through `jax.distributed.initialize` (the chief's address is the
+  coordinator's; CPU collectives over gloo) and a
+  `keras.distribution.DataParallel` over every device of every worker.
+
+TensorFlow and JAX are imported inside these functions only, when a run
+asks for one: other backends never import them.
 """
 
 import functools
 import os
+
+import keras
 
 from harness import guards
 from harness import tf_config
@@ -80,3 +87,43 @@ def multi_worker_strategy(cluster, timeout):
         )
     finally:
         waiting.cancel()
+
+
+def jax_multi_worker(cluster, timeout):
+    """This JAX process joined to `cluster` (`harness.tf_config.Cluster`):
+    `jax.distributed.initialize` with the chief's address as the
+    coordinator's and this worker's place as its process id (CPU
+    collectives over gloo, the implementation JAX offers for CPUs), then
+    a `keras.distribution.DataParallel` over every worker's devices whose
+    batches each worker feeds its own rows of (`auto_shard_dataset` off:
+    `recipes.pipeline.LocalRows` cuts them). Start-up is bounded by
+    `timeout` as on TensorFlow (the process is killed, naming the peers
+    that did not answer); it must come before JAX computes anything."""
+    import jax
+
+    tf_config.check_own_port(cluster)
+    guards.parent_watchdog()
+    if not jax.distributed.is_initialized():
+        jax.config.update("jax_cpu_collectives_implementation", "gloo")
+        waiting = guards.Deadline(
+            timeout,
+            "error: the multi-worker cluster did not form within "
+            f"--distribute-timeout {timeout:g} s (no answer from: "
+            "{silent}); start every worker with its own TF_CONFIG, or "
+            "raise --distribute-timeout",
+            [a for a in cluster.addresses if a != cluster.address],
+        )
+        try:
+            jax.distributed.initialize(
+                coordinator_address=cluster.addresses[0],
+                num_processes=len(cluster.addresses),
+                process_id=cluster.worker_index,
+                initialization_timeout=max(int(timeout), 1),
+            )
+        finally:
+            waiting.cancel()
+    distribution = keras.distribution.DataParallel(
+        devices=keras.distribution.list_devices()
+    )
+    distribution.auto_shard_dataset = False
+    return distribution

@@ -46,6 +46,7 @@ __all__ = [
     "contextual_embedding",
     "encoder_of",
     "forward_nll",
+    "metrics",
 ]
 
 BOUNDARIES = ("<s>", "</s>")
@@ -272,16 +273,23 @@ def backward_nll(y_true, y_pred):
     return y_pred[..., 1]
 
 
+def metrics():
+    """New `forward_nll` and `backward_nll` metrics: each direction's mean
+    negative log-likelihood per word (pass them as `weighted_metrics`,
+    the mask as the sample weight)."""
+    return [
+        keras.metrics.MeanMetricWrapper(forward_nll, name="forward_nll"),
+        keras.metrics.MeanMetricWrapper(backward_nll, name="backward_nll"),
+    ]
+
+
 def compile(model, optimizer="adam"):  # noqa: A001 - as keras.Model.compile
     """`model.compile` with `LanguageModelLoss` and the weighted
-    `forward_nll` and `backward_nll` means (exact per-word values in
-    `evaluate`, sampled ones while training)."""
+    `forward_nll` and `backward_nll` means (`metrics()`; exact per-word
+    values in `evaluate`, sampled ones while training)."""
     model.compile(
         optimizer=optimizer,
         loss=LanguageModelLoss(),
-        weighted_metrics=[
-            keras.metrics.MeanMetricWrapper(forward_nll, name="forward_nll"),
-            keras.metrics.MeanMetricWrapper(backward_nll, name="backward_nll"),
-        ],
+        weighted_metrics=metrics(),
     )
     return model

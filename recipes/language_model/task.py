@@ -184,8 +184,11 @@ class LanguageModelTask(Task):
     def stack_input_width(self, config, state=None):
         return config.units
 
-    def compile(self, model, config, steps=0):
-        return zoo.language_model.compile(model, self.optimizer(config, steps))
+    def loss(self, reduction="mean_with_sample_weight"):
+        return zoo.language_model.LanguageModelLoss(reduction=reduction)
+
+    def metrics(self):
+        return zoo.language_model.metrics()
 
     def monitor(self, state):
         return "val_loss"

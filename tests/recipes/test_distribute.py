@@ -31,6 +31,7 @@ from harness import tf_config
 from recipes import distributed
 from recipes import launch
 from recipes import tagging
+from tests.recipes.test_language_model import write_text
 from tests.recipes.test_tagging import write_corpus
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -257,17 +258,6 @@ def test_multi_worker_bad_input_exits_2_before_starting(
     assert not (tmp_path / "o").exists()  # nothing was written
 
 
-@pytest.mark.skipif(ON_TF, reason="the JAX backend's refusal")
-def test_multi_worker_on_jax_is_refused(tmp_path, capsys):
-    err = one_line_error(
-        capsys,
-        tagging.main,
-        ["--distribute", "multi-worker", "--output", str(tmp_path)],
-    )
-    assert "runs on the TensorFlow backend only" in err
-    assert "allowed on JAX: none, mirrored" in err
-
-
 @pytest.mark.skipif(
     importlib.util.find_spec("torch") is None, reason="needs torch installed"
 )
@@ -290,7 +280,7 @@ def test_distribute_on_torch_says_what_is_offered(tmp_path):
     assert result.stderr.strip() == (
         "error: --distribute multi-worker is not offered on the torch "
         "backend (allowed on torch: none); use the TensorFlow backend "
-        "(mirrored, multi-worker) or JAX (mirrored), e.g. "
+        "(mirrored, multi-worker) or JAX (mirrored, multi-worker), e.g. "
         "KERAS_BACKEND=tensorflow"
     )
     assert not (tmp_path / "o").exists()
@@ -736,3 +726,91 @@ def test_a_worker_whose_peer_never_starts_stops_at_the_timeout(tmp_path):
         "error: the multi-worker cluster did not form within "
         f"--distribute-timeout 5 s (no answer from: 127.0.0.1:{absent})"
     ) in result.stderr
+
+
+def launch_language_model(tmp_path, output, *extra, workers=2):
+    """`python -m recipes.language_model` on JAX as `workers` local
+    workers of one job (`python -m recipes.launch`); its output."""
+    text = tmp_path / "text.txt"
+    if not text.exists():
+        write_text(text)
+    command = [
+        sys.executable, "-m", "recipes.launch", "--workers", str(workers),
+        "--timeout", "400", "--grace", "3", "--",
+        sys.executable, "-m", "recipes.language_model", *LM_TINY,
+        "--text-file", str(text), "--output", str(output),
+        "--distribute", "multi-worker", "--distribute-timeout", "120",
+        *extra,
+    ]  # fmt: skip
+    result = subprocess.run(
+        command,
+        env=env(KERAS_BACKEND="jax", TMPDIR=str(tmp_path / "tmp")),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    return result.stdout
+
+
+LM_TINY = [
+    "--corpora", "", "--units", "16", "--char-units", "16",
+    "--char-embedding-dim", "8", "--learning-rate", "0.01",
+    "--num-sampled", "0", "--dropout", "0", "--no-tensorboard",
+    "--eval-examples", "0", "--shards", "1", "--backend", "jax",
+]  # fmt: skip
+
+
+@pytest.mark.xdist_group("distribute")  # one at a time: they start processes
+@pytest.mark.tf_only  # the workers are JAX processes of their own
+@pytest.mark.skipif(
+    importlib.util.find_spec("jax") is None, reason="needs jax installed"
+)
+def test_the_language_model_trains_on_two_jax_workers(tmp_path):
+    """`--distribute multi-worker` on JAX (jax.distributed, the chief the
+    coordinator): two workers of batch 8 train as one process of batch
+    16 does (one step: the same weights to float precision, so the same
+    test scores), both log the same numbers, only the chief writes."""
+    (tmp_path / "tmp").mkdir()
+    out = tmp_path / "out"
+    output = launch_language_model(
+        tmp_path, out, "--epochs", "1", "--train-examples", "16",
+        "--batch-size", "8",
+    )  # fmt: skip
+    assert "[launcher] all 2 worker(s) finished" in output
+    assert f"[worker 1] worker 1 finished; the chief wrote {out}" in output
+    logs = [
+        [line.split("] ", 1)[1] for line in output.splitlines()
+         if line.startswith(f"[worker {i}] 1/1 - ")]
+        for i in (0, 1)
+    ]  # fmt: skip
+    assert logs[0] and [x.split(" - ", 3)[-1] for x in logs[0]] == [
+        x.split(" - ", 3)[-1] for x in logs[1]
+    ]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "config.json", "learning_curves.png", "log.csv", "metrics.json",
+        "model.keras",
+    ]  # fmt: skip
+    assert list((tmp_path / "tmp").iterdir()) == []
+    two = json.loads((out / "metrics.json").read_text())
+    assert two["distribute"]["workers"] == 2
+    assert two["distribute"]["backend"] == "jax"
+    assert two["distribute"]["global_batch_size"] == 16
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "recipes.language_model", *LM_TINY,
+            "--text-file", str(tmp_path / "text.txt"), "--output",
+            str(tmp_path / "one"), "--epochs", "1", "--train-examples",
+            "16", "--batch-size", "16",
+        ],
+        env=env(KERAS_BACKEND="jax"),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    one = json.loads((tmp_path / "one" / "metrics.json").read_text())
+    for name in ("test_forward_nll", "test_backward_nll"):
+        assert two[name] == pytest.approx(one[name], rel=1e-5)
