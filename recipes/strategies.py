@@ -55,6 +55,20 @@ def mirrored_strategy():
     return tf.distribute.MirroredStrategy([d.name for d in devices])
 
 
+def _forming(cluster, timeout):
+    """The `guards.Deadline` of a cluster's start-up: after `timeout`
+    seconds the process is killed, naming the peers that did not answer.
+    """
+    return guards.Deadline(
+        timeout,
+        "error: the multi-worker cluster did not form within "
+        f"--distribute-timeout {timeout:g} s (no answer from: "
+        "{silent}); start every worker with its own TF_CONFIG, or raise "
+        "--distribute-timeout",
+        [a for a in cluster.addresses if a != cluster.address],
+    )
+
+
 def multi_worker_strategy(cluster, timeout):
     """The `MultiWorkerMirroredStrategy` of `cluster` (`read_tf_config`),
     once this worker's own port is found free; it waits `timeout` seconds
@@ -68,14 +82,7 @@ def multi_worker_strategy(cluster, timeout):
     # registered (TensorFlow's own limit is an hour), holding Python's lock;
     # after that, each collective is bounded by the communication timeout,
     # and a dead peer is detected by TensorFlow's heartbeats.
-    waiting = guards.Deadline(
-        timeout,
-        "error: the multi-worker cluster did not form within "
-        f"--distribute-timeout {timeout:g} s (no answer from: "
-        "{silent}); start every worker with its own TF_CONFIG, or raise "
-        "--distribute-timeout",
-        [a for a in cluster.addresses if a != cluster.address],
-    )
+    waiting = _forming(cluster, timeout)
     try:
         return tf.distribute.MultiWorkerMirroredStrategy(
             cluster_resolver=cluster.resolver,
@@ -105,14 +112,7 @@ def jax_multi_worker(cluster, timeout):
     guards.parent_watchdog()
     if not jax.distributed.is_initialized():
         jax.config.update("jax_cpu_collectives_implementation", "gloo")
-        waiting = guards.Deadline(
-            timeout,
-            "error: the multi-worker cluster did not form within "
-            f"--distribute-timeout {timeout:g} s (no answer from: "
-            "{silent}); start every worker with its own TF_CONFIG, or "
-            "raise --distribute-timeout",
-            [a for a in cluster.addresses if a != cluster.address],
-        )
+        waiting = _forming(cluster, timeout)
         try:
             jax.distributed.initialize(
                 coordinator_address=cluster.addresses[0],
