@@ -39,6 +39,7 @@ OPTIONAL = {
     "keras",
     "matplotlib",
     "yaml",
+    "pysword",
     "seqeval",
     "tensorflow_datasets",
     "nltk",

