@@ -27,9 +27,11 @@ recipe refuses because its sample lacks a tag that dev or test has
 (`REFUSAL`; the sample holds every such tag where N items can) is
 recorded in its folder's `refused.txt` with the recipe's one line and
 not retried; any other failure is reported, and a rerun tries again.
-The N-item sample is the same for every seed (the recipes draw it with
-seed 0): the seeds vary the initial weights, dropout and the batch
-order, not the sample. Hand-written: a queue of subprocesses, which no
+Each seed draws its own N-item sample (`--sample-seed SEED`, since
+2026-12-05), so the spread over seeds holds the sample's luck as well as
+the initial weights', dropout's and the batch order's; curves trained
+before then (`--sample-seed` absent from their `config.json`: 0) used
+one sample for every seed. Hand-written: a queue of subprocesses, which no
 library here does better than a dozen lines.
 """
 
@@ -103,7 +105,8 @@ def planned(folder, tasks, percents, seeds, bilm):
                     command = [
                         sys.executable, "-m", f"recipes.{recipe}",
                         *task_flags, "--train-examples", str(size),
-                        "--seed", str(seed), "--pretrained", side,
+                        "--seed", str(seed), "--sample-seed", str(seed),
+                        "--pretrained", side,
                         "--output", str(folder / name),
                     ]  # fmt: skip
                     jobs.append((percent, name, command))

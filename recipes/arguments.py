@@ -231,6 +231,7 @@ def check_training(config):
     flags.check_range("batch_size", config.batch_size, low=1)
     flags.check_range("patience", config.patience, low=0)
     flags.check_range("train_examples", config.train_examples, low=0)
+    flags.check_range("sample_seed", config.sample_seed, low=0)
     flags.check_range("eval_examples", config.eval_examples, low=0)
     for name in OPTION_FIELDS:
         # One value for all layers, or one per layer (as tuning writes them).

@@ -88,6 +88,7 @@ class TrainingOptions:
     init_from: str = ""
     quick: bool = False
     train_examples: int = 0
+    sample_seed: int = 0
     eval_examples: int = 0
     seed: int = 0
     epochs: int = 6
@@ -205,6 +206,8 @@ STACK_HELP = {
     f"most {QUICK_EPOCHS} epochs, for tests and demos",
     "train_examples": "train on a seeded sample of this many training "
     "examples (0: all; with --quick, the smaller of the two)",
+    "sample_seed": "the seed of --train-examples' sample (one sample for "
+    "every --seed unless this changes too)",
     "eval_examples": "validate and test on seeded samples of this many "
     "examples each (0: all)",
     "init_from": "a model.keras saved by this recipe: train on from it "

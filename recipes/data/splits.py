@@ -103,7 +103,8 @@ def split_groups(items, group, fractions=(0.8, 0.1, 0.1), seed=0):
 def cut_splits(parts, config, quick_sizes, labels_of=None):
     """`(train, dev, test)` cut to `--quick`'s `quick_sizes` and to
     `--train-examples` / `--eval-examples` (seeded samples, in order, by
-    `quick_subset`; the smaller size wins). With `labels_of` (an item's
+    `quick_subset`, the training sample by `config.sample_seed`; the
+    smaller size wins). With `labels_of` (an item's
     labels), the training sample holds every label of the cut dev and
     test splits that the whole training split has (`covering_subset`)."""
     limits = (config.train_examples, config.eval_examples, config.eval_examples)
@@ -111,9 +112,10 @@ def cut_splits(parts, config, quick_sizes, labels_of=None):
         min([n for n in (quick if config.quick else 0, limit) if n] or [0])
         for quick, limit in zip(quick_sizes, limits)
     ]
+    seeds = (getattr(config, "sample_seed", 0), 0, 0)
     train, dev, test = (
-        quick_subset(part, size) if size else part
-        for part, size in zip(parts, sizes)
+        quick_subset(part, size, seed) if size else part
+        for part, size, seed in zip(parts, sizes, seeds)
     )
     if labels_of is not None and sizes[0]:
         needed = {
@@ -122,7 +124,9 @@ def cut_splits(parts, config, quick_sizes, labels_of=None):
             for i in part
             for label in labels_of(i)
         }
-        train = covering_subset(parts[0], sizes[0], labels_of, needed)
+        train = covering_subset(
+            parts[0], sizes[0], labels_of, needed, seeds[0]
+        )
     return train, dev, test
 
 

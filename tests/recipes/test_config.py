@@ -340,6 +340,12 @@ def test_train_and_eval_examples_cut_each_split_to_a_seeded_sample(tmp_path):
     assert (len(cut.train), len(cut.dev), len(cut.test)) == (50, 10, 10)
     assert all(sentence in full.train for sentence in cut.train)
     assert tagging.TASK.load_data(config).train == cut.train  # seeded
+    # --sample-seed draws another sample of the same size; dev and test
+    # stay as they were (one held-out sample for every training sample).
+    other = tagging.TASK.load_data(dataclasses.replace(config, sample_seed=1))
+    assert len(other.train) == 50 and other.train != cut.train
+    assert all(sentence in full.train for sentence in other.train)
+    assert (other.dev, other.test) == (cut.dev, cut.test)
     # With --quick the smaller size wins; 0 leaves a split whole.
     both = dataclasses.replace(config, quick=True, eval_examples=0)
     data = tagging.TASK.load_data(both)
