@@ -153,6 +153,11 @@ class Task:
         """`(train, dev, test)` `pipeline.Batches`; test may be None."""
         raise NotImplementedError
 
+    def progress(self, config, state, batches):
+        """`recipes.progress.ProgressLog`'s `units` and `describe` for a
+        log of this task's training (`batches`: the training batches)."""
+        return {}
+
     def callbacks(self, config, state, predictor):
         """Callbacks that add validation metrics to the epoch logs."""
         return []

@@ -123,13 +123,24 @@ def _history(rows):
     return {k: [row[k] for row in rows if k in row] for k in keys}
 
 
-def fit(model, train, dev, epochs, callbacks, backup, batches=None):
+def fit(
+    model,
+    train,
+    dev,
+    epochs,
+    callbacks,
+    backup,
+    batches=None,
+    progress_log=None,
+):
     """`model.fit` with progress bars on a terminal (plain lines through
     each epoch elsewhere: `recipes.progress.ProgressLog`), resumed from
     `backup` (the `RunBackup` among `callbacks`) if it holds epochs;
     `(history, seconds)`, both over every epoch of the run (the resumed
     ones included). `batches`: the `pipeline.Batches` behind `train`,
-    whose shuffling is put at the epoch the run resumes at."""
+    whose shuffling is put at the epoch the run resumes at.
+    `progress_log`: `ProgressLog`'s `units` and `describe` (a task's
+    `progress`)."""
     done = backup.restore(model)
     if done:
         print(f"resuming from the backup of epoch {done}/{epochs}")
@@ -141,7 +152,8 @@ def fit(model, train, dev, epochs, callbacks, backup, batches=None):
         terminal = os.isatty(1)
         if not terminal:  # a log: plain lines through the epoch
             steps = len(batches if batches is not None else train)
-            callbacks = [*callbacks, progress.ProgressLog(epochs, steps)]
+            log = progress.ProgressLog(epochs, steps, **(progress_log or {}))
+            callbacks = [*callbacks, log]
         model.fit(
             train,
             validation_data=dev,
@@ -278,7 +290,14 @@ def _train(task, config, extra_callbacks, dist, output, run_dir=None):
     with dist.fit_scope():
         if epochs:
             history, train_seconds = fit(
-                trainer, train, dev, epochs, callbacks, backup, batches
+                trainer,
+                train,
+                dev,
+                epochs,
+                callbacks,
+                backup,
+                batches,
+                task.progress(config, state, batches),
             )
         checkpoints.pause_point("after-fit")
         scores = (

@@ -225,6 +225,14 @@ class LanguageModelTask(Task):
         )
         return train, dev, test
 
+    def progress(self, config, state, batches):
+        # Each word is a target in each direction, the sentence's end too.
+        words = sum(len(s) + 1 for s in state.data.train)
+        return {
+            "units": ("words", words // max(config.shards, 1)),
+            "describe": _dev_perplexity,
+        }
+
     def evaluate(self, config, state, reloaded, scores):
         metrics = {
             "test_loss": float(scores["loss"]),
@@ -284,6 +292,15 @@ class LanguageModelTask(Task):
             f"{100 * metrics['test_unknown_rate']:.1f}% [UNK])",
             "next words: " + "; ".join(metrics["example"]),
         ]
+
+
+def _dev_perplexity(logs):
+    values = [
+        f"{math.exp(logs[f'val_{d}_nll']):.1f} {d}"
+        for d in ("forward", "backward")
+        if f"val_{d}_nll" in logs
+    ]
+    return "dev perplexity " + ", ".join(values) if values else ""
 
 
 TASK = LanguageModelTask()
