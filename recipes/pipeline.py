@@ -189,10 +189,13 @@ class LocalRows(keras.utils.PyDataset):
     batches as the others."""
 
     def __init__(self, batches, index, workers):
-        super().__init__()
+        # One thread loads the batches, in order (`PyDataset.workers` is
+        # Keras's loader threads, not these workers: threads reading
+        # ahead would serve a batch of the order before `on_epoch_end`).
+        super().__init__(workers=1)
         self.batches = batches
         self.index = int(index)
-        self.workers = int(workers)
+        self.parts = int(workers)
 
     def __len__(self):
         return len(self.batches)
@@ -200,13 +203,13 @@ class LocalRows(keras.utils.PyDataset):
     def __getitem__(self, position):
         batch = self.batches[position]
         rows = num_rows(batch[-1])
-        if rows % self.workers:
+        if rows % self.parts:
             raise ValueError(
                 f"a batch of {rows} rows does not split over "
-                f"{self.workers} workers; pad its rows to a multiple of "
+                f"{self.parts} workers; pad its rows to a multiple of "
                 "the global batch (`rows_multiple`)"
             )
-        size = rows // self.workers
+        size = rows // self.parts
         part = slice(self.index * size, (self.index + 1) * size)
 
         def cut(a):

@@ -770,19 +770,19 @@ LM_TINY = [
 def test_the_language_model_trains_on_two_jax_workers(tmp_path):
     """`--distribute multi-worker` on JAX (jax.distributed, the chief the
     coordinator): two workers of batch 8 train as one process of batch
-    16 does (one step: the same weights to float precision, so the same
-    test scores), both log the same numbers, only the chief writes."""
+    16 does (2 epochs of 3 steps: the same test scores to float
+    precision), both log the same numbers, only the chief writes."""
     (tmp_path / "tmp").mkdir()
     out = tmp_path / "out"
     output = launch_language_model(
-        tmp_path, out, "--epochs", "1", "--train-examples", "16",
+        tmp_path, out, "--epochs", "2", "--train-examples", "48",
         "--batch-size", "8",
     )  # fmt: skip
     assert "[launcher] all 2 worker(s) finished" in output
     assert f"[worker 1] worker 1 finished; the chief wrote {out}" in output
     logs = [
         [line.split("] ", 1)[1] for line in output.splitlines()
-         if line.startswith(f"[worker {i}] 1/1 - ")]
+         if line.startswith(f"[worker {i}] 3/3 - ")]
         for i in (0, 1)
     ]  # fmt: skip
     assert logs[0] and [x.split(" - ", 3)[-1] for x in logs[0]] == [
@@ -801,8 +801,8 @@ def test_the_language_model_trains_on_two_jax_workers(tmp_path):
         [
             sys.executable, "-m", "recipes.language_model", *LM_TINY,
             "--text-file", str(tmp_path / "text.txt"), "--output",
-            str(tmp_path / "one"), "--epochs", "1", "--train-examples",
-            "16", "--batch-size", "16",
+            str(tmp_path / "one"), "--epochs", "2", "--train-examples",
+            "48", "--batch-size", "16",
         ],
         env=env(KERAS_BACKEND="jax"),
         cwd=ROOT,

@@ -108,3 +108,34 @@ class _AsBatches(list):
 
     def on_epoch_end(self):
         pass
+
+
+def test_local_rows_are_one_workers_block_of_every_batch_in_order():
+    """`LocalRows` (multi-process JAX): worker i's block of each padded
+    batch, loaded by one thread (Keras's `PyDataset.workers`), so no
+    batch of an old order is read ahead; the epoch hooks reach the
+    batches."""
+    examples = [[i] * (1 + i % 3) for i in range(12)]
+
+    def collate(batch):
+        words = pipeline.pad(batch)
+        return words, (words > 0).astype("float32")
+
+    batches = pipeline.Batches(
+        examples, [len(e) for e in examples], 4, (2,), collate,
+        shuffle_seed=0, pad_to=4,
+    )  # fmt: skip
+    parts = [pipeline.LocalRows(batches, i, 2) for i in (0, 1)]
+    assert [p.workers for p in parts] == [1, 1]
+    assert len(parts[0]) == len(batches)
+    for index in range(len(batches)):
+        whole = batches[index]
+        joined = np.concatenate([p[index][0] for p in parts])
+        assert np.array_equal(joined, whole[0])
+    before = [batches[i][0].tolist() for i in range(len(batches))]
+    parts[0].on_epoch_end()
+    assert batches.epoch == 1
+    after = [batches[i][0].tolist() for i in range(len(batches))]
+    assert after != before  # reshuffled for the next epoch
+    with pytest.raises(ValueError, match="does not split over 3 workers"):
+        pipeline.LocalRows(batches, 0, 3)[0]
