@@ -32,6 +32,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
+from benchmarks import _common  # noqa: E402
 from recipes import language_model  # noqa: E402
 from recipes import models  # noqa: E402
 from recipes import pipeline  # noqa: E402
@@ -85,7 +86,7 @@ def main(argv=None):
     data, _ = language_model.TASK.load_data(config)
     sentences = data.dev[: args.sentences]
     started = time.perf_counter()
-    (*hidden,) = hidden_states(model, sentences)
+    hidden = hidden_states(model, sentences)
     softmax = model.get_layer("softmax")
     kept = softmax.num_sampled
     rows = {}
@@ -132,10 +133,7 @@ def main(argv=None):
             f"{mean:.3f} ± {sd:.3f}" for mean, sd in row["sampled"].values()
         )
         print(f"| {name} | {row['exact']:.3f} | {cells} |")
-    path = pathlib.Path(args.output)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=2) + "\n")
-    return result
+    return _common.write_result(args.output, result)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ from zoo import text as text_lib
 from zoo.tasks import lexicon as lexicon_lib
 from zoo.tasks import verbalize as verbalize_lib
 from zoo.tasks.tagger import Tagger
+from zoo.tasks.tagger import checked_words
 from zoo.tasks.task import shared
 from zoo.tasks.transcriber import Transcriber
 from zoo.tasks.transcriber import check_method
@@ -141,7 +142,7 @@ class G2p:
         as a string is)."""
         if isinstance(text, str):
             return self.flat(self.pronounce(text))
-        items = _checked_words(text)
+        items = checked_words(text, "text")
         return [
             self.flat(self.pronounce(item))
             if any(c.isspace() for c in item)
@@ -198,7 +199,7 @@ class G2p:
     def pronounce_words(self, words):
         """`Spoken` records for single words (no sentence, no homograph
         by context: each takes its dictionary's first pronunciation)."""
-        words = _checked_words(words)
+        words = checked_words(words, "text")
         plan, todo = [], []
         for word in words:
             record = self._known(word, word, None)
@@ -266,26 +267,6 @@ class G2p:
 def _network_form(word):
     """What the network reads: lower-case, accents folded."""
     return lexicon_lib.fold_accents(lexicon_lib.key(word))
-
-
-def _checked_words(words):
-    if isinstance(words, (str, bytes)) or not isinstance(words, (list, tuple)):
-        raise TypeError(
-            "`text` must be a string or a list of words; received "
-            f"{type(words).__name__}."
-        )
-    for i, word in enumerate(words):
-        if not isinstance(word, str):
-            raise TypeError(
-                f"`text[{i}]` must be a word (a string); received "
-                f"{word!r} of type {type(word).__name__}."
-            )
-        if not word.strip():
-            raise ValueError(
-                f"`text[{i}]` is empty: a word needs at least one character "
-                "(it would have no pronunciation)."
-            )
-    return list(words)
 
 
 _DICTIONARIES = {}

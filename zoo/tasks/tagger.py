@@ -116,8 +116,8 @@ def checked_words(words, name):
             )
         if not word.strip():
             raise ValueError(
-                f"`{name}[{j}]` is an empty word; a word needs at least "
-                "one character that is not a space."
+                f"`{name}[{j}]` is empty: a word needs at least one "
+                "character that is not a space."
             )
     return list(words)
 
