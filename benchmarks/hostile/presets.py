@@ -70,14 +70,6 @@ BAD_TAGGER_INPUTS = {
         "sentences[0][1]",
     ),
 }
-for _label, (_call, _name) in BAD_TAGGER_INPUTS.items():
-    add(
-        f"tagger: {_label}",
-        f"a TypeError or ValueError naming {_name}",
-        lambda call=_call, name=_name: raises(
-            call, (TypeError, ValueError), name
-        ),
-    )
 
 BAD_G2P_INPUTS = {
     "G2p()([b'keras'])": (lambda: g2p()([b"keras"]), "text[0]"),
@@ -104,14 +96,15 @@ BAD_G2P_INPUTS = {
         "/missing.dict",
     ),
 }
-for _label, (_call, _name) in BAD_G2P_INPUTS.items():
-    add(
-        f"g2p: {_label}",
-        f"an error naming {_name}",
-        lambda call=_call, name=_name: raises(
-            call, (TypeError, ValueError), name
-        ),
-    )
+for _what, _inputs in (("tagger", BAD_TAGGER_INPUTS), ("g2p", BAD_G2P_INPUTS)):
+    for _label, (_call, _name) in _inputs.items():
+        add(
+            f"{_what}: {_label}",
+            f"a TypeError or ValueError naming {_name}",
+            lambda call=_call, name=_name: raises(
+                call, (TypeError, ValueError), name
+            ),
+        )
 
 
 def _malformed_lexicon():
