@@ -79,8 +79,10 @@ CRF_GRID = [(c1, c2) for c1 in (0.05, 0.1, 0.3) for c2 in (0.01, 0.05, 0.1)]
 C_GRID = (1.0, 10.0, 100.0, 1000.0)
 
 
-def tagging_data(dataset, quick):
-    config = tagging.Config(dataset=dataset, quick=quick)
+def tagging_data(dataset, quick, **sample):
+    """The tagging recipe's splits; `sample` (`train_examples`,
+    `sample_seed`) cuts the training split as the recipe's flags do."""
+    config = tagging.Config(dataset=dataset, quick=quick, **sample)
     return tagging.TASK.load_data(config)
 
 
@@ -93,11 +95,12 @@ def tagging_sizes(data):
     return {"sentences": data.sizes(), "tokens": dict(zip(NAMES, tokens))}
 
 
-def perceptron(dataset, quick):
-    """NLTK's averaged perceptron tagger; token accuracy on test."""
+def perceptron(dataset, quick, **sample):
+    """NLTK's averaged perceptron tagger; token accuracy on test. `sample`:
+    the recipe's `train_examples` and `sample_seed` (`tagging_data`)."""
     from nltk.tag.perceptron import PerceptronTagger
 
-    data = tagging_data(dataset, quick)
+    data = tagging_data(dataset, quick, **sample)
     print(f"{data.description}: {tagging_sizes(data)}")
     tagger = PerceptronTagger(load=False)
     random.seed(0)
@@ -150,11 +153,12 @@ def sentence_features(words):
     return rows
 
 
-def crf(quick):
-    """A sklearn-crfsuite CRF; c1/c2 on dev entity F1, scored on test."""
+def crf(quick, **sample):
+    """A sklearn-crfsuite CRF; c1/c2 on dev entity F1, scored on test.
+    `sample`: as `perceptron`'s."""
     import sklearn_crfsuite
 
-    data = tagging_data("wnut16", quick)
+    data = tagging_data("wnut16", quick, **sample)
     print(f"{data.description}: {tagging_sizes(data)}")
     x = [[sentence_features(words) for words, _ in p] for p in parts(data)]
     y = [[list(tags) for _, tags in part] for part in parts(data)]
@@ -206,12 +210,14 @@ def recipe_scores(labels, truth, probabilities):
     return scores
 
 
-def tfidf(quick):
-    """TF-IDF 1-2-grams + logistic regression; C on dev macro F1."""
+def tfidf(quick, **sample):
+    """TF-IDF 1-2-grams + logistic regression; C on dev macro F1.
+    `sample`: the classification recipe's `train_examples` and
+    `sample_seed`."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    config = classification.Config(dataset="bbc", quick=quick)
+    config = classification.Config(dataset="bbc", quick=quick, **sample)
     data = classification.TASK.load_data(config)
     print(f"{data.description}: {data.sizes()}")
     texts, y = ([[v[i] for v in p] for p in parts(data)] for i in (0, 1))

@@ -33,6 +33,16 @@ the initial weights', dropout's and the batch order's; curves trained
 before then (`--sample-seed` absent from their `config.json`: 0) used
 one sample for every seed. Hand-written: a queue of subprocesses, which no
 library here does better than a dozen lines.
+
+`--peers` fits each task's classical peer
+(`PEERS`, from `benchmarks.baselines`: NLTK's perceptron for Brown, the
+feature CRF for WNUT-16, TF-IDF + logistic regression for BBC) on the
+very same samples (the recipe's `--train-examples N --sample-seed SEED`
+cut), in this process, into `FOLDER/TASK_peer_PERCENT[_sSEED]`; the
+table and the figure put the peer's curve beside the recipe's. The
+peers are deterministic given their sample, so at 100% (one sample) a
+single seed is fitted. A sample the recipe refused is skipped for the
+peer too.
 """
 
 import argparse
@@ -49,6 +59,7 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import harness  # noqa: E402
+from harness import files  # noqa: E402
 from harness import flags  # noqa: E402
 from harness import plots  # noqa: E402
 from harness import processes  # noqa: E402
@@ -67,6 +78,15 @@ TASKS = {
     "bbc": ("classification", [], "bbc"),
 }
 
+
+# Each task's classical peer: `(label, benchmarks.baselines function,
+# its leading arguments)`; the function takes `train_examples` and
+# `sample_seed` as the recipe's flags.
+PEERS = {
+    "brown": ("NLTK perceptron", "perceptron", ("brown", False)),
+    "wnut16": ("feature CRF", "crf", (False,)),
+    "bbc": ("TF-IDF + LR", "tfidf", (False,)),
+}
 
 # The recipe's line for a sample without a tag that dev or test has.
 REFUSAL = "occur in dev/test but not in train"
@@ -87,15 +107,22 @@ def _name(bilm):
     return "".join(c if c.isalnum() or c in "-." else "_" for c in name)
 
 
+def sample_sizes(task, percents):
+    """`(percent, N)` for each percentage of `task`'s training split: N
+    for `--train-examples` (0: the whole split, at 100)."""
+    total = train_size(task)
+    return [
+        (p, 0 if p >= 100 else max(1, int(total * p / 100 + 0.5)))
+        for p in percents
+    ]
+
+
 def planned(folder, tasks, percents, seeds, bilm):
     """`(name, command)` of each run of the curve, smallest first."""
     jobs = []
     for task in tasks:
         recipe, task_flags, short = TASKS[task]
-        total = train_size(task)
-        for percent in percents:
-            size = max(1, int(total * percent / 100 + 0.5))
-            size = 0 if percent >= 100 else size
+        for percent, size in sample_sizes(task, percents):
             for seed in seeds:
                 for side in ("none", bilm):
                     label = "scratch" if side == "none" else _name(side)
@@ -111,6 +138,63 @@ def planned(folder, tasks, percents, seeds, bilm):
                     ]  # fmt: skip
                     jobs.append((percent, name, command))
     return [(name, command) for _, name, command in sorted(jobs)]
+
+
+def _peer_name(task, percent, seed):
+    """The folder of a peer's point (the recipe runs' naming)."""
+    short = TASKS[task][2]
+    return f"{short}_peer_{percent:g}" + (f"_s{seed}" if seed else "")
+
+
+def fit_peers(folder, tasks, percents, seeds):
+    """Fits each task's peer (`PEERS`) on the samples of the curve that
+    have no result yet, writing a run-like `config.json` and
+    `metrics.json` per point (`metrics.json` last: a point is done once
+    it exists)."""
+    from benchmarks import baselines
+
+    for task in tasks:
+        label, function, leading = PEERS[task]
+        for percent, size in sample_sizes(task, percents):
+            for seed in seeds[:1] if not size else seeds:
+                name = _peer_name(task, percent, seed)
+                out = folder / name
+                if (out / "metrics.json").exists():
+                    continue
+                refused = folder.glob(
+                    f"{TASKS[task][2]}_*_{percent:g}"
+                    + (f"_s{seed}" if seed else "")
+                    + "/refused.txt"
+                )
+                if any(refused):
+                    print(f"skipped {name}: the recipe refused its sample")
+                    continue
+                start = time.perf_counter()
+                result = getattr(baselines, function)(
+                    *leading, train_examples=size, sample_seed=seed
+                )
+                split = result["split"]
+                sizes = split.get("sentences") or split.get("examples")
+                config = {
+                    "dataset": task, "peer": label, "seed": seed,
+                    "sample_seed": seed, "train_examples": size,
+                    "baseline": result["baseline"],
+                }  # fmt: skip
+                metrics = {
+                    "split_sentences" if "sentences" in split
+                    else "split_examples": sizes,
+                    **result["scores"],
+                    "train_seconds": result["train_seconds"],
+                    "printed": [result["line"]],
+                }  # fmt: skip
+                out.mkdir(parents=True, exist_ok=True)
+                files.write_json(out / "config.json", config)
+                files.write_json(out / "metrics.json", metrics)
+                print(
+                    f"fitted {name} in {time.perf_counter() - start:.0f} s: "
+                    f"{result['line']}",
+                    flush=True,
+                )
 
 
 def _numbers(name, text, kind):
@@ -230,10 +314,12 @@ def runs(folders):
             sizes = metrics.get("split_sentences") or metrics.get(
                 "split_examples"
             )
+            side = config.get("peer")
+            side = f"peer: {side}" if side else None
             found.append(
                 (
                     config["dataset"],
-                    config.get("pretrained") or "none",
+                    side or config.get("pretrained") or "none",
                     sizes["train"],
                     config.get("seed", 0),
                     name,
@@ -275,8 +361,14 @@ def main(argv=None):
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--bilm", default="en_bilm")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument(
+        "--peers",
+        action="store_true",
+        help="fit each task's classical peer on the samples the runs of "
+        "--tasks, --percents and --seeds have (with or without --train)",
+    )
     args = parser.parse_args(argv)
-    if args.train:
+    if args.train or args.peers:
         tasks = args.tasks.split(",")
         for task in tasks:
             flags.check_choice("tasks", task, tuple(TASKS))
@@ -285,6 +377,7 @@ def main(argv=None):
             flags.check_range("percents", percent, low=0.01, high=100)
         seeds = _numbers("seeds", args.seeds, int)
         flags.check_range("jobs", args.jobs, low=1)
+    if args.train:
         train(
             pathlib.Path(args.folders[0]),
             tasks,
@@ -293,6 +386,8 @@ def main(argv=None):
             args.bilm,
             args.jobs,
         )
+    if args.peers:
+        fit_peers(pathlib.Path(args.folders[0]), tasks, percents, seeds)
     found = runs(args.folders)
     if not found:
         print(f"no finished runs under {', '.join(args.folders)}")

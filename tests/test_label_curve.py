@@ -120,3 +120,65 @@ def test_a_damaged_or_foreign_run_is_one_line(
     assert info.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err
+
+
+def test_the_peers_fit_on_the_recipes_samples_once(
+    label_curve, tmp_path, capsys, monkeypatch
+):
+    """`--peers`: each task's peer is called with the recipe's sample flags
+    (`train_examples`, `sample_seed`), once per point, once at 100%, not
+    where the recipe refused the sample; its points join the table."""
+    from benchmarks import baselines
+
+    calls = []
+
+    def fake_perceptron(dataset, quick, train_examples, sample_seed):
+        calls.append((dataset, quick, train_examples, sample_seed))
+        train = train_examples or 1000
+        return {
+            "baseline": "stand-in",
+            "split": {"sentences": {"train": train, "dev": 5, "test": 5}},
+            "scores": {"test_accuracy": 0.5 + sample_seed / 100},
+            "train_seconds": 0.0,
+            "line": "test accuracy: 0.5",
+        }
+
+    monkeypatch.setattr(baselines, "perceptron", fake_perceptron)
+    monkeypatch.setattr(label_curve, "train_size", lambda task: 1000)
+    folder = tmp_path / "curve"
+    (folder / "brown_scratch_1_s2").mkdir(parents=True)
+    (folder / "brown_scratch_1_s2" / "refused.txt").write_text("error: x\n")
+    label_curve.fit_peers(folder, ["brown"], [1, 100], [0, 1, 2])
+    assert calls == [
+        ("brown", False, 10, 0), ("brown", False, 10, 1),
+        ("brown", False, 0, 0),
+    ]  # fmt: skip
+    assert "skipped brown_peer_1_s2: the recipe refused" in (
+        capsys.readouterr().out
+    )
+    config = json.loads(
+        (folder / "brown_peer_1_s1" / "config.json").read_text()
+    )
+    assert config["peer"] == "NLTK perceptron" and config["sample_seed"] == 1
+    label_curve.fit_peers(folder, ["brown"], [1, 100], [0, 1, 2])
+    assert len(calls) == 3  # a rerun fits nothing again
+    assert (
+        label_curve.main([str(folder), "--output", str(tmp_path / "c.png")])
+        == 0
+    )
+    table = capsys.readouterr().out
+    assert (
+        "| brown_peer_1_s1 | brown | peer: NLTK perceptron | 10 | 1 | "
+        "accuracy 0.5100 |" in table
+    )
+
+
+def test_bad_flags_with_peers_are_one_line(label_curve, tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        harness.run_cli(
+            label_curve.main, [str(tmp_path), "--peers", "--tasks", "imdb"]
+        )
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--tasks" in err[0], err
+    assert not any(tmp_path.iterdir())
