@@ -303,6 +303,16 @@ CASES = [
         loss=None,  # ids pass through
     ),
     case(
+        zoo.layers.TfIdf,
+        init_kwargs=dict(vocabulary_size=9, bigram_buckets=4),
+        input_data=_ids((3, 5), 9),
+        lengths=LENGTHS,
+        expected_output_shape=(3, 13),
+        expected_num_trainable_weights=0,
+        expected_num_non_trainable_weights=1,  # the idf
+        loss=None,  # no weight to train
+    ),
+    case(
         zoo.layers.LabelNames,
         init_kwargs=dict(labels=["x", "y", "z", "w"]),
         expected_output_shape=(3, 5, 4),

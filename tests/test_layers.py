@@ -1,6 +1,7 @@
 """The wrappers and regularisers, each on its own."""
 
 import json
+import math
 
 import keras
 import numpy as np
@@ -308,3 +309,62 @@ def test_the_slanted_triangular_rate_is_ulmfits():
         args = {"max_learning_rate": 0.01, "total_steps": 10, **kwargs}
         with pytest.raises(ValueError, match=message):
             zoo.schedules.SlantedTriangular(**args)
+
+
+def test_tfidf_is_sublinear_smooth_idf_l2_normalised():
+    """`TfIdf` by hand: texts [a b a] and [b c] (ids 2, 3, 4; 0 padding,
+    1 [UNK] left out): df a=1, b=2, c=1 of n=2, idf log(3/(1+df)) + 1,
+    tf 1 + log(count), each row of unit length (scikit-learn's
+    `TfidfVectorizer(sublinear_tf=True)`, which gave the same to 5e-8 on
+    every backend when the layer was written)."""
+    bag = zoo.layers.TfIdf(5).adapt([[2, 3, 2], [3, 4]])
+    idf = [math.log(3 / 2) + 1, 1.0, math.log(3 / 2) + 1]
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(bag.idf)[2:], idf, rtol=1e-6
+    )
+    out = keras.ops.convert_to_numpy(
+        bag(np.array([[2, 3, 2, 1, 0], [3, 4, 0, 0, 0]]))
+    )
+    first = np.array([0, 0, (1 + math.log(2)) * idf[0], idf[1], 0])
+    second = np.array([0, 0, 0, idf[1], idf[2]])
+    np.testing.assert_allclose(
+        out, [first / np.linalg.norm(first), second / np.linalg.norm(second)],
+        rtol=1e-5,
+    )  # fmt: skip
+
+
+def test_tfidf_counts_word_pairs_in_their_buckets():
+    """With `bigram_buckets`, each pair of real neighbours (not across
+    padding or [UNK]) counts once in bucket `(a * 100003 + b) % buckets`
+    after the words' columns."""
+    bag = zoo.layers.TfIdf(5, bigram_buckets=7, sublinear=False)
+    out = keras.ops.convert_to_numpy(bag(np.array([[2, 3, 1, 4, 0]])))[0]
+    pair = 5 + (2 * 100003 + 3) % 7
+    expected = np.zeros(12)
+    expected[[2, 3, 4]] = 1
+    expected[pair] += 1
+    np.testing.assert_allclose(out, expected / np.linalg.norm(expected))
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(vocabulary_size=0), "vocabulary_size"),
+        (dict(vocabulary_size=200_000), "vocabulary_size"),
+        (dict(vocabulary_size=5, bigram_buckets=-1), "bigram_buckets"),
+        (dict(vocabulary_size=5, sublinear="yes"), "sublinear"),
+    ],
+)
+def test_tfidf_bad_arguments_name_themselves(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        zoo.layers.TfIdf(**kwargs)
+
+
+def test_tfidf_adapt_refuses_ids_out_of_range_and_no_texts():
+    bag = zoo.layers.TfIdf(5)
+    with pytest.raises(
+        ValueError, match=r"ids must be in \[0, 5\).*received 7 in text 0"
+    ):
+        bag.adapt([[2, 7]])
+    with pytest.raises(ValueError, match="at least one text"):
+        bag.adapt([])

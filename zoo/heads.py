@@ -24,6 +24,7 @@ its inputs.
 import keras
 
 from zoo import validation as v
+from zoo.layers.bag_of_words import TfIdf
 from zoo.layers.crf import CRF
 from zoo.layers.pooling import MODES as POOLINGS
 from zoo.layers.pooling import SequencePooling
@@ -174,9 +175,15 @@ def sequence_classifier(
     characters=None,
     dropout=0.0,
     seed=None,
+    wide=None,
     name="classifier",
 ):
     """One softmax over `num_classes` per sequence of `backbone`.
+
+    With `wide` (a `zoo.layers.TfIdf` over the same token ids), a
+    wide-and-deep classifier (Cheng et al. 2016): the text's TF-IDF bag of
+    words joins the pooled vector, so the softmax is a linear model of
+    the words beside the stack's reading of them.
 
     Args:
         backbone: a model returning `(batch, timesteps, width)`, or
@@ -192,7 +199,9 @@ def sequence_classifier(
             on the character input (a backbone with two inputs: token
             and character ids).
         dropout: dropout on the pooled vector before the softmax.
-        seed: seed of that dropout.
+        seed: seed of that dropout (which the bag of words gets too).
+        wide: optional `zoo.layers.TfIdf` (adapted to the training texts)
+            reading the token ids.
         name: the model's name.
 
     Returns:
@@ -200,6 +209,11 @@ def sequence_classifier(
         shape `(batch, num_classes)`.
     """
     v.check_choice("pooling", pooling, POOLINGS)
+    if wide is not None and not isinstance(wide, TfIdf):
+        raise TypeError(
+            "`wide` must be a `zoo.layers.TfIdf` or None; received "
+            f"{type(wide).__name__}."
+        )
     inputs, features = _inputs(backbone, vocabulary, characters)
     if len(features.shape) == 2:
         if pooling != "last":
@@ -213,6 +227,11 @@ def sequence_classifier(
         features = SequencePooling(
             pooling, attention_units=attention_units, name="pooling"
         )(features)
+    if wide is not None:
+        ids = inputs[0] if isinstance(inputs, list) else inputs
+        features = keras.layers.Concatenate(name="wide_and_deep")(
+            [features, wide(ids)]
+        )
     outputs = _outputs(
         features,
         num_classes,

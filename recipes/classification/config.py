@@ -10,7 +10,7 @@ from recipes.data import datasets
 
 POOLINGS = zoo.heads.POOLINGS
 QUICK_EXAMPLES = (1500, 300, 300)
-BOUNDARIES = (16, 32, 64, 128, 256)
+BOUNDARIES = (16, 32, 64, 128, 256, 512, 1024)
 EXAMPLES = {
     "bbc": [
         "The central bank raised interest rates as inflation rose again .",
@@ -52,6 +52,8 @@ class Config(settings.PretrainedOptions, settings.StackOptions):
     tfds_label_feature: str = ""
     max_vocabulary: int = 20000
     max_length: int = 200
+    wide: bool = False
+    bigram_buckets: int = 2**18
     pooling: str = "mean"
     attention_units: int = 64
     head_dropout: float = 0.3
@@ -75,7 +77,13 @@ HELP = {
     "tfds_text_feature": "the TFDS text feature (default: supervised keys)",
     "tfds_label_feature": "the TFDS label feature (default: supervised keys)",
     "max_vocabulary": "the vocabulary keeps the most frequent words",
-    "max_length": "texts are cut to this many words",
+    "max_length": "texts are cut to this many words (0: whole texts)",
+    "wide": "wide and deep (Cheng et al. 2016): a TF-IDF bag of the text's "
+    "words and hashed word pairs (zoo.layers.TfIdf, its idf from the "
+    "training texts, read as far as --max-length) joins the pooled "
+    "vector before the softmax, a linear model beside the stack",
+    "bigram_buckets": "--wide: buckets of hashed word pairs (0: words "
+    "only)",
     "pooling": "how the stack's outputs become one vector: "
     + ", ".join(POOLINGS)
     + " (last: the final state); all ignore padding",

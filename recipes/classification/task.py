@@ -65,8 +65,12 @@ class ClassificationTask(Task):
         datasets.check_name(config.dataset, datasets.CLASSIFICATION)
         flags.check_choice("pooling", config.pooling, POOLINGS)
         arguments.check_training(config)
-        for name in ("max_vocabulary", "max_length", "attention_units"):
+        for name in ("max_vocabulary", "attention_units"):
             flags.check_range(name, getattr(config, name), low=1)
+        flags.check_range("max_length", config.max_length, low=0)
+        flags.check_range(
+            "bigram_buckets", config.bigram_buckets, low=0, high=2**24
+        )
         flags.check_range("head_dropout", config.head_dropout, low=0, high=0.95)
         flags.check_range("fine_tune_epochs", config.fine_tune_epochs, low=1)
         if config.fine_tune and not config.pretrained:
@@ -103,7 +107,7 @@ class ClassificationTask(Task):
         tokens = zoo.text.build_vocabulary(
             [
                 zoo.text.tokenize(text, strip_punctuation=True)[
-                    : config.max_length
+                    : config.max_length or None
                 ]
                 for text, _ in data.train
             ],
@@ -142,7 +146,21 @@ class ClassificationTask(Task):
         return model
 
     def model_args(self, config, state):
+        wide = None
+        if config.wide:
+            cut = config.max_length or None
+            wide = zoo.layers.TfIdf(
+                state.vocabulary.vocabulary_size,
+                bigram_buckets=config.bigram_buckets,
+                name="bag_of_words",
+            ).adapt(
+                [
+                    state.vocabulary.text_ids(text)[:cut]
+                    for text, _ in state.data.train
+                ]
+            )
         return dict(
+            wide=wide,
             num_outputs=len(state.labels),
             vocabulary_size=state.vocabulary.vocabulary_size,
             labels=state.labels,
@@ -162,12 +180,15 @@ class ClassificationTask(Task):
         vocabulary=None,
         characters=None,
         contextual=None,
+        wide=None,
     ):
         """A zoo backbone under `zoo.heads.sequence_classifier` (its
         `--pooling`, dropout and softmax); it is trained on one-hot
         classes (`loss`), for the macro F1. With `contextual` (a
         `zoo.layers.ContextualEmbedding`), the backbone also reads the
-        characters that `characters` spells."""
+        characters that `characters` spells; with `wide` (an adapted
+        `zoo.layers.TfIdf`, `--wide`), the text's bag of words joins the
+        pooled vector."""
         last = config.pooling == "last"
         extra = {} if contextual is None else {"contextual": contextual}
         backbone = models.backbone(
@@ -187,6 +208,7 @@ class ClassificationTask(Task):
             characters=characters,
             dropout=config.head_dropout,
             seed=config.seed,
+            wide=wide,
         )
 
     def loss(self, reduction="sum_over_batch_size"):
@@ -217,11 +239,11 @@ class ClassificationTask(Task):
             return x, y, np.ones(len(batch), "float32")
 
         def example(text, label):
-            ids = vocabulary.text_ids(text)[: config.max_length]
+            ids = vocabulary.text_ids(text)[: config.max_length or None]
             words = None
             if characters is not None:
                 words = zoo.tasks.classifier.words_of(vocabulary, text)
-                words = words[: config.max_length]
+                words = words[: config.max_length or None]
             return ids, words, label
 
         data = state.data
@@ -257,7 +279,8 @@ class ClassificationTask(Task):
     def evaluate(self, config, state, reloaded, scores):
         examples = _examples(config, state)
         predictions = reloaded.classify(
-            [text for text, _ in examples], max_length=config.max_length
+            [text for text, _ in examples],
+            max_length=config.max_length or None,
         )
         return {
             "test_accuracy": float(scores["accuracy"]),

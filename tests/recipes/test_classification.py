@@ -89,18 +89,47 @@ def test_classifier_learns_with_each_pooling(pooling, tmp_path):
     assert shown <= {" ".join(row[0].split()) for row in _test_rows(tmp_path)}
 
 
-@pytest.mark.every_backend
-def test_padding_does_not_change_predictions(tmp_path):
-    classification.run(tiny_config(tmp_path, pooling="attention", epochs=1))
-    model = keras.saving.load_model(
-        tmp_path / "out" / "model.keras", safe_mode=True
-    )
+def _check_padding(model):
+    """A short text padded in a batch gets what it gets alone."""
     short = "bank profit"
     alone = classification.classify(model, [short])[0][1]
     padded = classification.classify(
         model, [short, "the new phone chip and the camera said today"]
     )[0][1]
     assert alone == pytest.approx(padded, abs=1e-5)
+
+
+@pytest.mark.every_backend
+def test_padding_does_not_change_predictions(tmp_path):
+    classification.run(tiny_config(tmp_path, pooling="attention", epochs=1))
+    model = keras.saving.load_model(
+        tmp_path / "out" / "model.keras", safe_mode=True
+    )
+    _check_padding(model)
+
+
+@pytest.mark.every_backend
+def test_wide_and_deep_learns_reloads_and_ignores_padding(tmp_path):
+    """`--wide`: the TF-IDF bag of words joins the pooled vector; the
+    model reloads with `safe_mode=True` as it was (the idf in it), and a
+    text padded in a batch gets what it gets alone. `--max-length 0`
+    reads whole texts."""
+    config = tiny_config(
+        tmp_path, wide=True, bigram_buckets=64, max_length=0, epochs=3
+    )
+    metrics = classification.run(config)
+    assert metrics["test_accuracy"] > 0.6
+    model = keras.saving.load_model(
+        tmp_path / "out" / "model.keras", safe_mode=True
+    )
+    bag = model.get_layer("bag_of_words")
+    assert (bag.vocabulary_size, bag.bigram_buckets) == (
+        model.get_layer("vocabulary").vocabulary_size,
+        64,
+    )
+    idf = keras.ops.convert_to_numpy(bag.idf)
+    assert idf.min() >= 1.0 and idf.max() > 1.5  # learned from the texts
+    _check_padding(model)
 
 
 def test_macro_f1_is_the_unweighted_mean_over_classes(tmp_path):
@@ -161,7 +190,8 @@ def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
             ["--pooling", "sum"],
             "--pooling must be one of mean, max, last, concat",
         ),
-        (["--max-length", "0"], "--max-length must be >= 1; received 0"),
+        (["--max-length", "-1"], "--max-length must be >= 0; received -1"),
+        (["--bigram-buckets", "-3"], "--bigram-buckets must be"),
         (["--head-dropout", "1"], "--head-dropout must be [0, 0.95]"),
         (["--dataset", "csv"], "--dataset csv needs --train-file"),
         (

@@ -4,6 +4,7 @@
 `StackedRNN` (`StackedRNN.stack_layers`).
 """
 
+from zoo.layers.bag_of_words import TfIdf
 from zoo.layers.bilm import BiLMEncoder
 from zoo.layers.characters import CharacterEncoder
 from zoo.layers.contextual_embedding import ContextualEmbedding
@@ -42,6 +43,7 @@ __all__ = [
     "SequencePooling",
     "StackLayer",
     "StackedRNN",
+    "TfIdf",
     "TokenEmbedding",
     "TokenVocabulary",
     "VariationalDropout",
