@@ -18,7 +18,7 @@ dataset (`--output`, default `docs/inspect/label-curve.png`).
 task, percentage of the training split and seed, the recipe's own
 command (`TASKS`) with `--train-examples N` (a seeded sample; the whole
 split at 100) and `--seed`, once with `--pretrained none` and once with
-`--pretrained BILM` (`--bilm`, default en_bilm: frozen, ELMo's mix), in
+`--pretrained BILM` (`--bilm`, default en_bilm_v2: frozen, ELMo's mix), in
 `FOLDER/TASK_SIDE_PERCENT[_sSEED]`. `--jobs` runs at a time, each with
 its share of the cores (`harness.processes.thread_env`); a finished run
 (its `metrics.json`) is skipped and a killed one resumes (the recipes'
@@ -59,6 +59,7 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import harness  # noqa: E402
+from benchmarks import baselines  # noqa: E402
 from harness import files  # noqa: E402
 from harness import flags  # noqa: E402
 from harness import plots  # noqa: E402
@@ -151,8 +152,6 @@ def fit_peers(folder, tasks, percents, seeds):
     have no result yet, writing a run-like `config.json` and
     `metrics.json` per point (`metrics.json` last: a point is done once
     it exists)."""
-    from benchmarks import baselines
-
     for task in tasks:
         label, function, leading = PEERS[task]
         for percent, size in sample_sizes(task, percents):
@@ -359,7 +358,7 @@ def main(argv=None):
     parser.add_argument("--tasks", default="brown,bbc,wnut16")
     parser.add_argument("--percents", default="1,3,10,30,100")
     parser.add_argument("--seeds", default="0,1,2")
-    parser.add_argument("--bilm", default="en_bilm")
+    parser.add_argument("--bilm", default="en_bilm_v2")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument(
         "--peers",
