@@ -395,8 +395,8 @@ def test_pretrained_auto_is_the_shipped_bilm_where_it_was_measured_to_win(
         "language_model"
     )
     for values, expected in (
-        ({}, "en_bilm"),
-        ({"dataset": "wnut16"}, "en_bilm"),
+        ({}, "en_bilm_v2"),
+        ({"dataset": "wnut16"}, "en_bilm_v2"),
         ({"tagset": "brown"}, ""),  # not measured with the full tagset
         ({"dataset": "turkish-ud"}, ""),  # an English biLM
         ({"corpus_dir": "mine"}, ""),  # a user's corpus
@@ -414,7 +414,7 @@ def test_pretrained_auto_is_the_shipped_bilm_where_it_was_measured_to_win(
     config = resolve(tmp_path, {"pretrained": "none"}, "--dataset", "wnut16")
     assert config.pretrained == ""
     config = resolve(tmp_path, {"pretrained": "auto"}, "--dataset", "wnut16")
-    assert config.pretrained == "en_bilm"
+    assert config.pretrained == "en_bilm_v2"
     config = resolve(tmp_path, {}, "--pretrained", "none")
     assert config.pretrained == ""
     help_text = " ".join(

@@ -70,9 +70,11 @@ def test_a_run_saved_before_pretrained_auto_had_no_bilm(tmp_path):
     path.write_text(json.dumps(old))
     rundir.RunDirectory(run.output, run).open()  # resumes
     path.write_text(json.dumps(old))
-    packaged = config(tmp_path)  # Brown from the package: en_bilm
-    assert packaged.pretrained == "en_bilm"
-    with pytest.raises(harness.UsageError, match="pretrained '' -> 'en_bilm'"):
+    packaged = config(tmp_path)  # Brown from the package: en_bilm_v2
+    assert packaged.pretrained == "en_bilm_v2"
+    with pytest.raises(
+        harness.UsageError, match="pretrained '' -> 'en_bilm_v2'"
+    ):
         rundir.RunDirectory(packaged.output, packaged).open()
 
 
