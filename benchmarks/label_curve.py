@@ -118,18 +118,24 @@ def sample_sizes(task, percents):
     ]
 
 
+def point_name(task, side, percent, seed):
+    """The folder of one point of the curve: `TASK_SIDE_PERCENT[_sSEED]`
+    (`side`: `scratch`, the biLM's name, `peer`, or `*` in a glob)."""
+    return f"{TASKS[task][2]}_{side}_{percent:g}" + (
+        f"_s{seed}" if seed else ""
+    )
+
+
 def planned(folder, tasks, percents, seeds, bilm):
     """`(name, command)` of each run of the curve, smallest first."""
     jobs = []
     for task in tasks:
-        recipe, task_flags, short = TASKS[task]
+        recipe, task_flags, _ = TASKS[task]
         for percent, size in sample_sizes(task, percents):
             for seed in seeds:
                 for side in ("none", bilm):
                     label = "scratch" if side == "none" else _name(side)
-                    name = f"{short}_{label}_{percent:g}" + (
-                        f"_s{seed}" if seed else ""
-                    )
+                    name = point_name(task, label, percent, seed)
                     command = [
                         sys.executable, "-m", f"recipes.{recipe}",
                         *task_flags, "--train-examples", str(size),
@@ -141,12 +147,6 @@ def planned(folder, tasks, percents, seeds, bilm):
     return [(name, command) for _, name, command in sorted(jobs)]
 
 
-def _peer_name(task, percent, seed):
-    """The folder of a peer's point (the recipe runs' naming)."""
-    short = TASKS[task][2]
-    return f"{short}_peer_{percent:g}" + (f"_s{seed}" if seed else "")
-
-
 def fit_peers(folder, tasks, percents, seeds):
     """Fits each task's peer (`PEERS`) on the samples of the curve that
     have no result yet, writing a run-like `config.json` and
@@ -156,16 +156,12 @@ def fit_peers(folder, tasks, percents, seeds):
         label, function, leading = PEERS[task]
         for percent, size in sample_sizes(task, percents):
             for seed in seeds[:1] if not size else seeds:
-                name = _peer_name(task, percent, seed)
+                name = point_name(task, "peer", percent, seed)
                 out = folder / name
                 if (out / "metrics.json").exists():
                     continue
-                refused = folder.glob(
-                    f"{TASKS[task][2]}_*_{percent:g}"
-                    + (f"_s{seed}" if seed else "")
-                    + "/refused.txt"
-                )
-                if any(refused):
+                pattern = point_name(task, "*", percent, seed)
+                if any(folder.glob(f"{pattern}/refused.txt")):
                     print(f"skipped {name}: the recipe refused its sample")
                     continue
                 start = time.perf_counter()
@@ -173,15 +169,14 @@ def fit_peers(folder, tasks, percents, seeds):
                     *leading, train_examples=size, sample_seed=seed
                 )
                 split = result["split"]
-                sizes = split.get("sentences") or split.get("examples")
+                unit = "sentences" if "sentences" in split else "examples"
                 config = {
                     "dataset": task, "peer": label, "seed": seed,
                     "sample_seed": seed, "train_examples": size,
                     "baseline": result["baseline"],
                 }  # fmt: skip
                 metrics = {
-                    "split_sentences" if "sentences" in split
-                    else "split_examples": sizes,
+                    f"split_{unit}": split[unit],
                     **result["scores"],
                     "train_seconds": result["train_seconds"],
                     "printed": [result["line"]],

@@ -25,6 +25,11 @@ from recipes.data import datasets
 from recipes.task import Task
 
 
+def _cut(config):
+    """`--max-length` as a slice's end: None (whole texts) for 0."""
+    return config.max_length or None
+
+
 def _examples(config, state):
     """`[(text, gold label or None), ...]` to classify after a run."""
     if config.dataset in EXAMPLES:
@@ -69,7 +74,10 @@ class ClassificationTask(Task):
             flags.check_range(name, getattr(config, name), low=1)
         flags.check_range("max_length", config.max_length, low=0)
         flags.check_range(
-            "bigram_buckets", config.bigram_buckets, low=0, high=2**24
+            "bigram_buckets",
+            config.bigram_buckets,
+            low=0,
+            high=zoo.layers.bag_of_words.MAX_BIGRAM_BUCKETS,
         )
         flags.check_range("head_dropout", config.head_dropout, low=0, high=0.95)
         flags.check_range("fine_tune_epochs", config.fine_tune_epochs, low=1)
@@ -106,9 +114,7 @@ class ClassificationTask(Task):
             )
         tokens = zoo.text.build_vocabulary(
             [
-                zoo.text.tokenize(text, strip_punctuation=True)[
-                    : config.max_length or None
-                ]
+                zoo.text.tokenize(text, strip_punctuation=True)[: _cut(config)]
                 for text, _ in data.train
             ],
             strip_punctuation=True,
@@ -148,14 +154,13 @@ class ClassificationTask(Task):
     def model_args(self, config, state):
         wide = None
         if config.wide:
-            cut = config.max_length or None
             wide = zoo.layers.TfIdf(
                 state.vocabulary.vocabulary_size,
                 bigram_buckets=config.bigram_buckets,
                 name="bag_of_words",
             ).adapt(
                 [
-                    state.vocabulary.text_ids(text)[:cut]
+                    state.vocabulary.text_ids(text)[: _cut(config)]
                     for text, _ in state.data.train
                 ]
             )
@@ -239,11 +244,11 @@ class ClassificationTask(Task):
             return x, y, np.ones(len(batch), "float32")
 
         def example(text, label):
-            ids = vocabulary.text_ids(text)[: config.max_length or None]
+            ids = vocabulary.text_ids(text)[: _cut(config)]
             words = None
             if characters is not None:
                 words = zoo.tasks.classifier.words_of(vocabulary, text)
-                words = words[: config.max_length or None]
+                words = words[: _cut(config)]
             return ids, words, label
 
         data = state.data
@@ -279,8 +284,7 @@ class ClassificationTask(Task):
     def evaluate(self, config, state, reloaded, scores):
         examples = _examples(config, state)
         predictions = reloaded.classify(
-            [text for text, _ in examples],
-            max_length=config.max_length or None,
+            [text for text, _ in examples], max_length=_cut(config)
         )
         return {
             "test_accuracy": float(scores["accuracy"]),

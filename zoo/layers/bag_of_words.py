@@ -15,6 +15,8 @@ _SKIPPED = 2
 # Word pairs hash as `(a * _MULTIPLIER + b) % bigram_buckets`: a prime
 # above any vocabulary this fits in int32 with (a, b < 100,000).
 _MULTIPLIER = 100_003
+# The most buckets of word pairs (a row of the bag is a dense vector).
+MAX_BIGRAM_BUCKETS = 2**24
 
 
 @keras.saving.register_keras_serializable(package=PACKAGE)
@@ -60,7 +62,9 @@ class TfIdf(keras.layers.Layer):
         v.check_number(
             "vocabulary_size", vocabulary_size, int, 1, _MULTIPLIER - 1
         )
-        v.check_number("bigram_buckets", bigram_buckets, int, 0, 2**24)
+        v.check_number(
+            "bigram_buckets", bigram_buckets, int, 0, MAX_BIGRAM_BUCKETS
+        )
         v.check_bool("sublinear", sublinear)
         self.vocabulary_size = int(vocabulary_size)
         self.bigram_buckets = int(bigram_buckets)
