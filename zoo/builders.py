@@ -3,6 +3,7 @@
 import functools
 
 import keras
+import numpy as np
 
 from zoo import options
 from zoo import validation as v
@@ -19,6 +20,35 @@ def _unique_name(prefix):
     backbones fit in one model."""
     uid = keras.backend.get_uid(prefix)
     return prefix if uid == 1 else f"{prefix}_{uid - 1}"
+
+
+def _word_vectors(vectors, vocabulary_size, mask_zero, name):
+    """A frozen `keras.layers.Embedding` holding `vectors`."""
+    try:
+        vectors = np.asarray(vectors, dtype="float32")
+    except (TypeError, ValueError):
+        vectors = None
+    if vectors is None or vectors.ndim != 2 or len(vectors) != vocabulary_size:
+        shape = None if vectors is None else vectors.shape
+        raise ValueError(
+            "`word_vectors` must be a float array of shape (vocabulary_size, "
+            f"dim) = ({vocabulary_size}, dim); received shape {shape}."
+        )
+    if not np.isfinite(vectors).all():
+        raise ValueError(
+            "`word_vectors` must be finite; received NaN or inf at row "
+            f"{int(np.argwhere(~np.isfinite(vectors))[0][0])}."
+        )
+    layer = keras.layers.Embedding(
+        vocabulary_size,
+        vectors.shape[1],
+        mask_zero=mask_zero,
+        trainable=False,
+        name=f"{name}_word_vectors",
+    )
+    layer.build((None, None))
+    layer.embeddings.assign(vectors)
+    return layer
 
 
 def stacked_rnn(
@@ -41,6 +71,7 @@ def stacked_rnn(
     return_sequences=True,
     name=None,
     contextual=None,
+    word_vectors=None,
     **stack_options,
 ):
     """Builds a stacked-RNN backbone as a functional `keras.Model`.
@@ -88,6 +119,12 @@ def stacked_rnn(
             `characters` vocabulary; `char_vocabulary_size` must then be
             that vocabulary's size, or None for no character encoder of
             the model's own) and its vectors join the word features.
+        word_vectors: with token inputs, a `(vocabulary_size, dim)` float
+            array of pretrained word vectors (row `i` for token id `i`;
+            zeros where a word has none): a second word channel, a frozen
+            `keras.layers.Embedding` named `f"{name}_word_vectors"`,
+            concatenated with the trained embedding (the recipes'
+            `--word-vectors`, read by `recipes.data.vectors`).
         name: model name (default `"stacked_rnn"`, then `"stacked_rnn_1"`,
             ... as Keras numbers layers, so two backbones fit in one
             model); the stack layer is `f"{name}_stack"` and its layers
@@ -178,6 +215,12 @@ def stacked_rnn(
                 name=f"{name}_char_ids",
             )
         features = [x]
+        if word_vectors is not None:
+            features.append(
+                _word_vectors(word_vectors, vocabulary_size, mask_zero, name)(
+                    inputs
+                )
+            )
         if char_vocabulary_size is not None:
             options.validate("char_embedding_dim", char_embedding_dim)
             options.validate("char_units", char_units)
@@ -195,8 +238,14 @@ def stacked_rnn(
             features.append(contextual(chars))
         if len(features) > 1:
             x = keras.layers.Concatenate(name=f"{name}_word_features")(features)
+        if char_vocabulary_size is not None or contextual is not None:
             inputs = [inputs, chars]
     else:
+        if word_vectors is not None:
+            raise ValueError(
+                "`word_vectors` are looked up by token id, so they need "
+                f"`vocabulary_size`; received input_dim={input_dim!r}."
+            )
         if contextual is not None:
             raise ValueError(
                 "`contextual` reads the characters of tokens, so it needs "

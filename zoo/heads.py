@@ -96,13 +96,43 @@ def _outputs(
     if crf:
         outputs = CRF(units, name="crf")(outputs)
     if labels is not None:
-        labels = list(labels)
-        if len(labels) != units:
-            raise ValueError(
-                f"`labels` must name every output column: {units} "
-                f"expected; received {len(labels)} ({labels[:5]!r}...)."
-            )
-        outputs = LabelNames(labels, name="labels")(outputs)
+        outputs = LabelNames(_names(labels, units), name="labels")(outputs)
+    return outputs
+
+
+def _names(labels, units):
+    labels = list(labels)
+    if len(labels) != units:
+        raise ValueError(
+            f"`labels` must name every output column: {units} "
+            f"expected; received {len(labels)} ({labels[:5]!r}...)."
+        )
+    return labels
+
+
+def _wide_and_deep(deep, wide, units, labels, seed, dropout):
+    """Softmax over the sum of the deep and the wide logits."""
+    v.check_positive_int("num_classes", units)
+    v.check_rate("dropout", dropout)
+    if dropout:
+        deep = keras.layers.Dropout(dropout, seed=seed, name="head_dropout")(
+            deep
+        )
+    logits = keras.layers.Add(name="wide_and_deep")(
+        [
+            keras.layers.Dense(units, dtype="float32", name="deep_logits")(
+                deep
+            ),
+            keras.layers.Dense(units, dtype="float32", name="wide_logits")(
+                wide
+            ),
+        ]
+    )
+    outputs = keras.layers.Activation(
+        "softmax", dtype="float32", name="classes"
+    )(logits)
+    if labels is not None:
+        outputs = LabelNames(_names(labels, units), name="labels")(outputs)
     return outputs
 
 
@@ -181,9 +211,13 @@ def sequence_classifier(
     """One softmax over `num_classes` per sequence of `backbone`.
 
     With `wide` (a `zoo.layers.TfIdf` over the same token ids), a
-    wide-and-deep classifier (Cheng et al. 2016): the text's TF-IDF bag of
-    words joins the pooled vector, so the softmax is a linear model of
-    the words beside the stack's reading of them.
+    wide-and-deep classifier (Cheng et al. 2016): the softmax reads the
+    sum of two logits, a linear model of the text's TF-IDF bag of words
+    (the `"wide_logits"` Dense layer, no dropout) and the stack's pooled
+    vector (`"deep_logits"`, after `dropout`). The branches are separate
+    layers so that each can have its own optimiser or rate, as in the
+    paper (FTRL for the wide part, AdaGrad for the deep); the recipe
+    gives the wide one `--wide-learning-rate`.
 
     Args:
         backbone: a model returning `(batch, timesteps, width)`, or
@@ -229,8 +263,12 @@ def sequence_classifier(
         )(features)
     if wide is not None:
         ids = inputs[0] if isinstance(inputs, list) else inputs
-        features = keras.layers.Concatenate(name="wide_and_deep")(
-            [features, wide(ids)]
+        return keras.Model(
+            inputs,
+            _wide_and_deep(
+                features, wide(ids), num_classes, labels, seed, dropout
+            ),
+            name=name,
         )
     outputs = _outputs(
         features,

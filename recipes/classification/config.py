@@ -54,6 +54,7 @@ class Config(settings.PretrainedOptions, settings.StackOptions):
     max_length: int = 200
     wide: bool = False
     bigram_buckets: int = 2**18
+    wide_learning_rate: float = 0.05
     pooling: str = "mean"
     attention_units: int = 64
     head_dropout: float = 0.3
@@ -78,12 +79,16 @@ HELP = {
     "tfds_label_feature": "the TFDS label feature (default: supervised keys)",
     "max_vocabulary": "the vocabulary keeps the most frequent words",
     "max_length": "texts are cut to this many words (0: whole texts)",
-    "wide": "wide and deep (Cheng et al. 2016): a TF-IDF bag of the text's "
-    "words and hashed word pairs (zoo.layers.TfIdf, its idf from the "
-    "training texts, read as far as --max-length) joins the pooled "
-    "vector before the softmax, a linear model beside the stack",
-    "bigram_buckets": "--wide: buckets of hashed word pairs (0: words "
-    "only)",
+    "wide": "wide and deep (Cheng et al. 2016): a linear model of a TF-IDF "
+    "bag of the text's words and hashed word pairs (zoo.layers.TfIdf, its "
+    "idf from the training texts, read as far as --max-length) adds its "
+    "logits to the stack's before the softmax",
+    "bigram_buckets": "--wide: buckets of hashed word pairs (0: words only)",
+    "wide_learning_rate": "--wide: the wide (linear) part's rate, at least "
+    "--learning-rate, under the same --lr-schedule (Cheng et al. train it "
+    "apart from the deep part, with FTRL; at the deep part's rate the "
+    "stack fits the training texts before the bag of words has learned "
+    "anything)",
     "pooling": "how the stack's outputs become one vector: "
     + ", ".join(POOLINGS)
     + " (last: the final state); all ignore padding",

@@ -24,6 +24,9 @@ from recipes.classification.config import Config
 from recipes.data import datasets
 from recipes.task import Task
 
+# The layer of the wide part's logits (`zoo.heads.sequence_classifier`).
+WIDE = "wide_logits"
+
 
 def _cut(config):
     """`--max-length` as a slice's end: None (whole texts) for 0."""
@@ -44,6 +47,24 @@ def _examples(config, state):
     return chosen
 
 
+def wide_optimizer(model, config, steps):
+    """`zoo.optimizers.DiscriminativeAdam` with two groups: the wide
+    logits (`zoo.heads.sequence_classifier`'s `"wide_logits"`) at
+    `--wide-learning-rate`, every other variable at `--learning-rate`,
+    both under `--lr-schedule`."""
+    deep = [
+        variable.path
+        for variable in model.trainable_variables
+        if WIDE not in variable.path.split("/")
+    ]
+    top = dataclasses.replace(config, learning_rate=config.wide_learning_rate)
+    return zoo.optimizers.DiscriminativeAdam(
+        settings.learning_rate(top, steps),
+        groups=[[WIDE], deep],
+        decay=config.wide_learning_rate / config.learning_rate,
+    )
+
+
 @dataclasses.dataclass
 class State:
     """What `ClassificationTask.prepare` found."""
@@ -55,6 +76,7 @@ class State:
     characters: zoo.layers.CharacterVocabulary = None
     bilm: keras.Model = None
     fine_tune_metrics: dict = None  # the fine-tuned biLM's perplexities
+    vectors: np.ndarray = None  # --word-vectors' rows
 
 
 class ClassificationTask(Task):
@@ -80,6 +102,18 @@ class ClassificationTask(Task):
             high=zoo.layers.bag_of_words.MAX_BIGRAM_BUCKETS,
         )
         flags.check_range("head_dropout", config.head_dropout, low=0, high=0.95)
+        flags.check_positive("wide_learning_rate", config.wide_learning_rate)
+        if config.wide and config.wide_learning_rate < config.learning_rate:
+            raise harness.UsageError(
+                "--wide-learning-rate must be at least --learning-rate "
+                f"({config.learning_rate}); received "
+                f"{config.wide_learning_rate}"
+            )
+        if config.wide and config.fine_tune:
+            raise harness.UsageError(
+                "--wide and --fine-tune do not combine (each sets its own "
+                "learning rates); pass one of them"
+            )
         flags.check_range("fine_tune_epochs", config.fine_tune_epochs, low=1)
         if config.fine_tune and not config.pretrained:
             raise harness.UsageError(
@@ -105,6 +139,7 @@ class ClassificationTask(Task):
             )
         bilm, characters = models.pretrained_bilm(config, model, "classifier")
         if model is not None:
+            models.refuse_word_vectors(config, "classifier")
             return State(
                 data,
                 model.get_layer("vocabulary"),
@@ -120,16 +155,12 @@ class ClassificationTask(Task):
             strip_punctuation=True,
             max_tokens=config.max_vocabulary,
         )
+        tokens, matrix = models.word_vectors(config, tokens)
         vocabulary = zoo.layers.TokenVocabulary(
             tokens, strip_punctuation=True, name="vocabulary"
         )
         return State(
-            data,
-            vocabulary,
-            labels,
-            None,
-            characters,
-            bilm,
+            data, vocabulary, labels, None, characters, bilm, vectors=matrix
         )
 
     def stages(self, config, state):
@@ -141,11 +172,16 @@ class ClassificationTask(Task):
 
     def compile(self, model, config, steps=0):
         """Adam; with `--fine-tune`, ULMFiT's discriminative rates and
-        gradual unfreezing (`fine_tune_optimizer`)."""
-        if not config.fine_tune:
+        gradual unfreezing (`fine_tune_optimizer`); with `--wide`, the
+        wide part at its own rate (`wide_optimizer`)."""
+        if config.fine_tune:
+            optimizer = finetune.fine_tune_optimizer(model, config, steps)
+        elif config.wide:
+            optimizer = wide_optimizer(model, config, steps)
+        else:
             return super().compile(model, config, steps)
         model.compile(
-            optimizer=finetune.fine_tune_optimizer(model, config, steps),
+            optimizer=optimizer,
             loss=self.loss(),
             metrics=self.metrics(),
         )
@@ -172,6 +208,7 @@ class ClassificationTask(Task):
             vocabulary=state.vocabulary,
             characters=state.characters,
             contextual=models.contextual_embedding(config, state.bilm),
+            word_vectors=state.vectors,
         )
 
     def model_for(
@@ -186,6 +223,7 @@ class ClassificationTask(Task):
         characters=None,
         contextual=None,
         wide=None,
+        word_vectors=None,
     ):
         """A zoo backbone under `zoo.heads.sequence_classifier` (its
         `--pooling`, dropout and softmax); it is trained on one-hot
@@ -193,9 +231,12 @@ class ClassificationTask(Task):
         `zoo.layers.ContextualEmbedding`), the backbone also reads the
         characters that `characters` spells; with `wide` (an adapted
         `zoo.layers.TfIdf`, `--wide`), the text's bag of words joins the
-        pooled vector."""
+        pooled vector; with `word_vectors` (`--word-vectors`' rows), a
+        frozen channel of pretrained vectors joins the embedding."""
         last = config.pooling == "last"
         extra = {} if contextual is None else {"contextual": contextual}
+        if word_vectors is not None:
+            extra["word_vectors"] = word_vectors
         backbone = models.backbone(
             config,
             vocabulary_size,
@@ -215,6 +256,16 @@ class ClassificationTask(Task):
             seed=config.seed,
             wide=wide,
         )
+
+    def stack_input_width(self, config, state=None):
+        """The embedding's width, with the biLM's and the word vectors'
+        beside it where the classifier reads them."""
+        width = config.embedding_dim
+        if state is not None and state.bilm is not None:
+            width += zoo.language_model.encoder_of(state.bilm).output_dim
+        if state is not None and state.vectors is not None:
+            width += state.vectors.shape[1]
+        return width
 
     def loss(self, reduction="sum_over_batch_size"):
         return keras.losses.CategoricalCrossentropy(reduction=reduction)

@@ -4,6 +4,7 @@ files in, a `zoo.tasks.Tagger` out (`TASK.run(config)`, or `run`)."""
 import dataclasses
 
 import keras
+import numpy as np
 
 import harness
 import zoo
@@ -64,6 +65,7 @@ class State:
     characters: zoo.layers.CharacterVocabulary = None
     head: str = "softmax"
     bilm: keras.Model = None
+    vectors: np.ndarray = None  # --word-vectors' rows
 
 
 class TaggingTask(Task):
@@ -96,7 +98,9 @@ class TaggingTask(Task):
         )
         entities = datasets.is_bio(data.train)
         bilm, spelling = models.pretrained_bilm(config, model, "tagger")
+        matrix = None
         if model is not None:
+            models.refuse_word_vectors(config, "tagger")
             vocabulary = model.get_layer("vocabulary")
             characters = models.optional_layer(model, "characters")
             crf = models.optional_layer(model, "crf")
@@ -113,6 +117,7 @@ class TaggingTask(Task):
                     f"--min-count {config.min_count}: no training word is "
                     "that frequent, so the vocabulary would be empty"
                 )
+            tokens, matrix = models.word_vectors(config, tokens)
             vocabulary = zoo.layers.TokenVocabulary(
                 tokens, lowercase=config.lowercase, name="vocabulary"
             )
@@ -129,7 +134,15 @@ class TaggingTask(Task):
                 head = "crf" if entities else "softmax"
             tags = labels
         return State(
-            data, entities, vocabulary, tags, model, characters, head, bilm
+            data,
+            entities,
+            vocabulary,
+            tags,
+            model,
+            characters,
+            head,
+            bilm,
+            matrix,
         )
 
     def model_args(self, config, state):
@@ -141,6 +154,7 @@ class TaggingTask(Task):
             characters=state.characters,
             head=state.head,
             contextual=models.contextual_embedding(config, state.bilm),
+            word_vectors=state.vectors,
         )
 
     def model_for(
@@ -155,12 +169,16 @@ class TaggingTask(Task):
         characters=None,
         head=None,
         contextual=None,
+        word_vectors=None,
     ):
         """A zoo backbone (with a `zoo.layers.CharacterEncoder` when
         `characters`, a `zoo.layers.CharacterVocabulary`, is given) under
         `zoo.heads.sequence_tagger`; `head` defaults to `--head` (`auto`
-        is a softmax without data to tell entity tags)."""
+        is a softmax without data to tell entity tags); `word_vectors`,
+        the rows of `--word-vectors`' frozen channel."""
         spelled = {}
+        if word_vectors is not None:
+            spelled["word_vectors"] = word_vectors
         if contextual is not None:
             spelled["contextual"] = contextual
         if characters is not None and (
@@ -199,6 +217,8 @@ class TaggingTask(Task):
             ).output_dim
         if state is not None and state.bilm is not None:
             width += zoo.language_model.encoder_of(state.bilm).output_dim
+        if state is not None and state.vectors is not None:
+            width += state.vectors.shape[1]
         return width
 
     def loss(self, reduction="sum_over_batch_size"):

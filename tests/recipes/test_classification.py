@@ -9,6 +9,7 @@ import keras
 import pytest
 
 import harness
+import zoo
 from diagnostics import activations
 from recipes import classification
 from recipes import tagging
@@ -110,18 +111,36 @@ def test_padding_does_not_change_predictions(tmp_path):
 
 @pytest.mark.every_backend
 def test_wide_and_deep_learns_reloads_and_ignores_padding(tmp_path):
-    """`--wide`: the TF-IDF bag of words joins the pooled vector; the
-    model reloads with `safe_mode=True` as it was (the idf in it), and a
+    """`--wide`: a linear model of the TF-IDF bag of words adds its logits
+    to the stack's, trained at `--wide-learning-rate` while the rest
+    trains at `--learning-rate`; the model reloads with `safe_mode=True`
+    as it was (the idf in it, the two rates in its optimizer), and a
     text padded in a batch gets what it gets alone. `--max-length 0`
     reads whole texts."""
     config = tiny_config(
-        tmp_path, wide=True, bigram_buckets=64, max_length=0, epochs=3
+        tmp_path,
+        wide=True,
+        bigram_buckets=64,
+        max_length=0,
+        epochs=3,
+        wide_learning_rate=0.1,
     )
     metrics = classification.run(config)
     assert metrics["test_accuracy"] > 0.6
     model = keras.saving.load_model(
         tmp_path / "out" / "model.keras", safe_mode=True
     )
+    optimizer = model.optimizer
+    assert isinstance(optimizer, zoo.optimizers.DiscriminativeAdam)
+    assert optimizer.decay == pytest.approx(0.1 / 0.02)
+    groups = {
+        variable.path: optimizer.group_of(variable)
+        for variable in model.trainable_variables
+    }
+    wide = {path for path, group in groups.items() if "wide_logits" in path}
+    assert len(wide) == 2  # kernel and bias, at the wide rate
+    assert all(groups[path] == 0 for path in wide)
+    assert {g for p, g in groups.items() if p not in wide} == {1}
     bag = model.get_layer("bag_of_words")
     assert (bag.vocabulary_size, bag.bigram_buckets) == (
         model.get_layer("vocabulary").vocabulary_size,
@@ -201,6 +220,16 @@ def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
         (["--cell", "transformer"], "cell"),
         (["--fine-tune"], "--fine-tune needs --pretrained"),
         (["--fine-tune-epochs", "0"], "--fine-tune-epochs must be >= 1"),
+        (
+            ["--wide", "--wide-learning-rate", "0.001"],
+            "--wide-learning-rate must be at least --learning-rate (0.002); "
+            "received 0.001",
+        ),
+        (["--wide-learning-rate", "nan"], "--wide-learning-rate must be"),
+        (
+            ["--wide", "--fine-tune", "--pretrained", "en_bilm"],
+            "--wide and --fine-tune do not combine",
+        ),
     ],
 )
 def test_cli_errors_exit_2_with_one_line(argv, message, tmp_path, capsys):
