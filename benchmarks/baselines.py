@@ -3,6 +3,7 @@
     python -m benchmarks.baselines --task pos      # Brown, universal tags
     python -m benchmarks.baselines --task pos-tr   # Turkish treebank
     python -m benchmarks.baselines --task ner      # WNUT-16, feature CRF
+    python -m benchmarks.baselines --task ner-glove   # the same + GloVe
     python -m benchmarks.baselines --task bbc      # TF-IDF + logistic reg.
     python -m benchmarks.baselines --task g2p      # Phonetisaurus, CMUdict
     python -m benchmarks.baselines --task g2p-stress   # the same, stress kept
@@ -63,12 +64,19 @@ from recipes import presets
 from recipes import scoring
 from recipes import seq2seq
 from recipes import tagging
+from recipes.data import vectors
 
 NAMES = ("train", "dev", "test")
 PACKAGES = {
     "pos": ["nltk"],
     "pos-tr": ["nltk"],
     "ner": ["sklearn-crfsuite", "python-crfsuite", "seqeval"],
+    "ner-glove": [
+        "sklearn-crfsuite",
+        "python-crfsuite",
+        "seqeval",
+        "scikit-learn",
+    ],
     "bbc": ["scikit-learn"],
     "g2p": ["phonetisaurus"],
     "g2p-stress": ["phonetisaurus"],
@@ -139,7 +147,7 @@ def word_features(word, prefix):
     return {f"{prefix}{k}": v for k, v in features.items()}
 
 
-def sentence_features(words):
+def sentence_features(words, embedding=None):
     rows = []
     for i in range(len(words)):
         row = {"bias": 1.0}
@@ -147,20 +155,74 @@ def sentence_features(words):
             j = i + offset
             if 0 <= j < len(words):
                 row.update(word_features(words[j], f"{offset}:"))
+                if embedding is not None:
+                    row.update(
+                        embedding.features(words[j], f"{offset}:", offset)
+                    )
             else:
                 row[f"{offset}:pad"] = True
         rows.append(row)
     return rows
 
 
-def crf(quick, **sample):
+class EmbeddingFeatures:
+    """What a CRF takes from word vectors (Guo et al. 2014, the WNUT-16
+    CRFs' "word clusters and embeddings"): the word's k-means cluster at
+    several granularities, for every word of the window, and the vector's
+    own values, for the word itself. Clusters of the `words` most frequent
+    words' unit vectors (scikit-learn's MiniBatchKMeans, seeded)."""
+
+    SIZES = (50, 200, 1000)
+
+    def __init__(self, name, words=100_000):
+        from sklearn.cluster import MiniBatchKMeans
+
+        found = vectors.load(name)
+        top = found.vectors[:words]
+        unit = top / np.maximum(
+            np.linalg.norm(top, axis=1, keepdims=True), 1e-6
+        )
+        self.rows = {w: i for i, w in enumerate(found.words[:words])}
+        self.vectors = top
+        self.sizes = [min(k, len(unit)) for k in self.SIZES]
+        self.clusters = [
+            MiniBatchKMeans(k, random_state=0, n_init=3).fit_predict(unit)
+            for k in self.sizes
+        ]
+
+    def features(self, word, prefix, offset):
+        row = self.rows.get(word.lower())
+        if row is None:
+            return {f"{prefix}novec": True}
+        out = {
+            f"{prefix}c{k}": str(c[row])
+            for k, c in zip(self.sizes, self.clusters)
+        }
+        if offset == 0:
+            out.update(
+                {f"e{i}": float(v) for i, v in enumerate(self.vectors[row])}
+            )
+        return out
+
+
+def crf_glove(quick):
+    """`crf` with GloVe 6B 50d's clusters and values as features."""
+    return crf(quick, word_vectors="glove-6b-50d")
+
+
+def crf(quick, word_vectors="", **sample):
     """A sklearn-crfsuite CRF; c1/c2 on dev entity F1, scored on test.
-    `sample`: as `perceptron`'s."""
+    `sample`: as `perceptron`'s; `word_vectors`: a `--word-vectors` set
+    whose clusters and values join the features (`EmbeddingFeatures`)."""
     import sklearn_crfsuite
 
     data = tagging_data("wnut16", quick, **sample)
     print(f"{data.description}: {tagging_sizes(data)}")
-    x = [[sentence_features(words) for words, _ in p] for p in parts(data)]
+    embedding = EmbeddingFeatures(word_vectors) if word_vectors else None
+    x = [
+        [sentence_features(words, embedding) for words, _ in p]
+        for p in parts(data)
+    ]
     y = [[list(tags) for _, tags in part] for part in parts(data)]
     best = None
     start = time.perf_counter()
@@ -189,7 +251,14 @@ def crf(quick, **sample):
         "dataset": data.description,
         "split": tagging_sizes(data),
         "baseline": "sklearn-crfsuite CRF (L-BFGS, 100 iterations), word, "
-        "affix and shape features of words -2..+2",
+        "affix and shape features of words -2..+2"
+        + (
+            f", with {word_vectors}'s k-means clusters "
+            f"({'/'.join(map(str, EmbeddingFeatures.SIZES))}) of words "
+            "-2..+2 and the word's vector"
+            if word_vectors
+            else ""
+        ),
         "chosen": {"c1": c1, "c2": c2, "dev_f1": dev_f1, "grid": CRF_GRID},
         "scores": scores,
         "train_seconds": seconds,
@@ -380,6 +449,7 @@ RUNS = {
     "pos": (perceptron, "brown"),
     "pos-tr": (perceptron, "turkish-ud"),
     "ner": (crf,),
+    "ner-glove": (crf_glove,),
     "bbc": (tfidf,),
     "g2p": (phonetisaurus_g2p, False),
     "g2p-stress": (phonetisaurus_g2p, True),
