@@ -51,7 +51,7 @@ class Config(settings.PretrainedOptions, settings.StackOptions):
     tfds_text_feature: str = ""
     tfds_label_feature: str = ""
     max_vocabulary: int = 20000
-    max_length: int = 200
+    max_length: int = 0
     wide: bool = False
     bigram_buckets: int = 2**18
     wide_learning_rate: float = 0.05
@@ -78,7 +78,8 @@ HELP = {
     "tfds_text_feature": "the TFDS text feature (default: supervised keys)",
     "tfds_label_feature": "the TFDS label feature (default: supervised keys)",
     "max_vocabulary": "the vocabulary keeps the most frequent words",
-    "max_length": "texts are cut to this many words (0: whole texts)",
+    "max_length": "texts are cut to this many words (0, the default: "
+    "whole texts)",
     "wide": "wide and deep (Cheng et al. 2016): a linear model of a TF-IDF "
     "bag of the text's words and hashed word pairs (zoo.layers.TfIdf, its "
     "idf from the training texts, read as far as --max-length) adds its "

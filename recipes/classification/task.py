@@ -230,9 +230,10 @@ class ClassificationTask(Task):
         classes (`loss`), for the macro F1. With `contextual` (a
         `zoo.layers.ContextualEmbedding`), the backbone also reads the
         characters that `characters` spells; with `wide` (an adapted
-        `zoo.layers.TfIdf`, `--wide`), the text's bag of words joins the
-        pooled vector; with `word_vectors` (`--word-vectors`' rows), a
-        frozen channel of pretrained vectors joins the embedding."""
+        `zoo.layers.TfIdf`, `--wide`), a linear model of the text's bag of
+        words adds its logits to the stack's; with `word_vectors`
+        (`--word-vectors`' rows), a frozen channel of pretrained vectors
+        joins the embedding."""
         last = config.pooling == "last"
         extra = {} if contextual is None else {"contextual": contextual}
         if word_vectors is not None:

@@ -2,6 +2,8 @@
 (`recipes.data.vectors`, `zoo.stacked_rnn(word_vectors=...)`), on vectors
 files written here; the shipped set's cache on a package faked here."""
 
+import sys
+
 import keras
 import numpy as np
 import pytest
@@ -191,3 +193,12 @@ def test_bad_vectors_on_the_command_line_exit_2_with_one_line(
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert "line 2: 2 numbers; the first vector has 3" in err
+
+
+def test_without_pyarrow_the_first_fetch_names_the_extra(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    with pytest.raises(DataError) as error:
+        vectors.load("glove-6b-50d", cache_dir=tmp_path)
+    assert "pip install 'stacked-rnn-zoo[vectors]'" in str(error.value)
+    assert list(tmp_path.iterdir()) == []  # nothing half-written
