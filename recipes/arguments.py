@@ -233,6 +233,8 @@ def check_training(config):
     flags.check_range("train_examples", config.train_examples, low=0)
     flags.check_range("sample_seed", config.sample_seed, low=0)
     flags.check_range("eval_examples", config.eval_examples, low=0)
+    if hasattr(config, "vector_words"):  # settings.PretrainedOptions
+        flags.check_range("vector_words", config.vector_words, low=0)
     for name in OPTION_FIELDS:
         # One value for all layers, or one per layer (as tuning writes them).
         value = getattr(config, name, None)

@@ -13,7 +13,6 @@ import keras
 
 import harness
 import zoo
-from harness import flags
 from recipes import settings
 from recipes.data import vectors
 
@@ -260,7 +259,6 @@ def word_vectors(config, tokens):
     `(tokens, None)` without the flag. Prints what the vectors cover."""
     if not config.word_vectors:
         return tokens, None
-    flags.check_range("vector_words", config.vector_words, low=0)
     found = vectors.load(config.word_vectors)
     extended = found.extend(tokens, config.vector_words)
     matrix, covered = found.matrix(extended)

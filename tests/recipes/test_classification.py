@@ -226,6 +226,7 @@ def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
             "received 0.001",
         ),
         (["--wide-learning-rate", "nan"], "--wide-learning-rate must be"),
+        (["--vector-words", "-1"], "--vector-words must be >= 0; received -1"),
         (
             ["--wide", "--fine-tune", "--pretrained", "en_bilm"],
             "--wide and --fine-tune do not combine",
