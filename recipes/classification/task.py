@@ -86,7 +86,7 @@ class ClassificationTask(Task):
     Config = Config
     task_class = zoo.tasks.TextClassifier
     curve_metric = "macro_f1"
-    DATA_FILES = (*Task.DATA_FILES, "pretrained")
+    DATA_FILES = (*Task.DATA_FILES, "pretrained", "word_vectors")
 
     def check(self, config):
         datasets.check_name(config.dataset, datasets.CLASSIFICATION)

@@ -74,7 +74,7 @@ class TaggingTask(Task):
     name = "tagging"
     Config = Config
     task_class = zoo.tasks.Tagger
-    DATA_FILES = (*Task.DATA_FILES, "pretrained")
+    DATA_FILES = (*Task.DATA_FILES, "pretrained", "word_vectors")
 
     def check(self, config):
         datasets.check_name(config.dataset, datasets.TAGGING)

@@ -2,7 +2,9 @@
 (`recipes.data.vectors`, `zoo.stacked_rnn(word_vectors=...)`), on vectors
 files written here; the shipped set's cache on a package faked here."""
 
+import dataclasses
 import sys
+import types
 
 import keras
 import numpy as np
@@ -202,3 +204,21 @@ def test_without_pyarrow_the_first_fetch_names_the_extra(tmp_path, monkeypatch):
         vectors.load("glove-6b-50d", cache_dir=tmp_path)
     assert "pip install 'stacked-rnn-zoo[vectors]'" in str(error.value)
     assert list(tmp_path.iterdir()) == []  # nothing half-written
+
+
+@pytest.mark.parametrize("task", [tagging.TASK, classification.TASK])
+def test_a_vectors_file_is_part_of_the_runs_fingerprint(tmp_path, task):
+    """A rerun compares its data files with its backup's: a vectors file
+    changed under a run stops it from resuming (`recipes.checkpoints`)."""
+    path = write_vectors(tmp_path / "v.txt")
+    config = dataclasses.replace(
+        test_tagging.tiny_config(tmp_path)
+        if task is tagging.TASK
+        else test_classification.tiny_config(tmp_path),
+        word_vectors=str(path),
+    )
+    data = types.SimpleNamespace(train=[], dev=[], test=[])
+    before = task.data_fingerprint(config, data)["files"]
+    assert f"--word-vectors {path}" in before
+    write_vectors(path, {**WORDS, "fox": [0.5, 0.5, 0.0]})
+    assert task.data_fingerprint(config, data)["files"] != before
