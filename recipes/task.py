@@ -15,6 +15,7 @@ import typing
 
 import keras
 
+import zoo
 from harness import files
 from recipes import models
 from recipes import settings
@@ -131,8 +132,17 @@ class Task:
 
     def stack_input_width(self, config, state=None):
         """The feature width entering the recurrent stack (what a
-        parameter budget counts from): the embedding's."""
-        return config.embedding_dim
+        parameter budget counts from): the embedding's, and beside it a
+        `--pretrained` biLM's and `--word-vectors`' where `state` has
+        them."""
+        width = config.embedding_dim
+        bilm = getattr(state, "bilm", None)
+        if bilm is not None:
+            width += zoo.language_model.encoder_of(bilm).output_dim
+        vectors = getattr(state, "vectors", None)
+        if vectors is not None:
+            width += vectors.shape[1]
+        return width
 
     def loss(self, reduction="sum_over_batch_size"):
         """A new loss object."""

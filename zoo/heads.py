@@ -79,60 +79,54 @@ def _inputs(backbone, vocabulary, characters=None):
 
 
 def _outputs(
-    features, units, labels, seed, dropout, name, crf=False, argument=None
+    features,
+    units,
+    labels,
+    seed,
+    dropout,
+    name,
+    crf=False,
+    argument=None,
+    wide=None,
 ):
+    """The head's dropout and output layer; with `wide` (a bag-of-words
+    tensor), the softmax reads the sum of two logits: `"deep_logits"`
+    of the (dropped-out) features and `"wide_logits"` of `wide`."""
     v.check_positive_int(argument or "num_outputs", units)
     v.check_rate("dropout", dropout)
     if dropout:
         features = keras.layers.Dropout(
             dropout, seed=seed, name="head_dropout"
         )(features)
-    outputs = keras.layers.Dense(
-        units,
-        activation=None if crf else "softmax",
-        dtype="float32",
-        name="emissions" if crf else name,
-    )(features)
+    if wide is not None:
+        logits = keras.layers.Add(name="wide_and_deep")(
+            [
+                keras.layers.Dense(
+                    units, dtype="float32", name=f"{part}_logits"
+                )(x)
+                for part, x in (("deep", features), ("wide", wide))
+            ]
+        )
+        outputs = keras.layers.Activation(
+            "softmax", dtype="float32", name=name
+        )(logits)
+    else:
+        outputs = keras.layers.Dense(
+            units,
+            activation=None if crf else "softmax",
+            dtype="float32",
+            name="emissions" if crf else name,
+        )(features)
     if crf:
         outputs = CRF(units, name="crf")(outputs)
     if labels is not None:
-        outputs = LabelNames(_names(labels, units), name="labels")(outputs)
-    return outputs
-
-
-def _names(labels, units):
-    labels = list(labels)
-    if len(labels) != units:
-        raise ValueError(
-            f"`labels` must name every output column: {units} "
-            f"expected; received {len(labels)} ({labels[:5]!r}...)."
-        )
-    return labels
-
-
-def _wide_and_deep(deep, wide, units, labels, seed, dropout):
-    """Softmax over the sum of the deep and the wide logits."""
-    v.check_positive_int("num_classes", units)
-    v.check_rate("dropout", dropout)
-    if dropout:
-        deep = keras.layers.Dropout(dropout, seed=seed, name="head_dropout")(
-            deep
-        )
-    logits = keras.layers.Add(name="wide_and_deep")(
-        [
-            keras.layers.Dense(units, dtype="float32", name="deep_logits")(
-                deep
-            ),
-            keras.layers.Dense(units, dtype="float32", name="wide_logits")(
-                wide
-            ),
-        ]
-    )
-    outputs = keras.layers.Activation(
-        "softmax", dtype="float32", name="classes"
-    )(logits)
-    if labels is not None:
-        outputs = LabelNames(_names(labels, units), name="labels")(outputs)
+        labels = list(labels)
+        if len(labels) != units:
+            raise ValueError(
+                f"`labels` must name every output column: {units} "
+                f"expected; received {len(labels)} ({labels[:5]!r}...)."
+            )
+        outputs = LabelNames(labels, name="labels")(outputs)
     return outputs
 
 
@@ -261,15 +255,9 @@ def sequence_classifier(
         features = SequencePooling(
             pooling, attention_units=attention_units, name="pooling"
         )(features)
+    bag = None
     if wide is not None:
-        ids = inputs[0] if isinstance(inputs, list) else inputs
-        return keras.Model(
-            inputs,
-            _wide_and_deep(
-                features, wide(ids), num_classes, labels, seed, dropout
-            ),
-            name=name,
-        )
+        bag = wide(inputs[0] if isinstance(inputs, list) else inputs)
     outputs = _outputs(
         features,
         num_classes,
@@ -278,5 +266,6 @@ def sequence_classifier(
         dropout,
         "classes",
         argument="num_classes",
+        wide=bag,
     )
     return keras.Model(inputs, outputs, name=name)

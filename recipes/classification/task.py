@@ -258,16 +258,6 @@ class ClassificationTask(Task):
             wide=wide,
         )
 
-    def stack_input_width(self, config, state=None):
-        """The embedding's width, with the biLM's and the word vectors'
-        beside it where the classifier reads them."""
-        width = config.embedding_dim
-        if state is not None and state.bilm is not None:
-            width += zoo.language_model.encoder_of(state.bilm).output_dim
-        if state is not None and state.vectors is not None:
-            width += state.vectors.shape[1]
-        return width
-
     def loss(self, reduction="sum_over_batch_size"):
         return keras.losses.CategoricalCrossentropy(reduction=reduction)
 

@@ -236,7 +236,9 @@ def _cached(name, cache_dir=None):
         packages.package_file(source.package, source.version, source.vectors)
     )
     index = packages.package_file(source.package, source.version, source.index)
-    words = [str(w) for w in parquet.read_table(index).column(0).to_pylist()]
+    words = [
+        str(w) for w in parquet.read_table(index).column("index").to_pylist()
+    ]
     if len(words) != len(vectors) or any("\n" in w for w in words):
         raise DataError(
             f"{source.package}=={source.version}: {len(words)} words for "

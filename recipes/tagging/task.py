@@ -205,9 +205,9 @@ class TaggingTask(Task):
         )
 
     def stack_input_width(self, config, state=None):
-        """The embedding's width, and the character encoder's beside it
-        when the tagger reads characters."""
-        width = config.embedding_dim
+        """`Task`'s (the embedding, the biLM, the word vectors), and the
+        character encoder's beside it when the tagger reads characters."""
+        width = super().stack_input_width(config, state)
         if state is not None and state.characters is not None:
             width += zoo.layers.CharacterEncoder(
                 state.characters.vocabulary_size,
@@ -215,10 +215,6 @@ class TaggingTask(Task):
                 config.char_units,
                 kind=config.char_kind,
             ).output_dim
-        if state is not None and state.bilm is not None:
-            width += zoo.language_model.encoder_of(state.bilm).output_dim
-        if state is not None and state.vectors is not None:
-            width += state.vectors.shape[1]
         return width
 
     def loss(self, reduction="sum_over_batch_size"):
