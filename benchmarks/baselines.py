@@ -4,6 +4,7 @@
     python -m benchmarks.baselines --task pos-tr   # Turkish treebank
     python -m benchmarks.baselines --task ner      # WNUT-16, feature CRF
     python -m benchmarks.baselines --task ner-glove   # the same + GloVe
+    python -m benchmarks.baselines --task ner-gazetteer   # + gazetteers
     python -m benchmarks.baselines --task bbc      # TF-IDF + logistic reg.
     python -m benchmarks.baselines --task g2p      # Phonetisaurus, CMUdict
     python -m benchmarks.baselines --task g2p-stress   # the same, stress kept
@@ -58,12 +59,14 @@ import types
 
 import numpy as np
 
+import zoo
 from diagnostics.timing import machine_info
 from recipes import classification
 from recipes import presets
 from recipes import scoring
 from recipes import seq2seq
 from recipes import tagging
+from recipes.data import gazetteers
 from recipes.data import vectors
 
 NAMES = ("train", "dev", "test")
@@ -72,6 +75,12 @@ PACKAGES = {
     "pos-tr": ["nltk"],
     "ner": ["sklearn-crfsuite", "python-crfsuite", "seqeval"],
     "ner-glove": [
+        "sklearn-crfsuite",
+        "python-crfsuite",
+        "seqeval",
+        "scikit-learn",
+    ],
+    "ner-gazetteer": [
         "sklearn-crfsuite",
         "python-crfsuite",
         "seqeval",
@@ -147,7 +156,19 @@ def word_features(word, prefix):
     return {f"{prefix}{k}": v for k, v in features.items()}
 
 
-def sentence_features(words, embedding=None):
+def sentence_features(words, embedding=None, gazetteer=None):
+    """The CRF's features of each word: its own and its neighbours'
+    (-2..+2) word, affix and shape features; with `embedding`
+    (`EmbeddingFeatures`) their clusters; with `gazetteer` (a
+    `zoo.layers.TokenFeatures`, the recipe's `--gazetteer` matching)
+    their B-type and I-type matches."""
+    matches = None
+    if gazetteer is not None:
+        names = gazetteer.feature_names
+        matches = [
+            [names[k] for k in np.flatnonzero(row)]
+            for row in gazetteer.features(words)
+        ]
     rows = []
     for i in range(len(words)):
         row = {"bias": 1.0}
@@ -159,6 +180,8 @@ def sentence_features(words, embedding=None):
                     row.update(
                         embedding.features(words[j], f"{offset}:", offset)
                     )
+                if matches is not None:
+                    row.update({f"{offset}:{m}": True for m in matches[j]})
             else:
                 row[f"{offset}:pad"] = True
         rows.append(row)
@@ -210,17 +233,29 @@ def crf_glove(quick):
     return crf(quick, word_vectors="glove-6b-50d")
 
 
-def crf(quick, word_vectors="", **sample):
+def crf_gazetteer(quick):
+    """`crf_glove` with the recipe's shipped gazetteer (`en-entities`)."""
+    return crf(quick, word_vectors="glove-6b-50d", gazetteer="en-entities")
+
+
+def crf(quick, word_vectors="", gazetteer="", **sample):
     """A sklearn-crfsuite CRF; c1/c2 on dev entity F1, scored on test.
     `sample`: as `perceptron`'s; `word_vectors`: a `--word-vectors` set
-    whose clusters and values join the features (`EmbeddingFeatures`)."""
+    whose clusters and values join the features (`EmbeddingFeatures`);
+    `gazetteer`: a `--gazetteer` spec whose matches join them (matched
+    by the recipe's own `zoo.layers.TokenFeatures`)."""
     import sklearn_crfsuite
 
     data = tagging_data("wnut16", quick, **sample)
     print(f"{data.description}: {tagging_sizes(data)}")
     embedding = EmbeddingFeatures(word_vectors) if word_vectors else None
+    matcher = None
+    if gazetteer:
+        matcher = zoo.layers.TokenFeatures(
+            gazetteers.load(gazetteer), shape=False
+        )
     x = [
-        [sentence_features(words, embedding) for words, _ in p]
+        [sentence_features(words, embedding, matcher) for words, _ in p]
         for p in parts(data)
     ]
     y = [[list(tags) for _, tags in part] for part in parts(data)]
@@ -257,6 +292,11 @@ def crf(quick, word_vectors="", **sample):
             f"({'/'.join(map(str, EmbeddingFeatures.SIZES))}) of words "
             "-2..+2 and the word's vector"
             if word_vectors
+            else ""
+        )
+        + (
+            f", with {gazetteer}'s B-type/I-type matches of words -2..+2"
+            if gazetteer
             else ""
         ),
         "chosen": {"c1": c1, "c2": c2, "dev_f1": dev_f1, "grid": CRF_GRID},
@@ -450,6 +490,7 @@ RUNS = {
     "pos-tr": (perceptron, "turkish-ud"),
     "ner": (crf,),
     "ner-glove": (crf_glove,),
+    "ner-gazetteer": (crf_gazetteer,),
     "bbc": (tfidf,),
     "g2p": (phonetisaurus_g2p, False),
     "g2p-stress": (phonetisaurus_g2p, True),

@@ -85,7 +85,7 @@ def test_bad_head_arguments_name_the_argument(kwargs, error, message):
 def test_characters_need_a_backbone_that_reads_them():
     backbone = zoo.stacked_lstm(1, 4, vocabulary_size=10)
     spell = zoo.layers.CharacterVocabulary(["a"])
-    with pytest.raises(ValueError, match="2 inputs"):
+    with pytest.raises(ValueError, match="with `characters`, character ids"):
         zoo.heads.sequence_tagger(backbone, 3, characters=spell)
 
 

@@ -303,6 +303,14 @@ CASES = [
         loss=None,  # ids pass through
     ),
     case(
+        zoo.layers.TokenFeatures,
+        init_kwargs=dict(gazetteer={"location": ["new york"]}, shape=False),
+        expected_output_shape=(3, 5, 4),
+        expected_num_trainable_weights=0,
+        loss=None,  # features pass through
+        **SEQUENCES,
+    ),
+    case(
         zoo.layers.TfIdf,
         init_kwargs=dict(vocabulary_size=9, bigram_buckets=4),
         input_data=_ids((3, 5), 9),

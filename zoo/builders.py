@@ -72,6 +72,7 @@ def stacked_rnn(
     name=None,
     contextual=None,
     word_vectors=None,
+    token_features=None,
     **stack_options,
 ):
     """Builds a stacked-RNN backbone as a functional `keras.Model`.
@@ -125,6 +126,12 @@ def stacked_rnn(
             `keras.layers.Embedding` named `f"{name}_word_vectors"`,
             concatenated with the trained embedding (the recipes'
             `--word-vectors`, read by `recipes.data.vectors`).
+        token_features: with token inputs, the width of per-token float
+            features that are not learned (word shape, gazetteer matches:
+            `zoo.layers.TokenFeatures`), read from one more input,
+            `(batch, timesteps, token_features)` named
+            `f"{name}_token_features"` (the model's last input), and
+            concatenated with the word features. `None`: none.
         name: model name (default `"stacked_rnn"`, then `"stacked_rnn_1"`,
             ... as Keras numbers layers, so two backbones fit in one
             model); the stack layer is `f"{name}_stack"` and its layers
@@ -215,6 +222,16 @@ def stacked_rnn(
                 name=f"{name}_char_ids",
             )
         features = [x]
+        extra_inputs = []
+        if token_features is not None:
+            v.check_positive_int("token_features", token_features)
+            extra_inputs.append(
+                keras.Input(
+                    (sequence_length, token_features),
+                    batch_size=batch_size,
+                    name=f"{name}_token_features",
+                )
+            )
         if word_vectors is not None:
             features.append(
                 _word_vectors(word_vectors, vocabulary_size, mask_zero, name)(
@@ -236,11 +253,20 @@ def stacked_rnn(
             features.append(spelled)
         if contextual is not None:
             features.append(contextual(chars))
+        features.extend(extra_inputs)
         if len(features) > 1:
             x = keras.layers.Concatenate(name=f"{name}_word_features")(features)
         if char_vocabulary_size is not None or contextual is not None:
-            inputs = [inputs, chars]
+            inputs = [inputs, chars, *extra_inputs]
+        elif extra_inputs:
+            inputs = [inputs, *extra_inputs]
     else:
+        if token_features is not None:
+            raise ValueError(
+                "`token_features` join the word features of token inputs, "
+                "so they need `vocabulary_size`; received "
+                f"input_dim={input_dim!r}."
+            )
         if word_vectors is not None:
             raise ValueError(
                 "`word_vectors` are looked up by token id, so they need "

@@ -28,6 +28,7 @@ from zoo.layers.bag_of_words import TfIdf
 from zoo.layers.crf import CRF
 from zoo.layers.pooling import MODES as POOLINGS
 from zoo.layers.pooling import SequencePooling
+from zoo.layers.token_features import TokenFeatures
 from zoo.layers.vocabulary import CharacterVocabulary
 from zoo.layers.vocabulary import LabelNames
 from zoo.layers.vocabulary import TokenVocabulary
@@ -37,7 +38,7 @@ __all__ = ["HEADS", "POOLINGS", "sequence_classifier", "sequence_tagger"]
 HEADS = ("softmax", "crf")
 
 
-def _inputs(backbone, vocabulary, characters=None):
+def _inputs(backbone, vocabulary, characters=None, token_features=None):
     if not hasattr(backbone, "input") and not hasattr(backbone, "inputs"):
         raise TypeError(
             "`backbone` must be a built Keras model from a zoo builder or "
@@ -55,6 +56,13 @@ def _inputs(backbone, vocabulary, characters=None):
             "`characters` must be a `zoo.layers.CharacterVocabulary` or "
             f"None; received {type(characters).__name__}."
         )
+    if token_features is not None and not isinstance(
+        token_features, TokenFeatures
+    ):
+        raise TypeError(
+            "`token_features` must be a `zoo.layers.TokenFeatures` or "
+            f"None; received {type(token_features).__name__}."
+        )
     try:
         specs = list(backbone.inputs)
     except (AttributeError, ValueError, TypeError) as error:
@@ -62,18 +70,45 @@ def _inputs(backbone, vocabulary, characters=None):
             "`backbone` must have its inputs defined (build it with "
             f"`input_dim` or `vocabulary_size`); {error}"
         ) from None
-    if len(specs) > 2 or (characters is not None and len(specs) != 2):
+    # Token ids first; then character ids (integers) and token features
+    # (floats, `zoo.stacked_rnn(token_features=...)`), each at most once.
+    kinds = ["inputs"] + [
+        "chars" if "int" in str(spec.dtype) else "features"
+        for spec in specs[1:]
+    ]
+    if (
+        len(specs) > 3
+        or len(set(kinds)) != len(kinds)
+        or (characters is not None and "chars" not in kinds)
+        or (token_features is not None and "features" not in kinds)
+    ):
         raise ValueError(
             "`backbone` must take token ids (and, with `characters`, "
-            f"character ids: 2 inputs); it has {len(specs)} inputs."
+            "character ids; with `token_features`, float features: one "
+            f"input each); it has {len(specs)} inputs."
         )
+    if token_features is not None:
+        width = specs[kinds.index("features")].shape[-1]
+        if width != token_features.num_features:
+            raise ValueError(
+                f"`token_features` gives {token_features.num_features} "
+                f"features a token, but the backbone reads {width} "
+                "(build it with token_features=layer.num_features)."
+            )
     inputs = [
         keras.Input(shape=tuple(spec.shape[1:]), dtype=spec.dtype, name=n)
-        for spec, n in zip(specs, ("inputs", "chars"))
+        for spec, n in zip(specs, kinds)
     ]
-    x = [inputs[0] if vocabulary is None else vocabulary(inputs[0])]
-    if len(inputs) == 2:
-        x.append(inputs[1] if characters is None else characters(inputs[1]))
+    carriers = {
+        "inputs": vocabulary,
+        "chars": characters,
+        "features": token_features,
+    }
+    x = [
+        tensor if carriers[kind] is None else carriers[kind](tensor)
+        for tensor, kind in zip(inputs, kinds)
+    ]
+    if len(inputs) > 1:
         return inputs, backbone(x)
     return inputs[0], backbone(x[0])
 
@@ -137,6 +172,7 @@ def sequence_tagger(
     labels=None,
     vocabulary=None,
     characters=None,
+    token_features=None,
     head="softmax",
     dropout=0.0,
     seed=None,
@@ -154,6 +190,10 @@ def sequence_tagger(
         vocabulary: optional `zoo.layers.TokenVocabulary` put first.
         characters: optional `zoo.layers.CharacterVocabulary` put first
             on the character input.
+        token_features: optional `zoo.layers.TokenFeatures` put first on
+            the backbone's float features input (`zoo.stacked_rnn(...,
+            token_features=layer.num_features)`), so the tagger computes
+            word shapes and gazetteer matches for new text.
         head: `"softmax"` (independent per-token probabilities) or
             `"crf"` (a `Dense` to emission scores, then a
             `zoo.layers.CRF` named `crf`: the model outputs the
@@ -168,7 +208,7 @@ def sequence_tagger(
         CRF emission scores) of shape `(batch, timesteps, num_tags)`.
     """
     v.check_choice("head", head, HEADS)
-    inputs, features = _inputs(backbone, vocabulary, characters)
+    inputs, features = _inputs(backbone, vocabulary, characters, token_features)
     if len(features.shape) != 3:
         raise ValueError(
             "`backbone` must return one vector per timestep for a tagger "

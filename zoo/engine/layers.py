@@ -23,6 +23,7 @@ from zoo.layers.embedding_dropout import EmbeddingDropout
 from zoo.layers.pooling import SequencePooling
 from zoo.layers.stacked_rnn import StackedRNN
 from zoo.layers.token_embedding import TokenEmbedding
+from zoo.layers.token_features import TokenFeatures
 from zoo.layers.variational_dropout import VariationalDropout
 from zoo.layers.vocabulary import CharacterVocabulary
 from zoo.layers.vocabulary import LabelNames
@@ -335,6 +336,7 @@ FACTORIES = {
         for cls in (
             TokenVocabulary,
             CharacterVocabulary,
+            TokenFeatures,
             LabelNames,
             keras.layers.Dropout,
             keras.layers.SpatialDropout1D,

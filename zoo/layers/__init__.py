@@ -19,6 +19,7 @@ from zoo.layers.scalar_mix import ScalarMix
 from zoo.layers.stacked_rnn import StackedRNN
 from zoo.layers.stacked_rnn import StackLayer
 from zoo.layers.token_embedding import TokenEmbedding
+from zoo.layers.token_features import TokenFeatures
 from zoo.layers.variational_dropout import VariationalDropout
 from zoo.layers.vocabulary import CharacterVocabulary
 from zoo.layers.vocabulary import LabelNames
@@ -45,6 +46,7 @@ __all__ = [
     "StackedRNN",
     "TfIdf",
     "TokenEmbedding",
+    "TokenFeatures",
     "TokenVocabulary",
     "VariationalDropout",
     "WeightDropGRU",

@@ -139,8 +139,9 @@ class Tagger(LabelledText, Task, keras.Model):
     `characters`): its layers `vocabulary` (a `zoo.layers.
     TokenVocabulary`), `labels` (`zoo.layers.LabelNames`, column 0 the
     padding) and, where it reads characters, `characters`
-    (`zoo.layers.CharacterVocabulary`); a CRF tagger has a `crf` layer,
-    whose Viterbi path gives the tags.
+    (`zoo.layers.CharacterVocabulary`); where it reads word shapes or
+    gazetteer matches, `token_features` (`zoo.layers.TokenFeatures`); a
+    CRF tagger has a `crf` layer, whose Viterbi path gives the tags.
 
     Example:
     ```python
@@ -159,13 +160,24 @@ class Tagger(LabelledText, Task, keras.Model):
         """The `zoo.layers.CRF`, or None for a softmax tagger."""
         return optional_layer(self, "crf")
 
+    @property
+    def token_features(self):
+        """The `zoo.layers.TokenFeatures` (word shape, gazetteer matches),
+        or None for a tagger that reads none."""
+        return optional_layer(self, "token_features")
+
     def encode(self, sentences):
-        """The model's inputs for lists of words: ids (and characters)."""
+        """The model's inputs for lists of words: ids (and characters, and
+        token features, where the tagger reads them)."""
         ids = self.vocabulary.encode(sentences)
-        characters = self.characters
-        if characters is None:
-            return ids
-        return ids, characters.encode(sentences, width=ids.shape[1])
+        inputs = [ids]
+        if self.characters is not None:
+            inputs.append(self.characters.encode(sentences, width=ids.shape[1]))
+        if self.token_features is not None:
+            inputs.append(
+                self.token_features.encode(sentences, width=ids.shape[1])
+            )
+        return ids if len(inputs) == 1 else tuple(inputs)
 
     def tag_ids(self, inputs):
         """The best tag column per token (0 on padding): the argmax of the
