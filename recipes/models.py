@@ -252,13 +252,17 @@ def refuse_word_vectors(config, what):
 
 
 def word_vectors(config, tokens):
-    """For `--word-vectors`: `(tokens, matrix)`, the vocabulary's tokens
-    extended with up to `--vector-words` of the vectors' words that
-    training never saw, and the `(2 + len(tokens), dim)` rows of the
-    backbone's frozen channel (`zoo.stacked_rnn(word_vectors=...)`);
-    `(tokens, None)` without the flag. Prints what the vectors cover."""
+    """For `--word-vectors`: `(tokens, matrix, rows)`, the vocabulary's
+    tokens extended with up to `--vector-words` of the vectors' words
+    that training never saw, the `(2 + len(tokens), dim)` rows of the
+    backbone's frozen channel (`zoo.stacked_rnn(word_vectors=...)`), and
+    how many ids have a trained embedding row (the specials and the
+    training words: `zoo.stacked_rnn(embedding_rows=...)`, so the words
+    only the vectors know read `[UNK]`'s trained row);
+    `(tokens, None, None)` without the flag. Prints what the vectors
+    cover."""
     if not config.word_vectors:
-        return tokens, None
+        return tokens, None, None
     found = vectors.load(config.word_vectors)
     extended = found.extend(tokens, config.vector_words)
     matrix, covered = found.matrix(extended)
@@ -270,7 +274,7 @@ def word_vectors(config, tokens):
         f"words from the vectors ({covered:,} rows in all)",
         flush=True,
     )
-    return extended, matrix
+    return extended, matrix, 2 + len(tokens)
 
 
 def contextual_embedding(config, bilm):

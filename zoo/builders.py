@@ -73,6 +73,7 @@ def stacked_rnn(
     contextual=None,
     word_vectors=None,
     token_features=None,
+    embedding_rows=None,
     **stack_options,
 ):
     """Builds a stacked-RNN backbone as a functional `keras.Model`.
@@ -126,6 +127,12 @@ def stacked_rnn(
             `keras.layers.Embedding` named `f"{name}_word_vectors"`,
             concatenated with the trained embedding (the recipes'
             `--word-vectors`, read by `recipes.data.vectors`).
+        embedding_rows: with token inputs, how many ids have a trained
+            embedding row (`None`: all of them): ids from `embedding_rows`
+            to `vocabulary_size` (words that only `word_vectors` know)
+            read the `[UNK]` row, id 1, in the trained embedding and
+            their own rows in `word_vectors`, so a vocabulary extended
+            with the vectors' words costs no trained parameters.
         token_features: with token inputs, the width of per-token float
             features that are not learned (word shape, gazetteer matches:
             `zoo.layers.TokenFeatures`), read from one more input,
@@ -192,9 +199,18 @@ def stacked_rnn(
             dtype="int32",
             name=f"{name}_token_ids",
         )
+        if embedding_rows is not None:
+            v.check_positive_int("embedding_rows", embedding_rows)
+            if not 2 <= embedding_rows <= vocabulary_size:
+                raise ValueError(
+                    "`embedding_rows` must be in [2, vocabulary_size]; "
+                    f"received embedding_rows={embedding_rows!r} with "
+                    f"vocabulary_size={vocabulary_size!r}."
+                )
         embedding = TokenEmbedding(
-            vocabulary_size,
+            embedding_rows or vocabulary_size,
             embedding_dim,
+            vocabulary_size=vocabulary_size if embedding_rows else None,
             mask_zero=mask_zero,
             name=f"{name}_embedding",
         )
@@ -261,6 +277,11 @@ def stacked_rnn(
         elif extra_inputs:
             inputs = [inputs, *extra_inputs]
     else:
+        if embedding_rows is not None:
+            raise ValueError(
+                "`embedding_rows` are rows of the token embedding, so they "
+                f"need `vocabulary_size`; received input_dim={input_dim!r}."
+            )
         if token_features is not None:
             raise ValueError(
                 "`token_features` join the word features of token inputs, "

@@ -81,7 +81,7 @@ def id_checks(model):
         return []
     if "int" not in str(inputs[0].dtype):
         return []
-    return [(0, "inputs", embeddings[0].input_dim)]
+    return [(0, "inputs", embeddings[0].accepted_ids)]
 
 
 def check_ids(checks, inputs):

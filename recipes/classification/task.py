@@ -77,6 +77,7 @@ class State:
     bilm: keras.Model = None
     fine_tune_metrics: dict = None  # the fine-tuned biLM's perplexities
     vectors: np.ndarray = None  # --word-vectors' rows
+    trained_rows: int = None  # ids with a trained embedding row
 
 
 class ClassificationTask(Task):
@@ -155,12 +156,19 @@ class ClassificationTask(Task):
             strip_punctuation=True,
             max_tokens=config.max_vocabulary,
         )
-        tokens, matrix = models.word_vectors(config, tokens)
+        tokens, matrix, trained_rows = models.word_vectors(config, tokens)
         vocabulary = zoo.layers.TokenVocabulary(
             tokens, strip_punctuation=True, name="vocabulary"
         )
         return State(
-            data, vocabulary, labels, None, characters, bilm, vectors=matrix
+            data,
+            vocabulary,
+            labels,
+            None,
+            characters,
+            bilm,
+            vectors=matrix,
+            trained_rows=trained_rows,
         )
 
     def stages(self, config, state):
@@ -209,6 +217,7 @@ class ClassificationTask(Task):
             characters=state.characters,
             contextual=models.contextual_embedding(config, state.bilm),
             word_vectors=state.vectors,
+            embedding_rows=state.trained_rows,
         )
 
     def model_for(
@@ -224,6 +233,7 @@ class ClassificationTask(Task):
         contextual=None,
         wide=None,
         word_vectors=None,
+        embedding_rows=None,
     ):
         """A zoo backbone under `zoo.heads.sequence_classifier` (its
         `--pooling`, dropout and softmax); it is trained on one-hot
@@ -233,11 +243,13 @@ class ClassificationTask(Task):
         `zoo.layers.TfIdf`, `--wide`), a linear model of the text's bag of
         words adds its logits to the stack's; with `word_vectors`
         (`--word-vectors`' rows), a frozen channel of pretrained vectors
-        joins the embedding."""
+        joins the embedding, which has `embedding_rows` trained rows."""
         last = config.pooling == "last"
         extra = {} if contextual is None else {"contextual": contextual}
         if word_vectors is not None:
             extra["word_vectors"] = word_vectors
+        if embedding_rows is not None:
+            extra["embedding_rows"] = embedding_rows
         backbone = models.backbone(
             config,
             vocabulary_size,

@@ -69,6 +69,7 @@ class State:
     head: str = "softmax"
     bilm: keras.Model = None
     vectors: np.ndarray = None  # --word-vectors' rows
+    trained_rows: int = None  # ids with a trained embedding row
     features: zoo.layers.TokenFeatures = None  # --gazetteer, --word-shape
 
 
@@ -107,7 +108,7 @@ class TaggingTask(Task):
         )
         entities = datasets.is_bio(data.train)
         bilm, spelling = models.pretrained_bilm(config, model, "tagger")
-        matrix = None
+        matrix = trained_rows = None
         if model is not None:
             models.refuse_word_vectors(config, "tagger")
             refuse_with_init(config)
@@ -128,7 +129,7 @@ class TaggingTask(Task):
                     f"--min-count {config.min_count}: no training word is "
                     "that frequent, so the vocabulary would be empty"
                 )
-            tokens, matrix = models.word_vectors(config, tokens)
+            tokens, matrix, trained_rows = models.word_vectors(config, tokens)
             vocabulary = zoo.layers.TokenVocabulary(
                 tokens, lowercase=config.lowercase, name="vocabulary"
             )
@@ -155,6 +156,7 @@ class TaggingTask(Task):
             head,
             bilm,
             matrix,
+            trained_rows,
             features,
         )
 
@@ -168,6 +170,7 @@ class TaggingTask(Task):
             head=state.head,
             contextual=models.contextual_embedding(config, state.bilm),
             word_vectors=state.vectors,
+            embedding_rows=state.trained_rows,
             token_features=state.features,
         )
 
@@ -184,18 +187,22 @@ class TaggingTask(Task):
         head=None,
         contextual=None,
         word_vectors=None,
+        embedding_rows=None,
         token_features=None,
     ):
         """A zoo backbone (with a `zoo.layers.CharacterEncoder` when
         `characters`, a `zoo.layers.CharacterVocabulary`, is given) under
         `zoo.heads.sequence_tagger`; `head` defaults to `--head` (`auto`
         is a softmax without data to tell entity tags); `word_vectors`,
-        the rows of `--word-vectors`' frozen channel; `token_features`,
+        the rows of `--word-vectors`' frozen channel (`embedding_rows`
+        of the trained embedding's); `token_features`,
         the `zoo.layers.TokenFeatures` of `--gazetteer` and
         `--word-shape`."""
         spelled = {}
         if word_vectors is not None:
             spelled["word_vectors"] = word_vectors
+        if embedding_rows is not None:
+            spelled["embedding_rows"] = embedding_rows
         if token_features is not None:
             spelled["token_features"] = token_features.num_features
         if contextual is not None:

@@ -167,6 +167,19 @@ def test_a_tagger_reads_the_vectors_and_reloads_with_them(tmp_path):
         row = vocabulary.text_ids(word)[0]
         np.testing.assert_allclose(table[row], WORDS[word])
     assert not table[vocabulary.text_ids("jury")[0]].any()
+    # The words only the vectors know have no trained row: they read
+    # [UNK]'s (id 1) in the trained embedding.
+    trained = next(
+        layer for layer in zoo.walk.iter_layers(model)
+        if isinstance(layer, zoo.layers.TokenEmbedding)
+    )  # fmt: skip
+    assert trained.input_dim == vocabulary.vocabulary_size - 2
+    assert trained.accepted_ids == vocabulary.vocabulary_size
+    assert max(vocabulary.text_ids("wolf walks")) >= trained.input_dim
+    wolf, unk = keras.ops.convert_to_numpy(
+        trained(np.array([[vocabulary.text_ids("wolf")[0], 1]]))
+    )[0]
+    np.testing.assert_array_equal(wolf, unk)
     short = model.predict(vocabulary.encode(["the wolf runs"]), verbose=0)
     both = model.predict(
         vocabulary.encode(["the wolf runs", "the big red dog sees a cat"]),

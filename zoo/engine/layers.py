@@ -90,9 +90,16 @@ class Embedding(Layer):
             )
         self.table = fn.array(inner.embeddings)
         self.mask_zero = bool(inner.mask_zero)
+        # Ids past the trained rows read [UNK] (TokenEmbedding's
+        # `vocabulary_size`).
+        self.accepted = getattr(inner, "accepted_ids", inner.input_dim)
 
     def __call__(self, args, kwargs, mask):
         ids = np.asarray(args[0])
+        rows = len(self.table)
+        if self.accepted > rows:
+            v.check_ids("inputs", ids, self.accepted, what=self.name)
+            ids = np.where(ids < rows, ids, 1)
         vectors = lookup(self.table, ids, self.name)
         return vectors, (ids != 0) if self.mask_zero else None
 

@@ -55,9 +55,8 @@ class EmbeddingDropout(keras.layers.Wrapper):
         outputs = self.layer(inputs)
         if not training or self.rate == 0:
             return outputs
-        keep = keras.random.uniform(
-            (self.layer.input_dim,), seed=self.seed_generator
-        )
+        rows = getattr(self.layer, "accepted_ids", self.layer.input_dim)
+        keep = keras.random.uniform((rows,), seed=self.seed_generator)
         keep = ops.cast(keep >= self.rate, outputs.dtype) / (1.0 - self.rate)
         scale = ops.take(keep, ops.cast(inputs, "int32"), axis=0)
         return outputs * ops.expand_dims(scale, -1)

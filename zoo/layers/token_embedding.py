@@ -2,6 +2,7 @@
 row for, where it can see them."""
 
 import keras
+from keras import ops
 
 from zoo import validation as v
 from zoo._package import PACKAGE
@@ -24,6 +25,12 @@ class TokenEmbedding(keras.layers.Embedding):
     unchecked there. Arguments and weights are `keras.layers.Embedding`'s,
     so a file saved with one loads into the other.
 
+    With `vocabulary_size` larger than `input_dim`, ids in `[input_dim,
+    vocabulary_size)` are words without a trained row (words that only
+    pretrained vectors know, `zoo.stacked_rnn(embedding_rows=...)`):
+    they read row 1, the zoo's `[UNK]`; ids from `vocabulary_size` on
+    are refused.
+
     The zoo's builders (`zoo.stacked_rnn`, `zoo.create_model`) and
     `zoo.Seq2Seq` embed their token ids with it.
 
@@ -36,12 +43,47 @@ class TokenEmbedding(keras.layers.Embedding):
     ```
     """
 
+    def __init__(self, input_dim, output_dim, vocabulary_size=None, **kwargs):
+        super().__init__(input_dim, output_dim, **kwargs)
+        if vocabulary_size is not None:
+            v.check_positive_int("vocabulary_size", vocabulary_size)
+            if vocabulary_size < input_dim or input_dim < 2:
+                raise ValueError(
+                    "`vocabulary_size` must be at least `input_dim` (>= 2, "
+                    "row 1 being [UNK]); received vocabulary_size="
+                    f"{vocabulary_size!r} with input_dim={input_dim!r}."
+                )
+        self.vocabulary_size = vocabulary_size
+
+    @property
+    def accepted_ids(self):
+        """Ids in `[0, accepted_ids)` are looked up: `vocabulary_size`, or
+        `input_dim` without it."""
+        return self.vocabulary_size or self.input_dim
+
     def call(self, inputs):
         inputs = v.check_ids(
             "inputs",
             inputs,
-            self.input_dim,
-            what=f"token ids of layer {self.name!r} (input_dim="
-            f"{self.input_dim})",
+            self.accepted_ids,
+            what=f"token ids of layer {self.name!r} ("
+            + (
+                f"vocabulary_size={self.vocabulary_size}"
+                if self.vocabulary_size
+                else f"input_dim={self.input_dim}"
+            )
+            + ")",
         )
+        if self.vocabulary_size and self.vocabulary_size > self.input_dim:
+            inputs = ops.where(
+                ops.less(inputs, self.input_dim),
+                inputs,
+                ops.ones_like(inputs),
+            )
         return super().call(inputs)
+
+    def get_config(self):
+        config = super().get_config()
+        if self.vocabulary_size is not None:
+            config["vocabulary_size"] = self.vocabulary_size
+        return config
