@@ -269,7 +269,14 @@ def stacked_rnn(
             features.append(spelled)
         if contextual is not None:
             features.append(contextual(chars))
-        features.extend(extra_inputs)
+        # Padding's features are all zeros: `Masking` marks those steps,
+        # and the concatenation keeps a step where any input does, so
+        # the token ids' mask survives (an input without a mask would
+        # make every step real).
+        features.extend(
+            keras.layers.Masking(0.0, name=f"{name}_token_features_mask")(t)
+            for t in extra_inputs
+        )
         if len(features) > 1:
             x = keras.layers.Concatenate(name=f"{name}_word_features")(features)
         if char_vocabulary_size is not None or contextual is not None:
