@@ -103,6 +103,10 @@ class Predictor:
     unit: str = "line"
     options: tuple = ()
     does: str = "reads lines"  # what it does, for the recipe's --help
+    model_help: str = (
+        "a shipped preset's name (python -m recipes.presets list), a preset "
+        "folder, or a run folder or model.keras"
+    )
 
 
 def main(task, prog, doc, help_texts, argv=None, predictor=None):
@@ -117,6 +121,7 @@ def main(task, prog, doc, help_texts, argv=None, predictor=None):
             argv[1:],
             unit=predictor.unit,
             options=predictor.options,
+            model_help=predictor.model_help,
         )
     args = parser_for(task, prog, doc, help_texts, predictor).parse_args(argv)
     # The learning curves are drawn at the end: say so before training.
@@ -178,7 +183,7 @@ def help_texts(package):
         found = getattr(module, "PREDICTOR", None)
         if found is not None:
             texts["help-predict.txt"] = predict_parser(
-                module.PROG, found.unit, found.options
+                module.PROG, found.unit, found.options, found.model_help
             ).format_help()
         return texts
     finally:
@@ -234,7 +239,7 @@ def read_lines(path):
     return [line.removesuffix("\r") for line in lines]
 
 
-def predict_parser(prog, unit="line", options=()):
+def predict_parser(prog, unit="line", options=(), model_help=None):
     """The parser of `python -m recipes.NAME predict` (`predict`)."""
     parser = flags.ArgumentParser(
         prog=f"{prog} predict",
@@ -244,8 +249,7 @@ def predict_parser(prog, unit="line", options=()):
     parser.add_argument(
         "--model",
         required=True,
-        help="a shipped preset's name (python -m recipes.presets list), a "
-        "preset folder, or a run folder or model.keras",
+        help=model_help or Predictor.model_help,
     )
     parser.add_argument(
         "--input",
@@ -263,7 +267,9 @@ def predict_parser(prog, unit="line", options=()):
     return parser
 
 
-def predict(prog, load, transform, argv, unit="line", options=()):
+def predict(
+    prog, load, transform, argv, unit="line", options=(), model_help=None
+):
     """`python -m recipes.NAME predict`: loads `--model` with `load` (a
     shipped preset's name, a preset folder or a run folder), reads lines
     from `--input` (a file or standard input), and writes `transform(
@@ -271,7 +277,7 @@ def predict(prog, load, transform, argv, unit="line", options=()):
     result per input line, in batches of `PREDICT_BATCH` lines (an empty
     line gives an empty one). `options`: extra `(flags, kwargs)` for the
     parser."""
-    args = predict_parser(prog, unit, options).parse_args(argv)
+    args = predict_parser(prog, unit, options, model_help).parse_args(argv)
     predictor = load(args.model)
     lines = read_lines(args.input)
     out = sys.stdout if args.output == "-" else None

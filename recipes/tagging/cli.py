@@ -1,7 +1,9 @@
 """`python -m recipes.tagging`: train and evaluate a tagger, or `predict`
 with one (a run folder or a preset) on lines of text."""
 
+import harness
 import recipes.tagging as package
+import zoo
 from recipes import cli
 from recipes.tagging import config
 from recipes.tagging.task import TASK
@@ -31,13 +33,33 @@ def tag_lines(tagger, lines, args):
     ]
 
 
+def load(spec):
+    """`TASK.load` of a run folder or preset; several, separated by
+    commas, as one `zoo.tasks.TaggerEnsemble` (their outputs averaged)."""
+    parts = [part.strip() for part in spec.split(",")]
+    if len(parts) == 1:
+        return TASK.load(spec)
+    if not all(parts):
+        raise harness.UsageError(
+            f"--model {spec!r}: an empty name between commas; give run "
+            "folders or presets separated by commas"
+        )
+    try:
+        return zoo.tasks.TaggerEnsemble([TASK.load(part) for part in parts])
+    except (TypeError, ValueError) as error:
+        raise harness.UsageError(f"--model {spec}: {error}") from None
+
+
 PROG = "python -m recipes.tagging"
 PREDICTOR = cli.Predictor(
-    TASK.load,
+    load,
     tag_lines,
     "sentence",
     PREDICT_OPTIONS,
     does="tags text (a sentence a line)",
+    model_help=cli.Predictor.model_help
+    + "; several, separated by commas: an ensemble that averages their "
+    "outputs (zoo.tasks.TaggerEnsemble)",
 )
 
 

@@ -237,5 +237,19 @@ class Decoder:
 def crf_decoder(crf):
     """`zoo.layers.CRF.decode`'s NumPy twin for `crf` (its weights read
     now): `(emissions, mask=None) -> tags`, int32 `(batch, steps)`, 0 at
-    masked steps."""
-    return CRFLayer(crf).decode
+    masked steps. `crf` may be a list of CRFs over the same tags: their
+    transition scores are averaged (an ensemble's decoder, for emissions
+    averaged the same way)."""
+    crfs = list(crf) if isinstance(crf, (list, tuple)) else [crf]
+    layers = [CRFLayer(c) for c in crfs]
+    first = layers[0]
+    if len(layers) > 1:
+        for name in ("transitions", "start", "end"):
+            values = [getattr(layer, name) for layer in layers]
+            if any(x.shape != values[0].shape for x in values):
+                raise ValueError(
+                    "the CRFs of an ensemble must score the same tags; "
+                    f"received transition shapes {[x.shape for x in values]}."
+                )
+            setattr(first, name, np.mean(values, axis=0))
+    return first.decode

@@ -2,6 +2,7 @@
 keras-hub's Task shape.
 
 - `Tagger`: sentences -> a tag per word (POS, entities);
+  `TaggerEnsemble` tags with several, their outputs averaged;
 - `TextClassifier`: texts -> a class each;
 - `Transcriber`: words -> symbols (grapheme-to-phoneme), a `zoo.Seq2Seq`;
 - `BiLM`: the ELMo-style bidirectional language model.
@@ -15,6 +16,7 @@ using them needs nothing from the recipes.
 
 from zoo.tasks.bilm import BiLM
 from zoo.tasks.classifier import TextClassifier
+from zoo.tasks.ensemble import TaggerEnsemble
 from zoo.tasks.shortcuts import G2p
 from zoo.tasks.shortcuts import pos_tag
 from zoo.tasks.shortcuts import pos_tag_sents
@@ -27,6 +29,7 @@ __all__ = [
     "BiLM",
     "G2p",
     "Tagger",
+    "TaggerEnsemble",
     "Task",
     "TextClassifier",
     "Transcriber",

@@ -130,8 +130,63 @@ CHECK_SENTENCES = (
 )
 
 
+class SentenceTagging:
+    """What a `Tagger` and a `zoo.tasks.TaggerEnsemble` share: tags for
+    lists of words (`predict_tags`) and for raw text (`tag`), from a
+    class's `labels` and `batch_tag_ids(sentences)`."""
+
+    def predict_tags(self, sentences, batch_size=64):
+        """Tags for lists of words, batched by length (little padding)."""
+        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+        labels = self.labels
+        result = [None] * len(sentences)
+        for start in range(0, len(order), batch_size):
+            batch = order[start : start + batch_size]
+            columns = self.batch_tag_ids([sentences[i] for i in batch])
+            for i, row in zip(batch, columns):
+                result[i] = [labels[j] for j in row[: len(sentences[i])]]
+        return result
+
+    def tag(self, sentences, batch_size=64):
+        """`[[(word, tag), ...], ...]`, one list per sentence.
+
+        A sentence is a list of words (used as they are) or a raw string,
+        split into words and punctuation by `zoo.text.tokenize` with
+        `split_punctuation=True` (`"Pass the butter!"` -> `Pass`, `the`,
+        `butter`, `!`), as the training corpora are tokenised; a URL, an
+        e-mail address, a `@mention`, a `#hashtag` and an emoji stay
+        whole. With the 12 universal tags, what the training corpus never
+        shows takes its tag by rule (`universal_rule`: a URL, an address
+        or an emoji `X`, a mention or hashtag `NOUN`, a number `NUM`).
+        A word that is not a non-empty string is refused, naming it.
+        """
+        check_list("sentences", sentences, "a list of sentences")
+        words = [
+            text_lib.tokenize(s, lowercase=False, split_punctuation=True)
+            if isinstance(s, str)
+            else checked_words(s, f"sentences[{i}]")
+            for i, s in enumerate(sentences)
+        ]
+        if not self._universal():
+            tags = self.predict_tags(words, batch_size)
+            return [list(zip(w, t)) for w, t in zip(words, tags)]
+        # What the corpus never shows is read as what it does (a name, a
+        # noun, a mark), so the words around it keep their context.
+        forms = [model_forms(w) for w in words]
+        tags = self.predict_tags(forms, batch_size)
+        tags = [
+            [universal_rule(word) or tag for word, tag in zip(w, t)]
+            for w, t in zip(words, tags)
+        ]
+        return [list(zip(w, t)) for w, t in zip(words, tags)]
+
+    def _universal(self):
+        """Whether the tags are the 12 universal ones (`UNIVERSAL`)."""
+        return set(self.labels[1:]) == UNIVERSAL
+
+
 @keras.saving.register_keras_serializable(package=PACKAGE)
-class Tagger(LabelledText, Task, keras.Model):
+class Tagger(SentenceTagging, LabelledText, Task, keras.Model):
     """Tags each word of a sentence: a functional model from token ids
     (and each word's character ids) to one tag distribution per word.
 
@@ -195,54 +250,9 @@ class Tagger(LabelledText, Task, keras.Model):
             return decode(outputs, ids > 0)
         return keras.ops.convert_to_numpy(crf.decode(outputs, ids > 0))
 
-    def predict_tags(self, sentences, batch_size=64):
-        """Tags for lists of words, batched by length (little padding)."""
-        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
-        labels = self.labels
-        result = [None] * len(sentences)
-        for start in range(0, len(order), batch_size):
-            batch = order[start : start + batch_size]
-            columns = self.tag_ids(self.encode([sentences[i] for i in batch]))
-            for i, row in zip(batch, columns):
-                result[i] = [labels[j] for j in row[: len(sentences[i])]]
-        return result
-
-    def tag(self, sentences, batch_size=64):
-        """`[[(word, tag), ...], ...]`, one list per sentence.
-
-        A sentence is a list of words (used as they are) or a raw string,
-        split into words and punctuation by `zoo.text.tokenize` with
-        `split_punctuation=True` (`"Pass the butter!"` -> `Pass`, `the`,
-        `butter`, `!`), as the training corpora are tokenised; a URL, an
-        e-mail address, a `@mention`, a `#hashtag` and an emoji stay
-        whole. With the 12 universal tags, what the training corpus never
-        shows takes its tag by rule (`universal_rule`: a URL, an address
-        or an emoji `X`, a mention or hashtag `NOUN`, a number `NUM`).
-        A word that is not a non-empty string is refused, naming it.
-        """
-        check_list("sentences", sentences, "a list of sentences")
-        words = [
-            text_lib.tokenize(s, lowercase=False, split_punctuation=True)
-            if isinstance(s, str)
-            else checked_words(s, f"sentences[{i}]")
-            for i, s in enumerate(sentences)
-        ]
-        if not self._universal():
-            tags = self.predict_tags(words, batch_size)
-            return [list(zip(w, t)) for w, t in zip(words, tags)]
-        # What the corpus never shows is read as what it does (a name, a
-        # noun, a mark), so the words around it keep their context.
-        forms = [model_forms(w) for w in words]
-        tags = self.predict_tags(forms, batch_size)
-        tags = [
-            [universal_rule(word) or tag for word, tag in zip(w, t)]
-            for w, t in zip(words, tags)
-        ]
-        return [list(zip(w, t)) for w, t in zip(words, tags)]
-
-    def _universal(self):
-        """Whether the tags are the 12 universal ones (`UNIVERSAL`)."""
-        return set(self.labels[1:]) == UNIVERSAL
+    def batch_tag_ids(self, sentences):
+        """The best tag column of each word of a batch of sentences."""
+        return self.tag_ids(self.encode(sentences))
 
     def run_text(self, inputs, batch_size=64):
         if isinstance(inputs, str):

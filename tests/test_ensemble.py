@@ -1,0 +1,117 @@
+"""`zoo.tasks.TaggerEnsemble`: taggers that tag as one, their outputs
+averaged; and `python -m recipes.tagging predict --model A,B`."""
+
+import numpy as np
+import pytest
+
+import harness
+import zoo
+from recipes import tagging
+from tests.recipes import test_tagging
+
+WORDS = ["the", "dog", "cat", "runs", "sees"]
+
+
+def tiny_tagger(seed, head="softmax", labels=("", "DET", "NOUN", "VERB")):
+    backbone = zoo.stacked_rnn(
+        "lstm", 1, 4, vocabulary_size=len(WORDS) + 2, bidirectional=True,
+        seed=seed, embedding_dim=3,
+    )  # fmt: skip
+    vocabulary = zoo.layers.TokenVocabulary(WORDS, name="vocabulary")
+    network = zoo.heads.sequence_tagger(
+        backbone, len(labels), labels=list(labels), vocabulary=vocabulary,
+        head=head,
+    )  # fmt: skip
+    for i, weight in enumerate(network.weights):  # distinct members
+        rng = np.random.default_rng(seed * 100 + i)
+        weight.assign(rng.normal(0, 0.5, weight.shape).astype("float32"))
+    return zoo.tasks.Tagger.from_network(network)
+
+
+SENTENCES = [["the", "dog", "runs"], ["the", "cat", "sees", "the", "dog"]]
+
+
+def test_a_softmax_ensemble_takes_the_best_of_the_mean_probabilities():
+    members = [tiny_tagger(0), tiny_tagger(1), tiny_tagger(2)]
+    ensemble = zoo.tasks.TaggerEnsemble(members)
+    mean = np.mean([m.infer(m.encode(SENTENCES)) for m in members], axis=0)
+    best = mean[..., 1:].argmax(axis=-1) + 1
+    expected = [
+        [members[0].labels[j] for j in row[: len(s)]]
+        for row, s in zip(best, SENTENCES)
+    ]
+    assert ensemble.predict_tags(SENTENCES) == expected
+    tagged = ensemble.tag(["the dog runs"])
+    assert [w for w, _ in tagged[0]] == ["the", "dog", "runs"]
+
+
+def test_a_crf_ensemble_decodes_with_the_mean_transitions():
+    members = [tiny_tagger(0, "crf"), tiny_tagger(1, "crf")]
+    ensemble = zoo.tasks.TaggerEnsemble(members)
+    emissions = np.mean([m.infer(m.encode(SENTENCES)) for m in members], 0)
+    emissions[..., 0] = -1e9
+    decode = zoo.engine.crf_decoder([m.crf for m in members])
+    real = members[0].vocabulary.encode(SENTENCES) > 0
+    expected = decode(emissions, real)
+    got = ensemble.batch_tag_ids(SENTENCES)
+    np.testing.assert_array_equal(got, expected)
+    # The mean transitions are used: a decoder of one member differs
+    # from the ensemble's where the members disagree.
+    one = zoo.engine.crf_decoder(members[0].crf)
+    same = zoo.engine.crf_decoder([members[0].crf, members[0].crf])
+    np.testing.assert_array_equal(one(emissions, real), same(emissions, real))
+
+
+def test_one_tagger_averaged_with_itself_tags_as_it_does():
+    tagger = tiny_tagger(3, "crf")
+    ensemble = zoo.tasks.TaggerEnsemble([tagger, tagger])
+    assert ensemble.predict_tags(SENTENCES) == tagger.predict_tags(SENTENCES)
+
+
+@pytest.mark.parametrize(
+    "members,error,message",
+    [
+        (lambda: [tiny_tagger(0)], ValueError, "at least two taggers"),
+        (lambda: "tagger", TypeError, "a list of zoo.tasks.Tagger"),
+        (lambda: [tiny_tagger(0), "x"], TypeError, r"`taggers\[1\]` must be"),
+        (
+            lambda: [tiny_tagger(0), tiny_tagger(1, labels=("", "A", "B"))],
+            ValueError,
+            "must share their labels",
+        ),
+        (
+            lambda: [tiny_tagger(0), tiny_tagger(1, "crf")],
+            ValueError,
+            "differ in their heads",
+        ),
+    ],
+)
+def test_members_that_cannot_join_are_named(members, error, message):
+    with pytest.raises(error, match=message):
+        zoo.tasks.TaggerEnsemble(members())
+
+
+@pytest.mark.every_backend
+def test_predict_with_several_runs_tags_with_their_ensemble(tmp_path, capsys):
+    runs = []
+    for seed in (0, 1):
+        config = test_tagging.tiny_config(
+            tmp_path / f"s{seed}", output=str(tmp_path / f"run{seed}"),
+            seed=seed,
+        )  # fmt: skip
+        tagging.run(config)
+        runs.append(str(tmp_path / f"run{seed}"))
+    text = tmp_path / "in.txt"
+    text.write_text("the dog runs\n", encoding="utf-8")
+    capsys.readouterr()
+    argv = ["predict", "--model", ",".join(runs), "--input", str(text),
+            "--tokenized"]  # fmt: skip
+    harness.run_cli(tagging.main, argv)
+    out = capsys.readouterr().out.strip()
+    ensemble = zoo.tasks.TaggerEnsemble([tagging.load(r) for r in runs])
+    expected = ensemble.tag([["the", "dog", "runs"]])[0]
+    assert out == " ".join(f"{w}/{t}" for w, t in expected)
+    with pytest.raises(SystemExit) as exit_info:
+        harness.run_cli(tagging.main, ["predict", "--model", f"{runs[0]},"])
+    assert exit_info.value.code == 2
+    assert "an empty name between commas" in capsys.readouterr().err
