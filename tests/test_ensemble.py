@@ -1,11 +1,14 @@
 """`zoo.tasks.TaggerEnsemble`: taggers that tag as one, their outputs
 averaged; and `python -m recipes.tagging predict --model A,B`."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 import harness
 import zoo
+from benchmarks import ensemble as ensemble_benchmark
 from recipes import tagging
 from tests.recipes import test_tagging
 
@@ -93,14 +96,10 @@ def test_members_that_cannot_join_are_named(members, error, message):
 
 @pytest.mark.every_backend
 def test_predict_with_several_runs_tags_with_their_ensemble(tmp_path, capsys):
-    runs = []
-    for seed in (0, 1):
-        config = test_tagging.tiny_config(
-            tmp_path / f"s{seed}", output=str(tmp_path / f"run{seed}"),
-            seed=seed,
-        )  # fmt: skip
-        tagging.run(config)
-        runs.append(str(tmp_path / f"run{seed}"))
+    config = test_tagging.tiny_config(tmp_path, output=str(tmp_path / "run0"))
+    runs = [str(tmp_path / "run0"), str(tmp_path / "run1")]
+    tagging.run(config)
+    tagging.run(dataclasses.replace(config, output=runs[1], seed=1))
     text = tmp_path / "in.txt"
     text.write_text("the dog runs\n", encoding="utf-8")
     capsys.readouterr()
@@ -115,3 +114,13 @@ def test_predict_with_several_runs_tags_with_their_ensemble(tmp_path, capsys):
         harness.run_cli(tagging.main, ["predict", "--model", f"{runs[0]},"])
     assert exit_info.value.code == 2
     assert "an empty name between commas" in capsys.readouterr().err
+    # The benchmark scores the members and their ensemble on the split.
+    result = ensemble_benchmark.main([*runs, "--output", str(tmp_path / "e")])
+    assert len(result["test"]["members"]) == 2
+    assert 0.5 < result["test"]["ensemble"] <= 1.0
+    other = dataclasses.replace(
+        config, output=str(tmp_path / "run2"), tagset="brown"
+    )
+    tagging.run(other)
+    with pytest.raises(harness.UsageError, match="tagset 'brown'"):
+        ensemble_benchmark.main([runs[0], other.output])
