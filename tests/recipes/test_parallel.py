@@ -1,0 +1,85 @@
+"""`recipes.data.parallel`: verse pairs of two SWORD modules (faked
+here), split by whole books, and a user's two line-aligned files."""
+
+import pytest
+
+from recipes.data import parallel
+from recipes.data import sword
+from recipes.data.errors import DataError
+
+
+def verse(book, chapter, number, text):
+    return sword.Verse(book, 0, chapter, number, text)
+
+
+def test_verses_pair_by_book_chapter_and_verse(monkeypatch):
+    modules = {
+        "es": [verse("Gen", 1, 1, "En el principio"), verse("Gen", 1, 2, "Y")],
+        "en": [
+            verse("Gen", 1, 1, "In the beginning"),
+            verse("Gen", 1, 3, "God said"),  # the other module lacks it
+            verse("Ruth", 1, 1, "In the days"),
+        ],
+    }
+    monkeypatch.setattr(sword, "verses", lambda name, root=None: modules[name])
+    pairs = parallel.verse_pairs("es", "en")
+    assert pairs == [
+        parallel.Pair("En el principio", "In the beginning", "Gen", 1, 1)
+    ]
+    modules["es"] = [verse("Exod", 1, 1, "Estos")]
+    with pytest.raises(DataError, match="share no verse"):
+        parallel.verse_pairs("es", "en")
+
+
+def test_dev_and_test_are_whole_books():
+    pairs = [
+        parallel.Pair(f"s{i}", f"t{i}", book, 1, i)
+        for i, book in enumerate(["Gen", "Josh", "Ruth", "Gen", "Acts", "Col"])
+    ]
+    train, dev, test = parallel.split_by_books(pairs)
+    assert [p.book for p in train] == ["Gen", "Gen"]
+    assert [p.book for p in dev] == ["Josh", "Col"]
+    assert [p.book for p in test] == ["Ruth", "Acts"]
+    with pytest.raises(DataError, match="in both the dev and the test"):
+        parallel.split_by_books(pairs, dev=("Ruth",), test=("Ruth",))
+    with pytest.raises(DataError, match="the dev split is empty"):
+        parallel.split_by_books(pairs, dev=("Mark",))
+
+
+def write(path, text, encoding="utf-8"):
+    path.write_bytes(text.encode(encoding))
+    return path
+
+
+def test_two_files_pair_line_by_line(tmp_path):
+    source = write(tmp_path / "a.es", "hola\n\nadiós\n")
+    target = write(tmp_path / "a.en", "hello\n\ngoodbye\n")
+    pairs = parallel.read_files(source, target)
+    assert [(p.source, p.target, p.line) for p in pairs] == [
+        ("hola", "hello", 1),
+        ("adiós", "goodbye", 3),
+    ]
+
+
+@pytest.mark.parametrize(
+    "source,target,message",
+    [
+        ("uno\ndos\n", "one\n", "has 2 lines and"),
+        ("uno\n\n", "one\ntwo\n", "a.es, line 2: empty"),
+        ("", "", "no sentence pair"),
+        (b"ni\xf1o\n", "child\n", "a.es: not UTF-8 text"),
+    ],
+)
+def test_bad_parallel_files_are_one_clear_error(
+    tmp_path, source, target, message
+):
+    left = tmp_path / "a.es"
+    if isinstance(source, bytes):
+        left.write_bytes(source)
+    else:
+        write(left, source)
+    right = write(tmp_path / "a.en", target)
+    with pytest.raises(DataError, match=message):
+        parallel.read_files(left, right)
+    with pytest.raises(DataError, match="no such file"):
+        parallel.read_files(tmp_path / "missing.es", right)
