@@ -69,8 +69,8 @@ class Task:
         return {
             "files": {
                 f"--{name.replace('_', '-')} {path}": files.fingerprint(path)
-                for name, path in named.items()
-                if path and os.path.isfile(path)
+                for name, value in named.items()
+                for path in _named_files(value)
             },
             "examples": files.digest(
                 [getattr(data, part, None) for part in ("train", "dev", "test")]
@@ -217,3 +217,14 @@ class Task:
             **{kind: self.metrics()},
         )
         return model
+
+
+def _named_files(value):
+    """The files a data flag names: its value if that is a file, else
+    each comma-separated part that is one (`--gazetteer a.tsv,b.tsv`)."""
+    if not value:
+        return []
+    if os.path.isfile(value):
+        return [value]
+    parts = (part.strip() for part in str(value).split(","))
+    return [part for part in parts if os.path.isfile(part)]

@@ -279,3 +279,7 @@ def test_a_gazetteer_file_is_part_of_the_runs_fingerprint(tmp_path):
     assert f"--gazetteer {path}" in before
     write_gazetteer(path, ["animal\twolf"])
     assert tagging.TASK.data_fingerprint(config, data)["files"] != before
+    other = write_gazetteer(tmp_path / "b.tsv")
+    both = dataclasses.replace(config, gazetteer=f"{path},{other}")
+    found = tagging.TASK.data_fingerprint(both, data)["files"]
+    assert {f"--gazetteer {path}", f"--gazetteer {other}"} == set(found)
