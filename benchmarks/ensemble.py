@@ -1,11 +1,15 @@
-"""Does averaging seeds pay? Tagging runs scored alone and as one
-`zoo.tasks.TaggerEnsemble`, on their recipe's own dev and test splits
-and scorers (entity span F1 for BIO tags, else token accuracy).
+"""Does averaging seeds pay? Runs of one recipe scored alone and as one
+ensemble, on their recipe's own dev and test splits and scorers: tagging
+runs as a `zoo.tasks.TaggerEnsemble` (entity span F1 for BIO tags, else
+token accuracy), classification runs by their mean class probabilities
+(accuracy).
 
     python -m benchmarks.ensemble runs/wnut_s0 runs/wnut_s1 runs/wnut_s2
+    python -m benchmarks.ensemble runs/bbc_s0 runs/bbc_s1 runs/bbc_s2
 
-The runs must share their data settings (their `config.json`'s dataset,
-files and split); each member reads the words with its own vocabulary.
+The runs must share their recipe and data settings (their
+`config.json`'s dataset, files and split); each member reads the text
+with its own vocabulary.
 Prints one line per split and writes the numbers to `--output`
 (default `benchmarks/results/ensemble.json`, keyed by the runs).
 """
@@ -16,11 +20,14 @@ import json
 import pathlib
 import sys
 
+import keras
 import numpy as np
 
 import harness
 import zoo
 from harness import flags
+from recipes import classification
+from recipes import models
 from recipes import scoring
 from recipes import tagging
 from recipes.data import datasets
@@ -28,14 +35,16 @@ from recipes.data import datasets
 DATA_KEYS = (
     "dataset", "tagset", "corpus_dir", "train_file", "dev_file",
     "test_file", "tfds_data_dir", "tfds_tokens_feature", "tfds_tags_feature",
+    "text_column", "label_column", "tfds_text_feature", "tfds_label_feature",
     "quick", "train_examples", "sample_seed",
 )  # fmt: skip
+RECIPES = {"tagger": tagging, "classifier": classification}
 
 
-def data_config(runs):
-    """The tagging `Config` of the runs' data; runs that differ in a data
-    setting are refused, naming it."""
-    fields = {f.name for f in dataclasses.fields(tagging.Config)}
+def data_config(runs, recipe):
+    """The recipe's `Config` of the runs' data; runs that differ in a
+    data setting are refused, naming it."""
+    fields = {f.name for f in dataclasses.fields(recipe.Config)}
     settings = []
     for run in runs:
         values = flags.read_config_file(pathlib.Path(run) / "config.json")
@@ -49,13 +58,54 @@ def data_config(runs):
                     "split"
                 )
     chosen = {k: v for k, v in settings[0].items() if k in fields}
-    return tagging.Config(**chosen, pretrained="")
+    return recipe.Config(**chosen, pretrained="")
 
 
-def score(part, predicted, entities):
-    if entities:
-        return scoring.span_scores(part, predicted)["f1"]
-    return scoring.token_accuracy(part, predicted)
+def load_model(run):
+    path = pathlib.Path(run)
+    path = path / "model.keras" if path.is_dir() else path
+    if not path.is_file():
+        raise harness.UsageError(f"{run}: no model.keras (not a run folder)")
+    return keras.saving.load_model(path)
+
+
+def taggers(data, members):
+    """The metric's name and `part -> (member scores, ensemble score)`."""
+    entities = datasets.is_bio(data.train)
+    ensemble = zoo.tasks.TaggerEnsemble(members)
+
+    def score(part, predicted):
+        if entities:
+            return scoring.span_scores(part, predicted)["f1"]
+        return scoring.token_accuracy(part, predicted)
+
+    def predict_all(part):
+        words = [w for w, _ in part]
+        alone = [score(part, m.predict_tags(words)) for m in members]
+        return alone, score(part, ensemble.predict_tags(words))
+
+    return ("entity F1" if entities else "accuracy"), predict_all
+
+
+def classifiers(data, members):
+    """The same for classifiers: accuracy of each member's and of the
+    mean class probabilities."""
+    labels = list(members[0].labels)
+    if any(list(m.labels) != labels for m in members):
+        raise harness.UsageError("the classifiers' labels differ")
+
+    def predict_all(part):
+        texts = [text for text, _ in part]
+        truth = np.array([labels.index(label) for _, label in part])
+        probabilities = [m.probabilities(texts) for m in members]
+        alone = [float((p.argmax(-1) == truth).mean()) for p in probabilities]
+        mean = np.mean(probabilities, axis=0)
+        return alone, float((mean.argmax(-1) == truth).mean())
+
+    return "accuracy", predict_all
+
+
+SCORERS = {"tagger": taggers, "classifier": classifiers}
 
 
 def main(argv=None):
@@ -69,19 +119,23 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if len(args.runs) < 2:
         raise harness.UsageError("give at least two run folders to average")
-    data = tagging.TASK.load_data(data_config(args.runs))
-    entities = datasets.is_bio(data.train)
-    members = [tagging.load(run) for run in args.runs]
-    ensemble = zoo.tasks.TaggerEnsemble(members)
-    metric = "entity F1" if entities else "accuracy"
-    result = {"runs": args.runs, "metric": metric}
+    kinds = {run: models.model_kind(load_model(run)) for run in args.runs}
+    kind = kinds[args.runs[0]]
+    if kind not in RECIPES or len(set(kinds.values())) != 1:
+        raise harness.UsageError(
+            f"runs of one recipe, all taggers or all classifiers, are "
+            f"needed; received {kinds}"
+        )
+    recipe = RECIPES[kind]
+    data = recipe.TASK.load_data(data_config(args.runs, recipe))
+    members = [recipe.load(run) for run in args.runs]
+    score, predict_all = SCORERS[kind](data, members)
+    result = {"runs": args.runs, "metric": score}
     for name, part in (("dev", data.dev), ("test", data.test)):
-        words = [w for w, _ in part]
-        alone = [score(part, m.predict_tags(words), entities) for m in members]
-        joint = score(part, ensemble.predict_tags(words), entities)
+        alone, joint = predict_all(part)
         result[name] = {"members": alone, "ensemble": joint}
         print(
-            f"{name} {metric}: members "
+            f"{name} {score}: members "
             + ", ".join(f"{x:.4f}" for x in alone)
             + f" (mean {np.mean(alone):.4f} ± {np.std(alone, ddof=1):.4f}); "
             f"ensemble {joint:.4f}",

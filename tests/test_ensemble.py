@@ -9,7 +9,9 @@ import pytest
 import harness
 import zoo
 from benchmarks import ensemble as ensemble_benchmark
+from recipes import classification
 from recipes import tagging
+from tests.recipes import test_classification
 from tests.recipes import test_tagging
 
 WORDS = ["the", "dog", "cat", "runs", "sees"]
@@ -124,3 +126,28 @@ def test_predict_with_several_runs_tags_with_their_ensemble(tmp_path, capsys):
     tagging.run(other)
     with pytest.raises(harness.UsageError, match="tagset 'brown'"):
         ensemble_benchmark.main([runs[0], other.output])
+
+
+def test_the_benchmark_averages_classifiers_and_refuses_mixed_runs(tmp_path):
+    config = test_classification.tiny_config(
+        tmp_path, output=str(tmp_path / "c0")
+    )
+    runs = [str(tmp_path / "c0"), str(tmp_path / "c1")]
+    classification.run(config)
+    classification.run(dataclasses.replace(config, output=runs[1], seed=1))
+    result = ensemble_benchmark.main([*runs, "--output", str(tmp_path / "e")])
+    assert result["metric"] == "accuracy"
+    members = [classification.load(run) for run in runs]
+    data = classification.TASK.load_data(config)
+    texts = [text for text, _ in data.test]
+    labels = list(members[0].labels)
+    mean = np.mean([m.probabilities(texts) for m in members], axis=0)
+    truth = [labels.index(label) for _, label in data.test]
+    expected = float(np.mean(mean.argmax(-1) == np.array(truth)))
+    assert result["test"]["ensemble"] == pytest.approx(expected)
+    tagger_config = test_tagging.tiny_config(
+        tmp_path / "t", output=str(tmp_path / "t0"), epochs=1
+    )
+    tagging.run(tagger_config)
+    with pytest.raises(harness.UsageError, match="all taggers or all"):
+        ensemble_benchmark.main([runs[0], str(tmp_path / "t0")])
