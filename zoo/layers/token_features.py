@@ -145,9 +145,14 @@ class TokenFeatures(_PassThrough):
         for t, kind in enumerate(self.types):
             for key in entries[kind]:
                 self._types.setdefault(key, []).append(t)
-        self._longest = max(
-            (key.count(" ") + 1 for key in self._types), default=0
-        )
+        # Every entry's proper prefixes (`"new"` of `"new york city"`): a
+        # span that is none of them starts no longer entry, so the search
+        # from a word stops there.
+        self._prefixes = set()
+        for key in self._types:
+            words = key.split(" ")
+            for n in range(1, len(words)):
+                self._prefixes.add(" ".join(words[:n]))
 
     @property
     def feature_names(self):
@@ -173,14 +178,15 @@ class TokenFeatures(_PassThrough):
             return out
         keys = [match_key(w) for w in words]
         for start in range(len(keys)):
-            for length in range(1, self._longest + 1):
-                if start + length > len(keys):
-                    break
-                found = self._types.get(" ".join(keys[start : start + length]))
-                for t in found or ():
+            span = keys[start]
+            for end in range(start + 1, len(keys) + 1):
+                for t in self._types.get(span, ()):
                     column = offset + 2 * t
                     out[start, column] = 1.0
-                    out[start + 1 : start + length, column + 1] = 1.0
+                    out[start + 1 : end, column + 1] = 1.0
+                if span not in self._prefixes or end == len(keys):
+                    break
+                span = f"{span} {keys[end]}"
         return out
 
     def encode(self, sentences, width=None):
