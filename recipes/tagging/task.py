@@ -271,12 +271,7 @@ class TaggingTask(Task):
             ids = pipeline.pad([encode(words) for words, _ in batch])
             y = pipeline.pad([[tag_ids[t] for t in ts] for _, ts in batch])
             words = [words for words, _ in batch]
-            x = [ids]
-            if characters is not None:
-                x.append(characters.encode(words, width=ids.shape[1]))
-            if features is not None:
-                x.append(features.encode(words, width=ids.shape[1]))
-            x = ids if len(x) == 1 else tuple(x)
+            x = zoo.tasks.tagger.word_inputs(ids, words, characters, features)
             return x, y, (y > 0).astype("float32")
 
         data = state.data

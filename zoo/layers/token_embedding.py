@@ -74,7 +74,7 @@ class TokenEmbedding(keras.layers.Embedding):
             )
             + ")",
         )
-        if self.vocabulary_size and self.vocabulary_size > self.input_dim:
+        if self.accepted_ids > self.input_dim:
             inputs = ops.where(
                 ops.less(inputs, self.input_dim),
                 inputs,

@@ -6,6 +6,7 @@ import numpy as np
 from zoo import engine
 from zoo.tasks.tagger import SentenceTagging
 from zoo.tasks.tagger import Tagger
+from zoo.tasks.tagger import best_tags
 from zoo.tasks.task import check_list
 
 
@@ -18,7 +19,8 @@ class TaggerEnsemble(SentenceTagging):
     Each member reads the words with its own vocabulary, characters and
     token features, so runs with different vocabularies can join. Not a
     `keras.Model`: save the members, and build the ensemble again from
-    them (`TaggerEnsemble.from_presets`).
+    them (`TaggerEnsemble.from_presets`). The members' CRF weights are
+    read when the ensemble is made.
 
     Args:
         taggers: two or more `zoo.tasks.Tagger`s with the same labels and
@@ -64,21 +66,20 @@ class TaggerEnsemble(SentenceTagging):
                 )
         self.taggers = taggers
         self.labels = labels
+        # The members' weights are read once: a CRF ensemble's Viterbi
+        # over their averaged transition scores.
+        self._decode = None
+        if taggers[0].crf is not None:
+            self._decode = engine.crf_decoder([t.crf for t in taggers])
 
     @classmethod
     def from_presets(cls, presets, **kwargs):
         """An ensemble of `zoo.tasks.Tagger.from_preset(p)` for each `p`
         (a shipped preset's name or a preset folder)."""
-        check_list("presets", presets, "a list of presets or run folders")
+        check_list("presets", presets, "a list of presets")
         return cls([Tagger.from_preset(p, **kwargs) for p in presets])
 
     def batch_tag_ids(self, sentences):
         outputs = [t.infer(t.encode(sentences)) for t in self.taggers]
-        mean = np.mean(outputs, axis=0)
-        ids = self.taggers[0].vocabulary.encode(sentences)
-        real = ids > 0
-        if self.taggers[0].crf is None:
-            return (mean[..., 1:].argmax(axis=-1) + 1) * real
-        mean[..., 0] = -1e9  # never the padding column
-        decode = engine.crf_decoder([t.crf for t in self.taggers])
-        return decode(mean, real)
+        real = self.taggers[0].vocabulary.encode(sentences) > 0
+        return best_tags(np.mean(outputs, axis=0), real, self._decode)

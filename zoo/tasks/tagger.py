@@ -130,6 +130,31 @@ CHECK_SENTENCES = (
 )
 
 
+def word_inputs(ids, sentences, characters=None, token_features=None):
+    """A tagger's inputs for lists of words whose token ids (`ids`, one
+    row a sentence, padded) are known: `ids` alone, or a tuple of `ids`,
+    the words' character ids (`characters`, a `zoo.layers.
+    CharacterVocabulary`) and their token features (`token_features`, a
+    `zoo.layers.TokenFeatures`), as wide as `ids`."""
+    inputs = [ids]
+    if characters is not None:
+        inputs.append(characters.encode(sentences, width=ids.shape[1]))
+    if token_features is not None:
+        inputs.append(token_features.encode(sentences, width=ids.shape[1]))
+    return ids if len(inputs) == 1 else tuple(inputs)
+
+
+def best_tags(outputs, real, decode=None):
+    """The best tag column per token, 0 where `real` is False: the argmax
+    of the probabilities `outputs` (column 0, the padding, never), or,
+    with `decode` (a CRF's Viterbi: `(emissions, mask) -> tags`), its
+    path over the emission scores `outputs` with column 0 ruled out."""
+    if decode is None:
+        return (outputs[..., 1:].argmax(axis=-1) + 1) * real
+    outputs[..., 0] = -1e9
+    return decode(outputs, real)
+
+
 class SentenceTagging:
     """What a `Tagger` and a `zoo.tasks.TaggerEnsemble` share: tags for
     lists of words (`predict_tags`) and for raw text (`tag`), from a
@@ -225,30 +250,26 @@ class Tagger(SentenceTagging, LabelledText, Task, keras.Model):
         """The model's inputs for lists of words: ids (and characters, and
         token features, where the tagger reads them)."""
         ids = self.vocabulary.encode(sentences)
-        inputs = [ids]
-        if self.characters is not None:
-            inputs.append(self.characters.encode(sentences, width=ids.shape[1]))
-        if self.token_features is not None:
-            inputs.append(
-                self.token_features.encode(sentences, width=ids.shape[1])
-            )
-        return ids if len(inputs) == 1 else tuple(inputs)
+        return word_inputs(ids, sentences, self.characters, self.token_features)
 
     def tag_ids(self, inputs):
         """The best tag column per token (0 on padding): the argmax of the
         softmax, or the CRF's Viterbi path (never the padding column)."""
         ids = inputs[0] if isinstance(inputs, tuple) else inputs
-        outputs = self.infer(inputs)
+        return best_tags(self.infer(inputs), ids > 0, self._viterbi())
+
+    def _viterbi(self):
+        """The CRF's decoder (`best_tags`'s `decode`), or None."""
         crf = self.crf
         if crf is None:
-            return (outputs[..., 1:].argmax(axis=-1) + 1) * (ids > 0)
-        outputs[..., 0] = -1e9
+            return None
         if not self.compiled:  # NumPy's Viterbi, as the forward pass
-            decode = self.cached_function(
+            return self.cached_function(
                 "viterbi", lambda: engine.crf_decoder(crf)
             )
-            return decode(outputs, ids > 0)
-        return keras.ops.convert_to_numpy(crf.decode(outputs, ids > 0))
+        return lambda emissions, mask: keras.ops.convert_to_numpy(
+            crf.decode(emissions, mask)
+        )
 
     def batch_tag_ids(self, sentences):
         """The best tag column of each word of a batch of sentences."""
