@@ -34,6 +34,7 @@ import pathlib
 
 from recipes.data import brown
 from recipes.data import cache
+from recipes.data import conllu
 from recipes.data import npm
 from recipes.data import packages
 from recipes.data.errors import DataError
@@ -106,26 +107,21 @@ def _parts(spec):
 
 def read_text(path):
     """`{type: [name, ...]}` from a user's file of `type<TAB>name`
-    lines."""
+    lines (read by `recipes.data.conllu.read_text`: UTF-8, a byte-order
+    mark dropped)."""
     found = {}
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                line = line.rstrip("\r\n")
-                if not line.strip() or line.startswith("#"):
-                    continue
-                kind, tab, name = line.partition("\t")
-                if not tab or not kind.strip() or not name.strip():
-                    raise DataError(
-                        f"{path}, line {number}: 'type<TAB>name' expected; "
-                        f"received {line[:40]!r}"
-                    )
-                found.setdefault(kind.strip(), []).append(name.strip())
-    except UnicodeDecodeError as error:
-        raise DataError(
-            f"{path}: not UTF-8 text (byte {error.start}); save the "
-            "gazetteer as UTF-8"
-        ) from None
+    text = conllu.read_text(path, "a gazetteer")
+    for number, line in enumerate(text.split("\n"), 1):
+        line = line.rstrip("\r")
+        if not line.strip() or line.startswith("#"):
+            continue
+        kind, tab, name = line.partition("\t")
+        if not tab or not kind.strip() or not name.strip():
+            raise DataError(
+                f"{path}, line {number}: 'type<TAB>name' expected; "
+                f"received {line[:40]!r}"
+            )
+        found.setdefault(kind.strip(), []).append(name.strip())
     if not found:
         raise DataError(
             f"{path}: no names in it (an empty file); one 'type<TAB>name' "

@@ -24,6 +24,7 @@ other.
 
 import dataclasses
 
+from recipes.data import conllu
 from recipes.data import sword
 from recipes.data.errors import DataError
 
@@ -135,14 +136,4 @@ def read_files(source, target):
 
 
 def _lines(path):
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read().splitlines()
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
-    except UnicodeDecodeError as error:
-        raise DataError(
-            f"{path}: not UTF-8 text (byte {error.start}); save it as UTF-8"
-        ) from None
-    except OSError as error:
-        raise DataError(f"{path}: cannot read ({error.strerror})") from None
+    return conllu.read_text(path, "a parallel text").splitlines()

@@ -186,7 +186,10 @@ def test_padding_stays_masked_with_token_features():
         (b"animal dog\n", "line 1: 'type<TAB>name' expected"),
         (b"animal\t\n", "line 1: 'type<TAB>name' expected"),
         (b"animal\tdog\n\tcat\n", "line 2: 'type<TAB>name' expected"),
-        ("animal\tK\u00f6ln\n".encode("latin-1"), "not UTF-8 text"),
+        (
+            "animal\tK\u00f6ln\n".encode("latin-1"),
+            "names.tsv:1: not UTF-8 (byte 0xf6)",
+        ),
     ],
 )
 def test_a_bad_gazetteer_file_exits_2_with_one_line(
