@@ -20,11 +20,11 @@ import json
 import pathlib
 import sys
 
-import keras
 import numpy as np
 
 import harness
 import zoo
+from benchmarks import baselines
 from harness import flags
 from recipes import classification
 from recipes import models
@@ -61,14 +61,6 @@ def data_config(runs, recipe):
     return recipe.Config(**chosen, pretrained="")
 
 
-def load_model(run):
-    path = pathlib.Path(run)
-    path = path / "model.keras" if path.is_dir() else path
-    if not path.is_file():
-        raise harness.UsageError(f"{run}: no model.keras (not a run folder)")
-    return keras.saving.load_model(path)
-
-
 def taggers(data, members):
     """The metric's name and `part -> (member scores, ensemble score)`."""
     entities = datasets.is_bio(data.train)
@@ -94,13 +86,15 @@ def classifiers(data, members):
     if any(list(m.labels) != labels for m in members):
         raise harness.UsageError("the classifiers' labels differ")
 
+    def accuracy(truth, probabilities):  # the recipe's own metric
+        return baselines.recipe_scores(labels, truth, probabilities)["accuracy"]
+
     def predict_all(part):
         texts = [text for text, _ in part]
-        truth = np.array([labels.index(label) for _, label in part])
+        truth = [label for _, label in part]
         probabilities = [m.probabilities(texts) for m in members]
-        alone = [float((p.argmax(-1) == truth).mean()) for p in probabilities]
-        mean = np.mean(probabilities, axis=0)
-        return alone, float((mean.argmax(-1) == truth).mean())
+        alone = [accuracy(truth, p) for p in probabilities]
+        return alone, accuracy(truth, np.mean(probabilities, axis=0))
 
     return "accuracy", predict_all
 
@@ -114,12 +108,17 @@ def main(argv=None):
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("runs", nargs="+", help="tagging run folders")
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        help="run folders of one recipe (tagging or classification)",
+    )
     parser.add_argument("--output", default="benchmarks/results/ensemble.json")
     args = parser.parse_args(argv)
     if len(args.runs) < 2:
         raise harness.UsageError("give at least two run folders to average")
-    kinds = {run: models.model_kind(load_model(run)) for run in args.runs}
+    members = [models.load_saved_model(run, "run") for run in args.runs]
+    kinds = {run: models.model_kind(m) for run, m in zip(args.runs, members)}
     kind = kinds[args.runs[0]]
     if kind not in RECIPES or len(set(kinds.values())) != 1:
         raise harness.UsageError(
@@ -128,7 +127,6 @@ def main(argv=None):
         )
     recipe = RECIPES[kind]
     data = recipe.TASK.load_data(data_config(args.runs, recipe))
-    members = [recipe.load(run) for run in args.runs]
     score, predict_all = SCORERS[kind](data, members)
     result = {"runs": args.runs, "metric": score}
     for name, part in (("dev", data.dev), ("test", data.test)):
