@@ -14,7 +14,7 @@ DOCS_STAMP := $(VENV)/.installed-docs
 DEMO_EXTRAS := ".[tensorflow-cpu,recipes]"
 # The site reads the sources (mkdocstrings' static analysis): no backend.
 DOCS_EXTRAS := ".[docs]"
-DEV_EXTRAS := ".[dev,tensorflow-cpu,jax,torch,recipes,tfds,tuning,docs,export,vectors]"
+DEV_EXTRAS := ".[dev,tensorflow-cpu,jax,torch,recipes,tfds,tuning,docs,export,vectors,translation]"
 export PYTHONHASHSEED := 0
 export TF_CPP_MIN_LOG_LEVEL := 2
 # Run on all cores of the machine, but not more: 2 in CI.

@@ -123,3 +123,26 @@ def plot_history(history, path, metric="accuracy", title=""):
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def plot_attention(source, target, weights, path, title=""):
+    """An attention heat map as a PNG at `path`: `weights[i, j]`, how much
+    output token `target[i]` looked at input token `source[j]` (rows
+    sum to 1), the tokens as tick labels."""
+    plt = pyplot()
+    rows, columns = len(target), len(source)
+    width = min(max(4.0, 0.28 * columns + 2.0), 24.0)
+    height = min(max(3.0, 0.28 * rows + 1.6), 24.0)
+    fig, ax = plt.subplots(figsize=(width, height))
+    image = ax.imshow(
+        weights[:rows, :columns], cmap="viridis", vmin=0.0, aspect="auto"
+    )
+    ax.set_xticks(range(columns), source, rotation=90, fontsize=7)
+    ax.set_yticks(range(rows), target, fontsize=7)
+    ax.set_xlabel("source")
+    ax.set_ylabel("output")
+    fig.colorbar(image, ax=ax, fraction=0.03)
+    fit_title(fig, title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

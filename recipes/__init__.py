@@ -3,6 +3,7 @@
     python -m recipes.tagging          # POS tagging / NER
     python -m recipes.classification   # text classification
     python -m recipes.seq2seq          # grapheme-to-phoneme (encoder-decoder)
+    python -m recipes.translation      # translation (Bible verses, es-en)
     python -m recipes.language_model   # the ELMo-style biLM
     python -m recipes.tagging --backend torch   # or KERAS_BACKEND=torch
     python -m recipes.launch --workers 2 -- python -m recipes.tagging \
@@ -10,9 +11,9 @@
     python -m recipes.presets export RUN NAME   # a run becomes a preset
 
 Layout: one package per recipe (`tagging`, `classification`, `seq2seq`,
-`language_model`), each with `config` (its settings and help), `task`
-(its `recipes.task.Task`, `run` and `load`), `cli` (`main`) and
-`__main__`; each trains and exports a `zoo.tasks` model. What they
+`translation`, `language_model`), each with `config` (its settings and
+help), `task` (its `recipes.task.Task`, `run` and `load`), `cli`
+(`main`) and `__main__`; each trains and exports a `zoo.tasks` model. What they
 share: `task` (the base `Task`), `settings` (the config fields and
 flags), `models` (backbones, saved models, labels), `training` (the
 loop), `checkpoints` (the backup), `distributed` (`--distribute`),

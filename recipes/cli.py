@@ -164,6 +164,7 @@ HELP_PACKAGES = (
     "recipes.tagging",
     "recipes.classification",
     "recipes.seq2seq",
+    "recipes.translation",
     "recipes.language_model",
     "recipes.presets",
     "recipes.stacks",

@@ -26,7 +26,12 @@ from harness import flags
 from harness import processes
 from harness import tf_config
 
-RECIPES = ("recipes.tagging", "recipes.classification", "recipes.seq2seq")
+RECIPES = (
+    "recipes.tagging",
+    "recipes.classification",
+    "recipes.seq2seq",
+    "recipes.translation",
+)
 MAX_WORKERS = 64
 TIMED_OUT = processes.TIMED_OUT  # the exit code when --timeout passes
 

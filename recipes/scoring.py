@@ -5,7 +5,8 @@
   (seqeval's default, conlleval-compatible span matching);
 - grapheme-to-phoneme: the phoneme error rate (edit distance to the
   closest reference pronunciation) and the word error rate (no reference
-  matched).
+  matched);
+- translation: corpus BLEU and chrF of detokenised text (sacrebleu).
 """
 
 from harness import extras
@@ -76,3 +77,18 @@ def phoneme_scores(predictions, references):
     return 100.0 * edits / max(length, 1), 100.0 * wrong / max(
         len(predictions), 1
     )
+
+
+def translation_scores(hypotheses, references):
+    """`{"bleu", "chrf"}` of detokenised `hypotheses` against one
+    reference each, by sacrebleu's corpus BLEU (its `13a` tokeniser,
+    what WMT reports) and chrF; the same call scores the recipe and
+    its peer."""
+    extras.require("translation", "sacrebleu", what="BLEU and chrF")
+    import sacrebleu
+
+    hypotheses, references = list(hypotheses), [list(references)]
+    return {
+        "bleu": float(sacrebleu.corpus_bleu(hypotheses, references).score),
+        "chrf": float(sacrebleu.corpus_chrf(hypotheses, references).score),
+    }

@@ -177,6 +177,13 @@ class Task:
         test split's `evaluate` logs, or `{}`)."""
         return {f"test_{k}": float(v) for k, v in scores.items()}
 
+    def figures(self, config, state, reloaded, output):
+        """Plots of the trained model written into `output` after its
+        evaluation (an attention heat map: `recipes.translation`);
+        returns their names. None by default (the learning curves are
+        the loop's own)."""
+        return []
+
     def describe(self, config, state, model):
         """Facts about the data and model for `metrics.json`."""
         return {}

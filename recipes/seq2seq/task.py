@@ -70,18 +70,26 @@ def check(config):
         raise harness.UsageError(
             f"--dataset {config.dataset!r} is unknown; known datasets: cmudict"
         )
+    check_model(config)
+    for name in ("max_word_length", "max_output_length"):
+        flags.check_range(name, getattr(config, name), low=1)
+
+
+def check_model(config):
+    """The encoder-decoder's and decoding's settings, as every
+    sequence-to-sequence recipe has them (G2P, translation)."""
     flags.check_choice("attention", config.attention, ATTENTIONS)
     flags.check_choice("bridge", config.bridge, BRIDGES)
     if config.embedding_dropout:
         raise harness.UsageError(
-            "--embedding-dropout is not used by the seq2seq recipe; "
+            "--embedding-dropout is not used by the sequence-to-sequence "
+            "recipes; "
             f"received {config.embedding_dropout}, allowed: 0"
         )
     arguments.check_training(config)
     for name in ("decoder_layers", "decoder_units"):
         flags.check_range(name, getattr(config, name), low=0)
-    for name in ("beam_width", "max_word_length", "max_output_length"):
-        flags.check_range(name, getattr(config, name), low=1)
+    flags.check_range("beam_width", config.beam_width, low=1)
     flags.check_range("length_penalty", config.length_penalty, 0, 5)
 
 

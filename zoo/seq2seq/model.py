@@ -438,6 +438,39 @@ class Seq2Seq(keras.Model):
             )
         return self._inference_models["step"]
 
+    def attention_weights(self, source_ids, target_inputs):
+        """Where the decoder looked: the `(batch, target_steps,
+        source_steps)` attention weights of teacher-forced decoding.
+
+        Args:
+            source_ids: `(batch, source_steps)` source ids (0 padding).
+            target_inputs: `(batch, target_steps)` decoder inputs, the
+                start id then the target's ids (`shift_targets`' first
+                output), e.g. a decoded output behind the start id.
+
+        Returns:
+            The weights as a backend tensor: each row of a real target
+            step sums to 1 over the real source steps (0 on padding).
+
+        Raises:
+            ValueError: the model has no attention.
+        """
+        if self.attention is None:
+            raise ValueError(
+                "attention_weights: this model has attention=None; only a "
+                "model with attention has weights to show."
+            )
+        parts = self._parts()
+        source_ids = keras.ops.convert_to_tensor(source_ids, "int32")
+        target_inputs = keras.ops.convert_to_tensor(target_inputs, "int32")
+        encoder_outputs, source_mask, *states = self.encoder_model()(source_ids)
+        target_mask = parts["target_mask"](target_inputs)
+        x = parts["target_embedding"](target_inputs)
+        y, *_ = parts["decoder"](x, initial_state=states, mask=target_mask)
+        return parts["attention"].attention_weights(
+            y, encoder_outputs, source_mask
+        )
+
     def get_config(self):
         return {
             "name": self.name,

@@ -5,6 +5,8 @@ keras-hub's Task shape.
   `TaggerEnsemble` tags with several, their outputs averaged;
 - `TextClassifier`: texts -> a class each;
 - `Transcriber`: words -> symbols (grapheme-to-phoneme), a `zoo.Seq2Seq`;
+- `Translator`: sentences -> sentences over SentencePiece pieces, a
+  `Transcriber`;
 - `BiLM`: the ELMo-style bidirectional language model.
 
 Each is a `keras.Model` (it trains, nests and saves like one) with
@@ -24,6 +26,7 @@ from zoo.tasks.tagger import Tagger
 from zoo.tasks.task import Task
 from zoo.tasks.task import is_text
 from zoo.tasks.transcriber import Transcriber
+from zoo.tasks.translator import Translator
 
 __all__ = [
     "BiLM",
@@ -33,6 +36,7 @@ __all__ = [
     "Task",
     "TextClassifier",
     "Transcriber",
+    "Translator",
     "is_text",
     "pos_tag",
     "pos_tag_sents",

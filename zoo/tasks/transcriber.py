@@ -220,44 +220,66 @@ class Transcriber(Task, Seq2Seq):
             method, lambda: compiled_decoder(self, method, **options)
         )
 
+    def source_ids(self, item):
+        """An input's source ids, cut to `max_source_length` (a word:
+        its letters' ids)."""
+        return self.encode_word(item[: self.max_source_length])
+
+    def source_length(self, item):
+        """An input's length in the units `max_source_length` counts."""
+        return len(item)
+
     def source_batch(self, words):
         """Padded source ids (width a multiple of 8, so the compiled
-        decoder rarely retraces), each word cut to `max_source_length`."""
-        ids = [self.encode_word(w[: self.max_source_length]) for w in words]
+        decoder rarely retraces), each input cut to `max_source_length`."""
+        ids = [self.source_ids(w) for w in words]
         width = -(-max((len(i) for i in ids), default=1) // 8) * 8
         return keras.utils.pad_sequences(
             ids, maxlen=max(width, 8), padding="post", value=PAD
         ).astype("int32")
 
-    def transcribe(self, words, method="beam", batch_size=256):
-        """`[[symbol, ...], ...]`, one list per word, in `words`' order
-        (an empty word gives an empty list); the same word is decoded
-        once."""
-        check_list("words", words, "a list of words")
+    def check_inputs(self, name, items, what, method):
+        """Refuses anything but a list of strings or an unknown method;
+        warns once about inputs longer than `max_source_length`."""
+        check_list(name, items, what)
         check_method(method)
-        bad = [w for w in words if not isinstance(w, str)]
+        bad = [w for w in items if not isinstance(w, str)]
         if bad:
             raise TypeError(
-                "`words` must hold strings; received "
+                f"`{name}` must hold strings; received "
                 f"{type(bad[0]).__name__} {bad[0]!r} among them."
             )
-        long = [w for w in words if len(w) > self.max_source_length]
+        long = [
+            w for w in items if self.source_length(w) > self.max_source_length
+        ]
         if long:
             warnings.warn(
-                f"{len(long)} word(s) longer than max_source_length="
-                f"{self.max_source_length} were cut (e.g. {long[0]!r})",
-                stacklevel=2,
+                f"{len(long)} input(s) longer than max_source_length="
+                f"{self.max_source_length} were cut (e.g. {long[0][:40]!r})",
+                stacklevel=3,
             )
+
+    def decoded_ids(self, items, method="beam", batch_size=256):
+        """`{item: decoded ids}` for each distinct non-empty item, decoded
+        in batches of similar lengths (the same item once)."""
         decode = self.decoder(method)
-        result = {w: [] for w in words if not w}
-        todo = sorted((w for w in dict.fromkeys(words) if w), key=len)
+        todo = sorted((w for w in dict.fromkeys(items) if w), key=len)
+        found = {}
         for start in range(0, len(todo), batch_size):
             batch = todo[start : start + batch_size]
             decoded, _ = decode(self.source_batch(batch))
             decoded = keras.ops.convert_to_numpy(decoded)
-            for word, row in zip(batch, decoded):
-                result[word] = self.decode_ids(row)
-        return [list(result[w]) for w in words]
+            found.update(zip(batch, decoded))
+        return found
+
+    def transcribe(self, words, method="beam", batch_size=256):
+        """`[[symbol, ...], ...]`, one list per word, in `words`' order
+        (an empty word gives an empty list); the same word is decoded
+        once."""
+        self.check_inputs("words", words, "a list of words", method)
+        found = self.decoded_ids(words, method, batch_size)
+        result = {w: self.decode_ids(row) for w, row in found.items()}
+        return [list(result.get(w, [])) for w in words]
 
     def run_text(self, inputs, method="beam", batch_size=256):
         if isinstance(inputs, str):

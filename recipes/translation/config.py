@@ -1,0 +1,87 @@
+"""The translation recipe's settings: `Config` (its fields are the flags
+and `--config` keys), their help and the recipe's constants."""
+
+import dataclasses
+import typing
+
+from recipes import settings
+from recipes.seq2seq.config import DECODER_HELP
+from recipes.seq2seq.config import DecoderOptions
+from zoo.subwords import MODEL_TYPES
+
+DATASETS = ("bible", "files")
+DIRECTIONS = ("es-en", "en-es")
+QUICK_PAIRS = (3000, 100, 100)
+# `--quick` is a smoke run that still shows learning: a small model and
+# a small vocabulary (for the settings not given explicitly).
+QUICK = {
+    "epochs": 3,
+    "units": 64,
+    "num_layers": 1,
+    "embedding_dim": 64,
+    "vocabulary_size": 1000,
+    "inter_layer_dropout": 0.0,
+    "max_target_length": 60,
+}
+
+
+@dataclasses.dataclass
+class Config(DecoderOptions, settings.StackOptions):
+    """Data, subword and decoder settings here; the stack and training
+    ones are inherited (they set the encoder, and the decoder unless
+    overridden)."""
+
+    output: str = "runs/translation"
+    epochs: int = 12
+    patience: int = 3
+    lr_schedule: str = "cosine"
+    batch_size: int = 64
+    learning_rate: float = 0.002
+    units: int = 256
+    embedding_dim: int = 256
+    residual: bool = False
+    inter_layer_dropout: float = 0.3
+    embedding_dropout: float = 0.0
+    dataset: str = "bible"
+    direction: str = "es-en"
+    train_files: str = ""
+    dev_files: str = ""
+    test_files: str = ""
+    vocabulary_size: int = 8000
+    subword_model: str = "unigram"
+    max_source_length: int = 100
+    max_target_length: int = 120
+    QUICK: typing.ClassVar[dict] = QUICK
+    CHOICES: typing.ClassVar[dict] = {
+        **DecoderOptions.CHOICES,
+        "dataset": DATASETS,
+        "direction": DIRECTIONS,
+        "subword_model": MODEL_TYPES,
+    }
+
+
+HELP = {
+    **settings.STACK_HELP,
+    **DECODER_HELP,
+    "dataset": "bible (verse pairs of the Debian SWORD modules sword-text-"
+    "sparv and sword-text-web, dev and test whole books) or files "
+    "(--train-files, --dev-files, --test-files)",
+    "direction": "with --dataset bible: es-en (Spanish to English) or en-es",
+    "train_files": "with --dataset files: SOURCE,TARGET, two UTF-8 files "
+    "with one sentence a line, line i of one the translation of line i of "
+    "the other",
+    "dev_files": "with --dataset files: SOURCE,TARGET for early stopping",
+    "test_files": "with --dataset files: SOURCE,TARGET scored at the end",
+    "vocabulary_size": "SentencePiece pieces per language, learned on the "
+    "training side only (fewer where the text has fewer)",
+    "subword_model": "SentencePiece's algorithm: unigram or bpe",
+    "quick": settings.quick_help(Config, QUICK_PAIRS, "sentence pairs"),
+    "max_source_length": "training pairs whose source has more pieces are "
+    "left out; longer sentences are cut at translation (with a warning)",
+    "max_target_length": "training pairs whose target has more pieces are "
+    "left out; decoding stops after this many pieces",
+}
+
+
+# Source lengths (pieces) the batches are bucketed by.
+BOUNDARIES = (16, 24, 32, 40, 48, 64, 80)

@@ -1,0 +1,172 @@
+"""`Translator`: a stacked-RNN encoder-decoder from sentences to
+sentences, reading and writing subword pieces (SentencePiece)."""
+
+import keras
+
+from zoo._package import PACKAGE
+from zoo.subwords import SPECIALS
+from zoo.subwords import START
+from zoo.subwords import Subwords
+from zoo.tasks.transcriber import Transcriber
+
+# A translator's decoding defaults: pieces, not letters.
+DECODING = {
+    "beam_width": 5,
+    "length_penalty": 1.0,
+    "max_source_length": 128,
+    "max_target_length": 160,
+}
+# What a preset records the outputs of (`Translator.fixed_outputs`).
+CHECK_SENTENCES = (
+    "En el principio creó Dios los cielos y la tierra.",
+    "La casa es grande.",
+)
+
+
+@keras.saving.register_keras_serializable(package=PACKAGE)
+class Translator(Transcriber):
+    """Translates sentences: a `zoo.Seq2Seq` over subword pieces that
+    keeps both SentencePiece models (`zoo.subwords.Subwords`) and its
+    decoding settings in its config, so a preset or a `.keras` file
+    translates raw text with no other file.
+
+    Ids are SentencePiece's own on both sides: `0` padding, `1` unknown,
+    `2` start, `3` end, then the pieces (on the source side the start
+    and end ids are never read).
+
+    Args:
+        source_subwords, target_subwords: the SentencePiece models of the
+            two languages (`Subwords`, its serialized bytes, or the base64
+            text a config keeps).
+        beam_width, length_penalty: beam search's settings.
+        max_source_length: longer sentences are cut to this many pieces
+            (with a warning).
+        max_target_length: decoding stops after this many pieces.
+        **kwargs: `zoo.Seq2Seq`'s arguments (`embedding_dim`, `encoder`,
+            `decoder`, `bridge`, `attention`, ...), its vocabulary sizes
+            excepted (they follow from the subword models).
+
+    Example:
+    ```python
+    translator = zoo.tasks.Translator.from_preset("my_translator")
+    translator.translate(["La casa es grande."])   # ['The house is big.']
+    translator("La casa es grande.")               # the same, one string
+    ```
+    """
+
+    def __init__(
+        self,
+        source_subwords,
+        target_subwords,
+        *,
+        beam_width=DECODING["beam_width"],
+        length_penalty=DECODING["length_penalty"],
+        max_source_length=DECODING["max_source_length"],
+        max_target_length=DECODING["max_target_length"],
+        **kwargs,
+    ):
+        source = _subwords("source_subwords", source_subwords)
+        target = _subwords("target_subwords", target_subwords)
+        special = len(SPECIALS)
+        super().__init__(
+            # The Transcriber's id layout: source symbols from id 2,
+            # target symbols from id 4, which is SentencePiece's.
+            source.pieces()[2:],
+            target.pieces()[special:],
+            beam_width=beam_width,
+            length_penalty=length_penalty,
+            max_source_length=max_source_length,
+            max_target_length=max_target_length,
+            **kwargs,
+        )
+        object.__setattr__(self, "source_subwords", source)
+        object.__setattr__(self, "target_subwords", target)
+
+    def source_ids(self, item):
+        return self.source_subwords.encode([item])[0][: self.max_source_length]
+
+    def source_length(self, item):
+        return len(self.source_subwords.encode([item])[0])
+
+    def decode_ids(self, ids):
+        """The target text of ids, up to the end id (or padding)."""
+        return self.target_subwords.decode([ids])[0]
+
+    def translate(self, sentences, method="beam", batch_size=64):
+        """`[translation, ...]`, one string per sentence, in order (an
+        empty sentence gives an empty string; the same sentence is
+        decoded once)."""
+        self.check_inputs("sentences", sentences, "a list of sentences", method)
+        found = self.decoded_ids(
+            [s.strip() for s in sentences], method, batch_size
+        )
+        texts = dict(
+            zip(found, self.target_subwords.decode(list(found.values())))
+        )
+        return [texts.get(s.strip(), "") for s in sentences]
+
+    def transcribe(self, words, method="beam", batch_size=64):
+        """`translate`: a translator transcribes sentences into text."""
+        return self.translate(words, method, batch_size)
+
+    def run_text(self, inputs, method="beam", batch_size=64):
+        if isinstance(inputs, str):
+            return self.translate([inputs], method, batch_size)[0]
+        return self.translate(list(inputs), method, batch_size)
+
+    def attention_map(self, sentence, translation=None):
+        """Where the decoder looked while writing `translation` (default:
+        this model's beam-search translation of `sentence`):
+        `(source pieces, target pieces, weights)`, the weights a NumPy
+        array `(target pieces + 1, source pieces)` (the last row: the end
+        of the sentence). The source is cut as `translate` cuts it."""
+        if translation is None:
+            translation = self.translate([sentence])[0]
+        source = self.source_ids(sentence)
+        target = self.target_subwords.encode([translation])[0]
+        weights = self.attention_weights(
+            keras.ops.convert_to_tensor([source], "int32"),
+            keras.ops.convert_to_tensor([[START, *target]], "int32"),
+        )
+        weights = keras.ops.convert_to_numpy(weights)[0]
+        pieces = self.source_subwords.pieces()
+        out = self.target_subwords.pieces()
+        return [pieces[i] for i in source], [out[i] for i in target], weights
+
+    def fixed_outputs(self, words=CHECK_SENTENCES):
+        """`words`' (sentences') translations, greedy and with beam
+        search, and the best beam's score per sentence, rounded to 4
+        places."""
+        _, scores = self.decoder("beam")(self.source_batch(words))
+        scores = keras.ops.convert_to_numpy(scores).reshape(len(words), -1)
+        return {
+            "sentences": list(words),
+            "greedy": self.translate(list(words), "greedy"),
+            "beam": self.translate(list(words)),
+            "beam_scores": [round(float(x), 4) for x in scores[:, 0]],
+        }
+
+    def vocabulary_json(self):
+        return {
+            "source_pieces": self.source_subwords.size,
+            "target_pieces": self.target_subwords.size,
+        }
+
+    def get_config(self):
+        config = super().get_config()
+        for key in ("source_symbols", "target_symbols"):
+            config.pop(key)
+        return {
+            **config,
+            "source_subwords": self.source_subwords.to_text(),
+            "target_subwords": self.target_subwords.to_text(),
+        }
+
+
+def _subwords(name, value):
+    if isinstance(value, Subwords):
+        return value
+    return Subwords(value, name)
+
+
+__all__ = ["Translator", "DECODING"]
