@@ -71,6 +71,12 @@ def parse_args(argv):
         "it; default %(default)s: about the recipe default's 11 M "
         "parameters)",
     )
+    parser.add_argument(
+        "--epochs",
+        type=int,
+        default=0,
+        help="passes over the training pairs (default: the run's --epochs)",
+    )
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--checkpoint-steps", type=int, default=200)
     parser.add_argument(
@@ -218,7 +224,7 @@ def params(work):
     return int(found[-1]) if found else None
 
 
-def translate(args, config, state, work, train_steps):
+def translate(args, config, state, work):
     output = work / "test.pred"
     if not output.is_file():
         started = time.perf_counter()
@@ -227,7 +233,7 @@ def translate(args, config, state, work, train_steps):
             [
                 "onmt_translate",
                 "-model",
-                str(work / f"model_step_{train_steps}.pt"),
+                str(_last_checkpoint(work)[1]),
                 "-src",
                 str(work / "data" / "test.src"),
                 "-output",
@@ -262,7 +268,7 @@ def main(argv=None):
     work = pathlib.Path(args.work).resolve()
     work.mkdir(parents=True, exist_ok=True)
     state, kept = write_data(config, work)
-    epochs = config.epochs
+    epochs = args.epochs or config.epochs
     train_steps = epochs * math.ceil(kept / config.batch_size)
     (work / "peer.yaml").write_text(
         yaml_config(config, work, args, train_steps), encoding="utf-8"
@@ -275,7 +281,7 @@ def main(argv=None):
             work / "vocab.log",
         )  # fmt: skip
     seconds = train(args, work, train_steps)
-    texts, decode_seconds = translate(args, config, state, work, train_steps)
+    texts, decode_seconds = translate(args, config, state, work)
     scores = scoring.translation_scores(texts, [p.target for p in state.test])
     target_pieces = sum(
         len(pair[1])
