@@ -24,6 +24,7 @@ other.
 
 import dataclasses
 import hashlib
+import json
 import pathlib
 
 from recipes.data import cache
@@ -34,6 +35,9 @@ from zoo.subwords import Subwords
 
 DEV_BOOKS = ("Josh", "Lam", "Amos", "Nah", "Hab", "Col", "Titus", "1Pet")
 TEST_BOOKS = ("Ruth", "Esth", "Jonah", "Acts", "Phil", "Jas")
+# The cached pairs' file and its format (a new format, a new folder).
+PAIRS_FILE = "pairs.json"
+PAIRS_FORMAT = "pairs-1"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,11 +60,47 @@ def verse_pairs(source="sparv", target="web", root=None):
     """The verses two SWORD modules both have, paired, in the target's
     order.
 
+    Read once from the modules and kept in the data cache
+    (`parallel/SOURCE-TARGET-DIGEST/pairs.json`, `DIGEST` from both
+    modules' files, `recipes.data.sword.fingerprint`), checked against
+    its `SHA256SUMS` on every later use.
+
     Raises:
         DataError: a module is not installed (naming its Debian package)
-            or damaged (`recipes.data.sword.verses`), or the two share no
-            verse.
+            or damaged (`recipes.data.sword.verses`), the two share no
+            verse, or the cached pairs fail their checksum.
     """
+    key = hashlib.sha256(
+        "\0".join(
+            [
+                PAIRS_FORMAT,
+                sword.fingerprint(source, root),
+                sword.fingerprint(target, root),
+            ]
+        ).encode("utf-8")
+    ).hexdigest()[:16]
+    name = "".join(c if c.isalnum() else "_" for c in f"{source}-{target}")
+
+    def write(folder):
+        rows = [
+            dataclasses.astuple(pair)
+            for pair in _read_pairs(source, target, root)
+        ]
+        (folder / PAIRS_FILE).write_text(
+            json.dumps(rows, ensure_ascii=False), encoding="utf-8"
+        )
+
+    folder = cache.converted(
+        cache.folder("parallel") / f"{name}-{key}",
+        [PAIRS_FILE],
+        write,
+        "verse pairs",
+    )
+    rows = json.loads((folder / PAIRS_FILE).read_text(encoding="utf-8"))
+    return [Pair(*row) for row in rows]
+
+
+def _read_pairs(source, target, root):
     found = {
         (v.book, v.chapter, v.verse): v.text for v in sword.verses(source, root)
     }
@@ -163,7 +203,6 @@ def subword_models(
     Raises:
         DataError: a cached model fails its checksum.
     """
-
 
     key = hashlib.sha256(
         repr(

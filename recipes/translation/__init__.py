@@ -29,7 +29,8 @@ Training pairs longer than `--max-source-length` or
 Model: `zoo.build_seq2seq` as in `recipes.seq2seq`: a piece embedding, a
 stacked (by default bidirectional) LSTM encoder, a `dense` state bridge,
 a stacked LSTM decoder with Luong `general` attention over the top
-encoder layer (`--residual` for deep stacks), teacher forcing; every
+encoder layer, residual connections and layer normalisation between
+layers (`--no-residual`, `--no-layer-norm`), teacher forcing; every
 stack option is a flag, `--decoder-layers` and `--decoder-units` set the
 decoder apart. Decoding: greedy and beam search (`--beam-width`,
 `--length-penalty`).

@@ -3,6 +3,7 @@ here), split by whole books, and a user's two line-aligned files."""
 
 import pytest
 
+from recipes.data import cache
 from recipes.data import parallel
 from recipes.data import sword
 from recipes.data.errors import DataError
@@ -12,7 +13,10 @@ def verse(book, chapter, number, text):
     return sword.Verse(book, 0, chapter, number, text)
 
 
-def test_verses_pair_by_book_chapter_and_verse(monkeypatch):
+@pytest.fixture
+def fake_modules(monkeypatch, tmp_path):
+    """Two fake SWORD modules (`verses`, `fingerprint`), a data cache in
+    `tmp_path`; returns the modules' verses and the calls of `verses`."""
     modules = {
         "es": [verse("Gen", 1, 1, "En el principio"), verse("Gen", 1, 2, "Y")],
         "en": [
@@ -21,13 +25,48 @@ def test_verses_pair_by_book_chapter_and_verse(monkeypatch):
             verse("Ruth", 1, 1, "In the days"),
         ],
     }
-    monkeypatch.setattr(sword, "verses", lambda name, root=None: modules[name])
+    calls = []
+
+    def verses(name, root=None):
+        calls.append(name)
+        return modules[name]
+
+    monkeypatch.setattr(sword, "verses", verses)
+    monkeypatch.setattr(
+        sword, "fingerprint", lambda name, root=None: repr(modules[name])
+    )
+    monkeypatch.setenv(cache.ENV, str(tmp_path / "cache"))
+    return modules, calls
+
+
+def test_verses_pair_by_book_chapter_and_verse(fake_modules):
+    modules, _ = fake_modules
     pairs = parallel.verse_pairs("es", "en")
     assert pairs == [
         parallel.Pair("En el principio", "In the beginning", "Gen", 1, 1)
     ]
     modules["es"] = [verse("Exod", 1, 1, "Estos")]
     with pytest.raises(DataError, match="share no verse"):
+        parallel.verse_pairs("es", "en")
+
+
+def test_pairs_are_read_once_then_cached_and_checked(fake_modules, tmp_path):
+    modules, calls = fake_modules
+    first = parallel.verse_pairs("es", "en")
+    assert calls == ["es", "en"]
+    assert parallel.verse_pairs("es", "en") == first
+    assert calls == ["es", "en"]  # from the cache, checksummed
+    # A changed module (its fingerprint) is read anew.
+    modules["en"] = [*modules["en"], verse("Gen", 1, 2, "And")]
+    assert len(parallel.verse_pairs("es", "en")) == 2
+    assert calls == ["es", "en", "es", "en"]
+    (cached,) = [
+        path
+        for path in (tmp_path / "cache").rglob("pairs.json")
+        if "And" in path.read_text(encoding="utf-8")
+    ]
+    cached.write_text(cached.read_text().replace("And", "But"))
+    with pytest.raises(DataError, match="fail their checksum"):
         parallel.verse_pairs("es", "en")
 
 

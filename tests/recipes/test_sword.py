@@ -9,6 +9,7 @@ import zlib
 
 import pytest
 
+from recipes.data import osis
 from recipes.data import sword
 from recipes.data import unlabelled
 from recipes.data.errors import DataError
@@ -112,13 +113,13 @@ def test_verses_come_out_cleaned_and_in_order(tmp_path):
 
 
 def test_clean_drops_notes_titles_and_markers():
-    assert sword.clean("a<note>x</note>b") == "a b"
-    assert sword.clean("<w>Ar</w><w>non</w><note>n</note>, “x") == ("Arnon, “x")
-    assert sword.clean("<speaker>Beloved</speaker> Let him") == "Let him"
-    assert sword.clean(r"my name \nd JEHOVAH") == "my name JEHOVAH"
+    assert osis.clean("a<note>x</note>b") == "a b"
+    assert osis.clean("<w>Ar</w><w>non</w><note>n</note>, “x") == ("Arnon, “x")
+    assert osis.clean("<speaker>Beloved</speaker> Let him") == "Let him"
+    assert osis.clean(r"my name \nd JEHOVAH") == "my name JEHOVAH"
     # Nothing after the end of the book (the WEB's glossary).
     assert (
-        sword.clean('Amen. <div eID="g1" osisID="Rev" type="book"/> Glossary')
+        osis.clean('Amen. <div eID="g1" osisID="Rev" type="book"/> Glossary')
         == "Amen."
     )
 
