@@ -17,12 +17,13 @@ the installed SWORD modules: 31,077 pairs. Development and test are
 whole books, so no verse's neighbours, and no retelling of it, are
 trained on: dev Joshua, Lamentations, Amos, Nahum, Habakkuk, Colossians,
 Titus, 1 Peter (1,307 verses); test Ruth, Esther, Jonah, Acts,
-Philippians, James (1,514); train the other 58 books (28,256).
+Philippians, James (1,514); train the other 52 books (28,256).
 `--dataset files` reads a user's line-aligned UTF-8 files instead.
 
 Subwords: a SentencePiece model per language (`--vocabulary-size`
 pieces, `--subword-model unigram` or `bpe`), learned on the training
-side only, cached in the data folder (`zoo.subwords.Subwords`).
+side only, cached in the data folder (`zoo.subwords.Subwords`); the verse
+pairs are cached there too, keyed by both modules' files.
 Training pairs longer than `--max-source-length` or
 `--max-target-length` pieces are left out (OpenNMT's `filtertoolong`).
 

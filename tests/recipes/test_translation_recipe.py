@@ -3,8 +3,10 @@
 line, and its bad input refused in one line."""
 
 import json
+import math
 import random
 
+import numpy as np
 import pytest
 
 import harness
@@ -170,3 +172,26 @@ def test_a_missing_sword_module_names_its_debian_package(
     (tmp_path / "no-sword").mkdir()
     err = one_line_exit_2(capsys, ["--output", str(tmp_path / "o")])
     assert "apt install sword-text-" in err
+
+
+def test_the_first_steps_benchmark_reads_the_recipes_flags(corpus, capsys):
+    from benchmarks import translation_start
+
+    flags = [
+        "--dataset", "files", *(
+            x for name in ("train", "dev", "test")
+            for x in (f"--{name}-files", corpus[f"{name}_files"])
+        ),
+        "--units", "8", "--embedding-dim", "8", "--num-layers", "2",
+        "--vocabulary-size", "40", "--no-residual",
+    ]  # fmt: skip
+    losses, entropy = translation_start.main(
+        ["--steps", "12", "--every", "5", "--", *flags]
+    )
+    assert len(losses) == 12 and all(np.isfinite(losses))
+    # 8 words' pieces plus the end: between 2 and 4 nats or so.
+    assert 1.0 < entropy < math.log(40)
+    printed = capsys.readouterr().out
+    assert "unigram entropy of the target pieces" in printed
+    assert "step 5:" in printed and "step 10:" in printed
+    assert "step 12:" not in printed
