@@ -161,6 +161,27 @@ seed: {config.seed}
 """
 
 
+def check_inputs(work):
+    """Refuses a `--work` folder whose files came from other data or
+    settings (its `inputs.sha256`, written on first use, against the
+    digest of `peer.yaml` and the data files now), so a reused folder
+    never reports another peer's scores."""
+    names = ["peer.yaml"] + sorted(
+        f"data/{split}.{side}" for split in SPLITS for side in SIDES
+        if (work / "data" / f"{split}.{side}").is_file()
+    )  # fmt: skip
+    digest = files.digest([(work / name).read_text("utf-8") for name in names])
+    stored = work / "inputs.sha256"
+    if not stored.is_file():
+        stored.write_text(digest, encoding="utf-8")
+    elif stored.read_text(encoding="utf-8").strip() != digest:
+        raise harness.UsageError(
+            f"--work {work}: it holds a peer trained on other data or "
+            "settings (its inputs.sha256 differs); pass another --work, or "
+            "delete the folder to train this one there"
+        )
+
+
 def _env(args):
     env = dict(os.environ)
     env.update(
@@ -224,7 +245,7 @@ def params(work):
     return int(found[-1]) if found else None
 
 
-def translate(args, config, state, work):
+def translate(args, config, state, work, train_steps):
     output = work / "test.pred"
     if not output.is_file():
         started = time.perf_counter()
@@ -233,7 +254,7 @@ def translate(args, config, state, work):
             [
                 "onmt_translate",
                 "-model",
-                str(_last_checkpoint(work)[1]),
+                str(work / f"model_step_{train_steps}.pt"),
                 "-src",
                 str(work / "data" / "test.src"),
                 "-output",
@@ -248,8 +269,8 @@ def translate(args, config, state, work):
             work / "translate.log",
         )
         seconds = time.perf_counter() - started
-        os.replace(str(output) + ".partial", output)
         files.write_json(work / "translate_seconds.json", round(seconds, 1))
+        os.replace(str(output) + ".partial", output)
     seconds = json.loads((work / "translate_seconds.json").read_text())
     pieces = output.read_text(encoding="utf-8").splitlines()
     ids = {p: i for i, p in enumerate(state.target.pieces())}
@@ -273,15 +294,20 @@ def main(argv=None):
     (work / "peer.yaml").write_text(
         yaml_config(config, work, args, train_steps), encoding="utf-8"
     )
-    if not (work / "vocab.src").is_file():
+    check_inputs(work)
+    built = (work / "vocab.done").is_file() or (
+        _last_checkpoint(work)[1] is not None  # trained: the vocabulary was
+    )
+    if not built:
         _run(
             args,
             ["onmt_build_vocab", "-config", str(work / "peer.yaml"),
              "-n_sample", "-1"],
             work / "vocab.log",
         )  # fmt: skip
+        (work / "vocab.done").write_text("", encoding="utf-8")
     seconds = train(args, work, train_steps)
-    texts, decode_seconds = translate(args, config, state, work)
+    texts, decode_seconds = translate(args, config, state, work, train_steps)
     scores = scoring.translation_scores(texts, [p.target for p in state.test])
     target_pieces = sum(
         len(pair[1])

@@ -25,6 +25,7 @@ import time
 import keras
 import numpy as np
 
+import harness
 from recipes import arguments
 from recipes import cli
 from recipes.translation import config as translation_config
@@ -56,9 +57,11 @@ def recipe_config(flags):
         "",
         translation_config.HELP,
     )
-    return arguments.resolve_config(
+    config = arguments.resolve_config(
         translation.TASK.Config, parser.parse_args(flags)
     )
+    translation.TASK.check(config)
+    return config
 
 
 def unigram_entropy(batches):
@@ -115,4 +118,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    harness.run_cli(main, sys.argv[1:])

@@ -160,7 +160,15 @@ class Subwords:
             options.update(
                 input_sentence_size=seed_sentences, shuffle_input_sentence=True
             )
-        sentencepiece.SentencePieceTrainer.train(**options)
+        try:
+            sentencepiece.SentencePieceTrainer.train(**options)
+        except RuntimeError as error:  # SentencePiece's refusals
+            reason = " ".join(str(error).split())
+            raise ValueError(
+                f"SentencePiece cannot learn vocabulary_size={vocabulary_size} "
+                f"pieces from `lines` ({reason}); every character of the text "
+                "needs a piece of its own: pass a larger `vocabulary_size`."
+            ) from None
         return cls(written.getvalue())
 
     @property

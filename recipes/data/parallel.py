@@ -184,7 +184,13 @@ def read_files(source, target):
 
 
 def _lines(path):
-    return conllu.read_text(path, "a parallel text").splitlines()
+    """The lines of a UTF-8 file, split at `\\n` only (`str.splitlines`
+    would also split at U+2028, `\\x85`, form feeds..., which scraped
+    text holds, and misalign the two files); a final `\\r` is dropped."""
+    lines = conllu.read_text(path, "a parallel text").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
 
 
 SUBWORD_FILES = ("source.model", "target.model")
@@ -201,7 +207,9 @@ def subword_models(
     a resumed run read the same pieces.
 
     Raises:
-        DataError: a cached model fails its checksum.
+        DataError: a cached model fails its checksum, or SentencePiece
+            cannot learn that many pieces from a side (fewer pieces than
+            the side has characters).
     """
 
     key = hashlib.sha256(
@@ -217,9 +225,14 @@ def subword_models(
 
     def learn(folder):
         for name, side in zip(SUBWORD_FILES, ("source", "target")):
-            model = Subwords.train(
-                [getattr(p, side) for p in train], vocabulary_size, model_type
-            )
+            try:
+                model = Subwords.train(
+                    [getattr(p, side) for p in train],
+                    vocabulary_size,
+                    model_type,
+                )
+            except ValueError as error:
+                raise DataError(f"the {side} side: {error}") from None
             (folder / name).write_bytes(model.proto)
 
     folder = cache.converted(

@@ -355,11 +355,15 @@ def fingerprint(name, root=None):
     of its verses is keyed by (a reinstalled module reads anew). Raises
     `DataError` as `verses` does for a module that is not installed."""
     root = root_folder(root)
-    module, _, conf = _conf(name, root, _pysword()[2])
+    module, entry, conf = _conf(name, root, _pysword()[2])
     digest = hashlib.sha256(repr((module, sorted(conf.items()))).encode())
     folder = root / conf.get("datapath", "-")
-    for path in sorted(folder.iterdir()) if folder.is_dir() else ():
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    try:
+        for path in sorted(folder.iterdir()) if folder.is_dir() else ():
+            if path.is_file():
+                digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    except OSError as error:
+        raise _Damaged(module, entry)(error.strerror, folder) from None
     return digest.hexdigest()
 
 

@@ -7,6 +7,7 @@ import time
 
 import harness
 import zoo
+from harness import extras
 from harness import flags
 from harness import plots
 from recipes import models
@@ -49,6 +50,12 @@ def file_pair(name, value):
 
 
 def check(config):
+    extras.require(
+        "translation",
+        "sentencepiece",
+        "sacrebleu",
+        what="python -m recipes.translation",
+    )
     seq2seq.check_model(config)
     for name in ("vocabulary_size", "max_source_length", "max_target_length"):
         flags.check_range(name, getattr(config, name), low=1)

@@ -124,3 +124,14 @@ def test_bad_parallel_files_are_one_clear_error(
         DataError, match=r"missing\.es: cannot read a parallel text .*No such"
     ):
         parallel.read_files(tmp_path / "missing.es", right)
+
+
+def test_lines_split_at_newlines_only(tmp_path):
+    # U+2028 and a form feed are characters of a line, not line ends.
+    source = write(tmp_path / "a.es", "uno\u2028dos\r\ntres\x0c\n")
+    target = write(tmp_path / "a.en", "one two\nthree\n")
+    pairs = parallel.read_files(source, target)
+    assert [(p.source, p.target) for p in pairs] == [
+        ("uno\u2028dos", "one two"),
+        ("tres\x0c".strip(), "three"),
+    ]

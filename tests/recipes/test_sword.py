@@ -224,3 +224,14 @@ def test_the_installed_world_english_bible():
     )
     assert got[-1].book == "Rev" and "Glossary" not in got[-1].text
     assert all("<" not in v.text for v in got)
+
+
+def test_the_fingerprint_follows_the_module_files(tmp_path):
+    folder = write_module(tmp_path)
+    first = sword.fingerprint("x", root=tmp_path)
+    (folder / "notes").mkdir()  # a folder in the data folder is not read
+    assert sword.fingerprint("x", root=tmp_path) == first
+    (folder / "nt.bzz").write_bytes((folder / "nt.bzz").read_bytes() + b"x")
+    assert sword.fingerprint("x", root=tmp_path) != first
+    message = one_line_error(sword.fingerprint, "nothing", tmp_path)
+    assert "'nothing' is not in" in message

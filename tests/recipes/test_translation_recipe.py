@@ -11,6 +11,7 @@ import pytest
 
 import harness
 import zoo
+from harness import extras
 from recipes import translation
 from recipes.data import cache
 
@@ -163,6 +164,24 @@ def test_bad_input_is_one_line_and_exit_2(corpus, tmp_path, capsys):
         (["--embedding-dropout", "0.1"], "--embedding-dropout is not used"),
     ):
         assert message in one_line_exit_2(capsys, [*argv, *out])
+    # Fewer pieces than the text has characters: SentencePiece refuses.
+    err = one_line_exit_2(
+        capsys,
+        [*given, "--test-files", corpus["test_files"],
+         "--vocabulary-size", "16", *out],
+    )  # fmt: skip
+    assert "the source side" in err and "vocabulary_size=16" in err
+
+
+def test_without_the_translation_extra_one_line_names_it(
+    tmp_path, monkeypatch, capsys
+):
+    real = extras.installed
+    monkeypatch.setattr(
+        extras, "installed", lambda name: name != "sacrebleu" and real(name)
+    )
+    err = one_line_exit_2(capsys, ["--output", str(tmp_path / "o")])
+    assert "`translation` extra" in err and "sacrebleu" in err
 
 
 def test_a_missing_sword_module_names_its_debian_package(

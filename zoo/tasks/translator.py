@@ -4,6 +4,8 @@ sentences, reading and writing subword pieces (SentencePiece)."""
 import keras
 
 from zoo._package import PACKAGE
+from zoo.subwords import END
+from zoo.subwords import PAD
 from zoo.subwords import SPECIALS
 from zoo.subwords import START
 from zoo.subwords import Subwords
@@ -119,11 +121,23 @@ class Translator(Transcriber):
         this model's beam-search translation of `sentence`):
         `(source pieces, target pieces, weights)`, the weights a NumPy
         array `(target pieces + 1, source pieces)` (the last row: the end
-        of the sentence). The source is cut as `translate` cuts it."""
-        if translation is None:
-            translation = self.translate([sentence])[0]
+        of the sentence). The source is cut as `translate` cuts it; the
+        target pieces are those beam search chose (given a `translation`,
+        its SentencePiece split)."""
         source = self.source_ids(sentence)
-        target = self.target_subwords.encode([translation])[0]
+        if translation is None:
+            # The pieces beam search chose (an unknown piece included),
+            # not a re-encoding of their text, which may split otherwise.
+            target = []
+            for i in self.decoded_ids([sentence.strip()], "beam", 1).get(
+                sentence.strip(), []
+            ):
+                if int(i) in (END, PAD):
+                    break
+                if int(i) != START:
+                    target.append(int(i))
+        else:
+            target = self.target_subwords.encode([translation])[0]
         weights = self.attention_weights(
             keras.ops.convert_to_tensor([source], "int32"),
             keras.ops.convert_to_tensor([[START, *target]], "int32"),
