@@ -117,7 +117,7 @@ def parse(argv):
     parser.add_argument(
         "--task",
         default="tagging",
-        help="the recipe: tagging, classification or seq2seq "
+        help="the recipe: tagging, classification, seq2seq or translation "
         "(default: %(default)s)",
     )
     parser.add_argument(

@@ -45,6 +45,9 @@ class Task:
     task_class = None
     curve_metric = "accuracy"
     monitor_mode = "max"  # `monitor`'s metric is maximised ("min": loss)
+    # A `zoo.Seq2Seq` task: an encoder and a decoder stack (a parameter
+    # budget counts both; the model reads token ids).
+    encoder_decoder = False
 
     def check(self, config):
         """Raises `harness.UsageError` for a bad config (before any data)."""

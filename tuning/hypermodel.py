@@ -13,6 +13,7 @@ from recipes import classification
 from recipes import seq2seq
 from recipes import settings
 from recipes import tagging
+from recipes import translation
 from recipes.task import Task
 from tuning import space
 from zoo import validation
@@ -22,6 +23,7 @@ RECIPES = {
     "tagging": tagging,
     "classification": classification,
     "seq2seq": seq2seq,
+    "translation": translation,
 }
 TASKS = tuple(RECIPES)
 SEARCHABLE = space.NAMES
@@ -80,7 +82,8 @@ class StackedRNNHyperModel(kt.HyperModel):
     `zoo.width_for_budget` for its cell, depth and the options that add
     parameters, so every trial's recurrent stack has about `budget_params`
     parameters (the embedding and the output layer are not counted; they
-    do not change with depth); for `"seq2seq"` the budget counts the
+    do not change with depth); for `"seq2seq"` and `"translation"` (an
+    encoder-decoder, `Task.encoder_decoder`) the budget counts the
     encoder's and the decoder's stacks together (`decoder=True`).
     `recurrent_dropout` is searched only when named in `search`; every
     other option keeps LSTM and GRU on the fused kernel.
@@ -92,9 +95,10 @@ class StackedRNNHyperModel(kt.HyperModel):
 
     Args:
         task: `"tagging"` (a softmax per timestep), `"classification"` (a
-            softmax over the pooled sequence, trained on one-hot classes)
-            or `"seq2seq"` (`zoo.build_seq2seq` with teacher forcing: x is
-            `(source ids, decoder input ids)`), or a `recipes.task.Task`.
+            softmax over the pooled sequence, trained on one-hot classes),
+            `"seq2seq"` (`zoo.build_seq2seq` with teacher forcing: x is
+            `(source ids, decoder input ids)`), `"translation"` (the same
+            over subword pieces), or a `recipes.task.Task`.
         num_outputs: number of tags, classes or target ids (not with
             `state`).
         vocabulary_size: size of the token vocabulary (id 0 is padding);
@@ -228,10 +232,10 @@ class StackedRNNHyperModel(kt.HyperModel):
                 f"`input_dim` (float features); received vocabulary_size="
                 f"{vocabulary_size!r}, input_dim={input_dim!r}."
             )
-        if self.task.name == "seq2seq" and vocabulary_size is None:
+        if self.task.encoder_decoder and vocabulary_size is None:
             raise ValueError(
-                "task='seq2seq' reads token ids: pass `vocabulary_size`; "
-                f"received input_dim={input_dim!r}."
+                f"task={self.task.name!r} reads token ids: pass "
+                f"`vocabulary_size`; received input_dim={input_dim!r}."
             )
 
     # The space ---------------------------------------------------------
@@ -266,7 +270,7 @@ class StackedRNNHyperModel(kt.HyperModel):
                 self.input_width(trial),
                 trial.num_layers,
                 self.budget_params,
-                decoder=self.task.name == "seq2seq",
+                decoder=self.task.encoder_decoder,
                 **self._counted(trial),
             )
         elif self.per_layer_units and "units" in self.search:
@@ -358,7 +362,7 @@ class StackedRNNHyperModel(kt.HyperModel):
         total = zoo.count_params(
             config.cell, width, units, num_layers=config.num_layers, **options
         )
-        if self.task.name == "seq2seq":
+        if self.task.encoder_decoder:
             options.pop("bidirectional", None)
             options.pop("merge_mode", None)
             total += zoo.count_params(

@@ -174,6 +174,7 @@ class Seq2SeqTask(Task):
     """G2P: teacher-forced training, PER/WER of beam search on test."""
 
     name = "seq2seq"
+    encoder_decoder = True
     Config = Config
     task_class = zoo.tasks.Transcriber
 

@@ -145,6 +145,7 @@ class TranslationTask(Task):
     on test."""
 
     name = "translation"
+    encoder_decoder = True
     Config = Config
     task_class = zoo.tasks.Translator
     DATA_FILES = FILE_FLAGS

@@ -288,7 +288,9 @@ def test_bad_spaces_are_rejected_with_the_argument_named(kwargs, message):
     assert message in str(info.value)
 
 
-@pytest.mark.parametrize("task", ["tagging", "classification", "seq2seq"])
+@pytest.mark.parametrize(
+    "task", ["tagging", "classification", "seq2seq", "translation"]
+)
 def test_the_defaults_are_the_recipes_config_defaults(task):
     config = tuning.hypermodel.RECIPES[task].Config()
     values = tuning.defaults(task)
@@ -457,9 +459,10 @@ def test_the_seed_sets_the_initial_weights():
     assert "seed" not in tuning.DEFAULT_SEARCH
 
 
-def test_a_seq2seq_budget_counts_the_encoder_and_decoder():
+@pytest.mark.parametrize("task", ["seq2seq", "translation"])
+def test_an_encoder_decoder_budget_counts_both_stacks(task):
     hypermodel = tuning.StackedRNNHyperModel(
-        "seq2seq",
+        task,
         vocabulary_size=30,
         num_outputs=30,
         embedding_dim=16,
