@@ -204,7 +204,7 @@ def test_the_first_steps_benchmark_reads_the_recipes_flags(corpus, capsys):
         "--units", "8", "--embedding-dim", "8", "--num-layers", "2",
         "--vocabulary-size", "40", "--no-residual",
     ]  # fmt: skip
-    losses, entropy = translation_start.main(
+    losses, entropy, use = translation_start.main(
         ["--steps", "12", "--every", "5", "--", *flags]
     )
     assert len(losses) == 12 and all(np.isfinite(losses))
@@ -214,3 +214,4 @@ def test_the_first_steps_benchmark_reads_the_recipes_flags(corpus, capsys):
     assert "unigram entropy of the target pieces" in printed
     assert "step 5:" in printed and "step 10:" in printed
     assert "step 12:" not in printed
+    assert set(use) == {"own", "shuffled"} and "shuffled" in printed
