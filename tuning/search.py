@@ -8,15 +8,16 @@
 
 Each trial trains the recipe's model (`--task tagging|classification|
 seq2seq|translation`, with the recipe's data flags: `--dataset`,
-`--train-file`, ...,
-and its settings for what is not searched) for the recipe's `--epochs`
-(at most 2 with `--quick`, which also takes the recipe's small subset),
-early-stopped on the validation objective: `val_accuracy` (POS),
-`val_f1` (BIO tags), `val_macro_f1` (classification) or `val_accuracy`
-(seq2seq and translation, teacher-forced). `--search` names the hyperparameters to search
+`--train-file`, ..., and its settings for what is not searched) for the
+recipe's `--epochs` (at most 2 with `--quick`, which also takes the
+recipe's small subset), early-stopped on the validation objective:
+`val_accuracy` (POS), `val_f1` (BIO tags), `val_macro_f1`
+(classification) or `val_accuracy` (seq2seq and translation,
+teacher-forced). `--search` names the hyperparameters to search
 (`tuning.SEARCHABLE`); `--cells`, `--layers`, `--widths` and `--range
-NAME=MIN:MAX[:STEP]` set their ranges. With `--budget-params N` the width
-is derived per trial so every recurrent stack has about N parameters.
+NAME=MIN:MAX[:STEP]` set their ranges. With `--budget-params N` the
+width is derived per trial so every recurrent stack has about N
+parameters.
 
 keras-tuner prints each trial's values and progress. At the end, the
 project folder (`--directory`/`--project-name`) holds `trials.csv` and
