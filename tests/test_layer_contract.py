@@ -449,6 +449,7 @@ NOT_LAYERS = {
     "Tagger": "a task model of these layers: tests/test_tasks.py",
     "TextClassifier": "a task model of these layers: tests/test_tasks.py",
     "Transcriber": "a task model (a Seq2Seq): tests/test_tasks.py",
+    "Translator": "a task model (a Transcriber): tests/test_translator.py",
     "BiLM": "a task model of these layers: tests/test_tasks.py",
     "SlantedTriangular": "a learning-rate schedule: tests/test_layers.py",
     "DiscriminativeAdam": "an optimizer: tests/test_optimizers.py",
