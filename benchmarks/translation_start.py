@@ -113,7 +113,7 @@ def main(argv=None):
     state = translation.TASK.prepare(config)
     train, dev, _ = translation.TASK.datasets(config, state, config.batch_size)
     model = translation.TASK.model_for(
-        config, state.target.size, vocabulary_size=state.source.size
+        config, **translation.TASK.model_args(config, state)
     )
     model.compile(
         keras.optimizers.Adam(config.learning_rate), translation.TASK.loss()
