@@ -37,6 +37,23 @@ from zoo import validation as v
 
 PAD, UNKNOWN, START, END = 0, 1, 2, 3
 SPECIALS = ("<pad>", "<unk>", "<s>", "</s>")
+
+
+def content_ids(ids, keep=()):
+    """What a decoded id sequence says: `ids` (ints) up to the first end
+    or padding id, without the other special ids except those in `keep`.
+    The one rule for `Subwords.decode`, `zoo.tasks.Transcriber` and the
+    translator's attention map (the ids 0-3 mean the same in each)."""
+    kept = []
+    for i in ids:
+        i = int(i)
+        if i in (PAD, END):
+            break
+        if i >= len(SPECIALS) or i in keep:
+            kept.append(i)
+    return kept
+
+
 MODEL_TYPES = ("unigram", "bpe")
 INSTALL = (
     "zoo.subwords needs the `sentencepiece` package: pip install "
@@ -191,17 +208,7 @@ class Subwords:
     def decode(self, sequences):
         """The text of each list of ids: stops at the end id or padding,
         skips the other special ids."""
-        cleaned = []
-        for ids in sequences:
-            kept = []
-            for i in ids:
-                i = int(i)
-                if i in (PAD, END):
-                    break
-                if i >= len(SPECIALS):
-                    kept.append(i)
-            cleaned.append(kept)
-        return self._processor.decode(cleaned)
+        return self._processor.decode([content_ids(ids) for ids in sequences])
 
     def to_text(self):
         """The model as base64 text (what a zoo model's config keeps)."""

@@ -23,10 +23,10 @@ other.
 """
 
 import dataclasses
-import hashlib
 import json
 import pathlib
 
+from harness import files
 from recipes.data import cache
 from recipes.data import conllu
 from recipes.data import sword
@@ -70,15 +70,13 @@ def verse_pairs(source="sparv", target="web", root=None):
             or damaged (`recipes.data.sword.verses`), the two share no
             verse, or the cached pairs fail their checksum.
     """
-    key = hashlib.sha256(
-        "\0".join(
-            [
-                PAIRS_FORMAT,
-                sword.fingerprint(source, root),
-                sword.fingerprint(target, root),
-            ]
-        ).encode("utf-8")
-    ).hexdigest()[:16]
+    key = files.digest(
+        [
+            PAIRS_FORMAT,
+            sword.fingerprint(source, root),
+            sword.fingerprint(target, root),
+        ]
+    )[:16]
     name = "".join(c if c.isalnum() else "_" for c in f"{source}-{target}")
 
     def write(folder):
@@ -212,15 +210,9 @@ def subword_models(
             the side has characters).
     """
 
-    key = hashlib.sha256(
-        repr(
-            (
-                [(p.source, p.target) for p in train],
-                vocabulary_size,
-                model_type,
-            )
-        ).encode()
-    ).hexdigest()[:24]
+    key = files.digest(
+        [[(p.source, p.target) for p in train], vocabulary_size, model_type]
+    )[:24]
     base = pathlib.Path(cache_dir or cache.folder("subwords"))
 
     def learn(folder):

@@ -13,6 +13,7 @@ from zoo._package import PACKAGE
 from zoo.seq2seq import Seq2Seq
 from zoo.seq2seq import compiled_decoder
 from zoo.seq2seq.decoding import METHODS
+from zoo.subwords import content_ids
 from zoo.tasks.task import Task
 from zoo.tasks.task import check_list
 
@@ -190,13 +191,10 @@ class Transcriber(Task, Seq2Seq):
 
     def decode_ids(self, ids):
         """The target symbols of ids, up to the end id (or padding)."""
-        result = []
-        for i in ids:
-            if i in (PAD, END):
-                break
-            if i >= len(TARGET_SPECIALS):
-                result.append(self.target_symbols[i - len(TARGET_SPECIALS)])
-        return result
+        return [
+            self.target_symbols[i - len(TARGET_SPECIALS)]
+            for i in content_ids(ids)
+        ]
 
     def decoder(self, method="beam"):
         """`source ids -> (ids, scores)` with this model's settings, made

@@ -4,11 +4,11 @@ sentences, reading and writing subword pieces (SentencePiece)."""
 import keras
 
 from zoo._package import PACKAGE
-from zoo.subwords import END
-from zoo.subwords import PAD
 from zoo.subwords import SPECIALS
 from zoo.subwords import START
+from zoo.subwords import UNKNOWN
 from zoo.subwords import Subwords
+from zoo.subwords import content_ids
 from zoo.tasks.transcriber import Transcriber
 
 # A translator's decoding defaults: pieces, not letters.
@@ -128,14 +128,10 @@ class Translator(Transcriber):
         if translation is None:
             # The pieces beam search chose (an unknown piece included),
             # not a re-encoding of their text, which may split otherwise.
-            target = []
-            for i in self.decoded_ids([sentence.strip()], "beam", 1).get(
-                sentence.strip(), []
-            ):
-                if int(i) in (END, PAD):
-                    break
-                if int(i) != START:
-                    target.append(int(i))
+            decoded = self.decoded_ids([sentence.strip()], "beam", 1)
+            target = content_ids(
+                decoded.get(sentence.strip(), []), keep=(UNKNOWN,)
+            )
         else:
             target = self.target_subwords.encode([translation])[0]
         weights = self.attention_weights(
