@@ -43,12 +43,29 @@ def parse_args(argv):
     parser.add_argument("--steps", type=int, default=160)
     parser.add_argument("--every", type=int, default=20)
     parser.add_argument(
+        "--source-every",
+        type=int,
+        default=0,
+        help="also print, every this many steps, the dev loss with own "
+        "and shuffled sources (5 batches) and the attention's entropy",
+    )
+    parser.add_argument(
+        "--clipnorm",
+        type=float,
+        default=0.0,
+        help="clip the gradients' global norm to this (Adam's "
+        "global_clipnorm; OpenNMT-py clips at 5); 0 does not clip",
+    )
+    parser.add_argument(
         "recipe", nargs="*", help="after --: the recipe's flags"
     )
     args = parser.parse_args(argv)
     for name in ("steps", "every"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1")
+    for name in ("source_every", "clipnorm"):
+        if getattr(args, name) < 0:
+            parser.error(f"--{name.replace('_', '-')} must be at least 0")
     return args
 
 
@@ -106,6 +123,48 @@ def source_use(model, batches, seed=0, limit=20):
     }
 
 
+def attention_spread(model, batches, limit=5):
+    """Mean entropy (nats) of the attention rows of real target steps
+    in the first `limit` `batches`, the entropy of a uniform row over
+    the same sources, and the mean largest weight; None without
+    attention. A collapsed attention has entropy near 0 and a largest
+    weight near 1."""
+    if model.attention is None:
+        return None
+    found = {"entropy": [], "uniform": [], "largest": []}
+    for i in range(min(limit, len(batches))):
+        (source, inputs), _, _ = batches[i]
+        weights = keras.ops.convert_to_numpy(
+            model.attention_weights(source, inputs)
+        )
+        real = inputs > 0
+        entropy = -(weights * np.log(np.maximum(weights, 1e-12))).sum(-1)
+        lengths = np.broadcast_to(
+            np.log((source > 0).sum(1))[:, None], real.shape
+        )
+        found["entropy"].extend(entropy[real].tolist())
+        found["uniform"].extend(lengths[real].tolist())
+        found["largest"].extend(weights.max(-1)[real].tolist())
+    return {name: float(np.mean(values)) for name, values in found.items()}
+
+
+def source_line(model, dev, limit):
+    """One line: own vs shuffled dev loss and the attention's spread."""
+    use = source_use(model, dev, limit=limit)
+    line = (
+        f"dev loss with each verse's own source {use['own']:.3f}, with "
+        f"the sources shuffled {use['shuffled']:.3f}"
+    )
+    spread = attention_spread(model, dev, limit=min(limit, 5))
+    if spread is not None:
+        line += (
+            f"; attention entropy {spread['entropy']:.3f} (uniform "
+            f"{spread['uniform']:.3f}), largest weight "
+            f"{spread['largest']:.3f}"
+        )
+    return use, line
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     config = recipe_config(args.recipe)
@@ -115,8 +174,10 @@ def main(argv=None):
     model = translation.TASK.model_for(
         config, **translation.TASK.model_args(config, state)
     )
+    clip = {"global_clipnorm": args.clipnorm} if args.clipnorm else {}
     model.compile(
-        keras.optimizers.Adam(config.learning_rate), translation.TASK.loss()
+        keras.optimizers.Adam(config.learning_rate, **clip),
+        translation.TASK.loss(),
     )
     entropy = unigram_entropy(train)
     print(
@@ -141,15 +202,16 @@ def main(argv=None):
                     f"({time.perf_counter() - started:.0f} s)",
                     flush=True,
                 )
+            if args.source_every and len(losses) % args.source_every == 0:
+                print(
+                    f"step {len(losses)}: "
+                    + source_line(model, dev, limit=5)[1],
+                    flush=True,
+                )
             if len(losses) == args.steps:
                 break
-    use = source_use(model, dev)
-    print(
-        f"dev loss with each verse's own source {use['own']:.3f}, with "
-        f"the sources shuffled {use['shuffled']:.3f} (equal: the source "
-        "is ignored)",
-        flush=True,
-    )
+    use, line = source_line(model, dev, limit=20)
+    print(f"{line} (equal losses: the source is ignored)", flush=True)
     return losses, entropy, use
 
 

@@ -193,6 +193,8 @@ def test_a_missing_sword_module_names_its_debian_package(
     assert "apt install sword-text-" in err
 
 
+@pytest.mark.every_backend
+@pytest.mark.torch_tier
 def test_the_first_steps_benchmark_reads_the_recipes_flags(corpus, capsys):
     from benchmarks import translation_start
 
@@ -205,13 +207,21 @@ def test_the_first_steps_benchmark_reads_the_recipes_flags(corpus, capsys):
         "--vocabulary-size", "40", "--no-residual",
     ]  # fmt: skip
     losses, entropy, use = translation_start.main(
-        ["--steps", "12", "--every", "5", "--", *flags]
-    )
+        [
+            "--steps", "12", "--every", "5", "--source-every", "6",
+            "--clipnorm", "1", "--", *flags,
+        ]
+    )  # fmt: skip
     assert len(losses) == 12 and all(np.isfinite(losses))
     # 8 words' pieces plus the end: between 2 and 4 nats or so.
     assert 1.0 < entropy < math.log(40)
     printed = capsys.readouterr().out
     assert "unigram entropy of the target pieces" in printed
     assert "step 5:" in printed and "step 10:" in printed
-    assert "step 12:" not in printed
+    assert "step 12: loss" not in printed
     assert set(use) == {"own", "shuffled"} and "shuffled" in printed
+    # The source check every 6 steps, with the attention's spread.
+    checks = [line for line in printed.splitlines() if "own source" in line]
+    assert [line.split(":")[0] for line in checks[:2]] == ["step 6", "step 12"]
+    assert all("attention entropy" in line for line in checks)
+    assert len(checks) == 3  # and once more at the end, on 20 batches
