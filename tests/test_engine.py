@@ -235,6 +235,7 @@ SEQ2SEQ = [
     ("general", "dense", "lstm", True, 6, 4, 0.5),
     ("additive", "zeros", "gru", True, 8, 3, 1.0),
     ("general", "copy", "simple_rnn", False, 8, 2, 2.0),
+    ("cosine", "dense", "lstm", True, 6, 3, 1.0),
 ]
 
 

@@ -437,6 +437,16 @@ CASES = [
         expected_num_trainable_weights=3,
         check_gradients=True,
     ),
+    case(
+        zoo.seq2seq.SourceAttention,
+        init_kwargs=dict(score="cosine"),
+        input_shape=[(3, 5, 4), (3, 5, 3)],
+        several_args=True,
+        lengths=[5, 3, 2],
+        expected_output_shape=(3, 5, 3),
+        expected_num_trainable_weights=2,  # the kernel and the sharpness
+        check_gradients=True,
+    ),
 ]
 
 # Registered zoo objects that are not layers of their own.

@@ -235,7 +235,7 @@ def test_attention_layers_take_the_keras_mask():
         zoo.seq2seq.SourceAttention(score, name=score)(
             keras.layers.Dense(3)(query) if score == "dot" else query, masked
         )
-        for score in ("dot", "general", "additive")
+        for score in ("dot", "general", "additive", "cosine")
     ]
     model = keras.Model([query, values], contexts)
     rng = np.random.default_rng(0)
@@ -359,7 +359,9 @@ def test_bad_options_name_the_argument():
 
 
 @pytest.mark.grid(stride=2, core_only=True)
-@pytest.mark.parametrize("attention", [None, "dot", "general", "additive"])
+@pytest.mark.parametrize(
+    "attention", [None, "dot", "general", "additive", "cosine"]
+)
 def test_padding_never_changes_the_outputs(attention):
     model = tiny(
         "gru",
@@ -385,7 +387,7 @@ def test_attention_weights_are_zero_on_padding():
     values[~mask] = 1e4  # would dominate any score if it leaked in
     empty = mask.copy()
     empty[2] = False
-    for score in ("dot", "general", "additive"):
+    for score in ("dot", "general", "additive", "cosine"):
         layer = zoo.seq2seq.SourceAttention(score)
         context = helpers.to_numpy(layer(query, values, values_mask=empty))
         weights = helpers.to_numpy(

@@ -7,7 +7,7 @@ import typing
 import zoo
 from recipes import settings
 
-ATTENTIONS = ("none", "dot", "general", "additive")
+ATTENTIONS = ("none", "dot", "general", "additive", "cosine")
 BRIDGES = ("copy", "zeros", "dense")
 QUICK_WORDS = (12000, 300, 300)
 # `--quick` is a smoke run that still shows learning: a smaller model and
@@ -77,7 +77,8 @@ DECODER_HELP = {
     "bridge": "how the decoder's initial state comes from the encoder: "
     "copy, zeros or dense (a learned projection)",
     "attention": "attention over the top encoder layer: none, dot, general "
-    "(Luong) or additive (Bahdanau)",
+    "(Luong), additive (Bahdanau) or cosine (general's score over unit "
+    "vectors times a learned sharpness: bounded, it does not collapse)",
     "beam_width": "beams for beam search (1: greedy)",
     "length_penalty": "beam scores are log p / length**this",
     "embedding_dropout": "not used by this recipe (must be 0)",

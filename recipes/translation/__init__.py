@@ -29,9 +29,11 @@ Training pairs longer than `--max-source-length` or
 
 Model: `zoo.build_seq2seq` as in `recipes.seq2seq`: a piece embedding, a
 stacked (by default bidirectional) LSTM encoder, a `dense` state bridge,
-a stacked LSTM decoder with Luong `general` attention over the top
-encoder layer, residual connections and layer normalisation between
-layers (`--no-residual`, `--no-layer-norm`), teacher forcing; every
+a stacked LSTM decoder with `cosine` attention over the top encoder
+layer (`general`'s score between unit vectors times a learned sharpness:
+`general` itself collapsed onto one source piece here), residual
+connections and layer normalisation between layers (`--no-residual`,
+`--no-layer-norm`), teacher forcing; every
 stack option is a flag, `--decoder-layers` and `--decoder-units` set the
 decoder apart. Decoding: greedy and beam search (`--beam-width`,
 `--length-penalty`).

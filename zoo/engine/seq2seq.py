@@ -101,10 +101,17 @@ class Bridge:
         return outputs
 
 
+def _unit(x):
+    """`x` over its L2 norm on the last axis (`SourceAttention`'s)."""
+    norm = np.sqrt(np.sum(np.square(x), axis=-1, keepdims=True))
+    return x / (norm + FLOAT(1e-6))
+
+
 class Memory:
     """What the decoder reads of encoded sources: `values` (the encoder
     outputs, zero at padding), `mask`, `keys` (the additive scorer's
-    `values W_e`, else None) and the decoder's first `states`."""
+    `values W_e`, the cosine scorer's unit values, else None) and the
+    decoder's first `states`."""
 
     def __init__(self, values, mask, keys, states):
         self.values, self.mask, self.keys = values, mask, keys
@@ -139,8 +146,10 @@ class Seq2SeqPlan:
         self.output = _dense(part("output"))
         attention = part("attention") if model.attention else None
         self.score = None if attention is None else attention.score
-        if self.score == "general":
+        if self.score in ("general", "cosine"):
             self.kernel = fn.array(attention.kernel)
+        if self.score == "cosine":
+            self.sharpness = FLOAT(fn.array(attention.sharpness))
         elif self.score == "additive":
             self.query_kernel = fn.array(attention.query_kernel)
             self.value_kernel = fn.array(attention.value_kernel)
@@ -180,6 +189,8 @@ class Seq2SeqPlan:
         keys = None
         if self.score == "additive":
             keys = values @ self.value_kernel
+        elif self.score == "cosine":
+            keys = _unit(values)
         return Memory(values, mask, keys, self.bridge(states))
 
     def attend(self, query, memory):
@@ -190,6 +201,9 @@ class Seq2SeqPlan:
             queries = query @ self.query_kernel
             hidden = np.tanh(queries[:, :, None, :] + memory.keys[:, None])
             scores = hidden @ self.scale
+        elif self.score == "cosine":
+            query = _unit(query @ self.kernel) * self.sharpness
+            scores = query @ memory.keys.transpose(0, 2, 1)
         else:
             if self.score == "general":
                 query = query @ self.kernel

@@ -18,7 +18,11 @@ from zoo._package import PACKAGE
 
 BRIDGES = ("copy", "zeros", "dense")
 BIDIRECTIONAL_MERGES = ("concat+dense", "sum")
-SCORES = ("dot", "general", "additive")
+SCORES = ("dot", "general", "additive", "cosine")
+# The cosine score's learned sharpness starts here: near-uniform weights
+# at initialisation (random cosines are ~1/sqrt(width)), and enough range
+# to pick one source step out (cosines differ by up to 2).
+COSINE_SHARPNESS = 10.0
 
 
 @keras.saving.register_keras_serializable(package=PACKAGE)
@@ -420,6 +424,12 @@ def _check_list(name, value, length=None):
     return tuple(value)
 
 
+def _unit(x, epsilon=1e-6):
+    """`x` over its L2 norm on the last axis (a zero row stays zero)."""
+    norm = ops.sqrt(ops.sum(ops.square(x), axis=-1, keepdims=True))
+    return x / (norm + epsilon)
+
+
 @keras.saving.register_keras_serializable(package=PACKAGE)
 class SourceAttention(keras.layers.Layer):
     """Attention from decoder steps to the encoder outputs, padding masked.
@@ -433,6 +443,15 @@ class SourceAttention(keras.layers.Layer):
     - `"general"` (Luong): `h_t W e_s`, with a learned `W`.
     - `"additive"` (Bahdanau): `v . tanh(W_q h_t + W_e e_s)`, with
       `units` hidden units (the query width when `None`).
+    - `"cosine"`: `g cos(h_t W, e_s)`, `general`'s score with both sides
+      L2-normalised and a learned scalar sharpness `g` (from 10), as in
+      query-key normalisation (Henry et al. 2020) and Swin v2's cosine
+      attention. Its scores are bounded by `|g|`, which moves slowly: an
+      unbounded `general` score over unit-scale (layer-normalised)
+      encoder outputs grew so fast under Adam on the translation recipe
+      that every step's attention collapsed onto one source piece
+      within 100 steps and stayed there (its softmax saturated, so no
+      gradient moved it back).
 
     Every query step is computed at once, so teacher-forced training
     attends for all decoder steps in parallel. A source row with no real
@@ -493,11 +512,17 @@ class SourceAttention(keras.layers.Layer):
                 f"width {value_width}. Use attention='general' or "
                 "'additive', or make the widths equal."
             )
-        if self.score == "general":
+        if self.score in ("general", "cosine"):
             self.kernel = self.add_weight(
                 shape=(query_width, value_width),
                 initializer="glorot_uniform",
                 name="kernel",
+            )
+        if self.score == "cosine":
+            self.sharpness = self.add_weight(
+                shape=(),
+                initializer=keras.initializers.Constant(COSINE_SHARPNESS),
+                name="sharpness",
             )
         elif self.score == "additive":
             units = self.units or query_width
@@ -530,8 +555,11 @@ class SourceAttention(keras.layers.Layer):
             )
             scores = ops.sum(hidden * self.scale, axis=-1)
         else:
-            if self.score == "general":
+            if self.score != "dot":
                 query = ops.matmul(query, self.kernel)
+            if self.score == "cosine":
+                query = _unit(query) * ops.cast(self.sharpness, query.dtype)
+                values = _unit(values)
             scores = ops.matmul(query, ops.transpose(values, (0, 2, 1)))
         if values_mask is None:
             return ops.softmax(scores, axis=-1)

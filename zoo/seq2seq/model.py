@@ -165,7 +165,7 @@ class Seq2Seq(keras.Model):
             `merge_mode`.
         bridge: `"copy"`, `"zeros"` or `"dense"`.
         bidirectional_merge: `"concat+dense"` or `"sum"`.
-        attention: `None`, `"dot"`, `"general"` or `"additive"`
+        attention: `None`, `"dot"`, `"general"`, `"additive"` or `"cosine"`
             (`zoo.seq2seq.SourceAttention`); `"dot"` needs the decoder's
             top `units` to equal the encoder's top output width.
         seed: optional integer seed for the dropout masks.
