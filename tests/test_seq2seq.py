@@ -379,6 +379,33 @@ def test_padding_never_changes_the_outputs(attention):
     assert np.isfinite(padded).all()
 
 
+def test_the_cosine_score_is_bounded_by_its_sharpness():
+    # general's score grows with the inputs' scale until its softmax is
+    # one-hot; cosine's does not: the weights ignore the scale, and no
+    # two scores differ by more than twice the sharpness.
+    rng = np.random.default_rng(1)
+    query = rng.normal(size=(2, 3, 4)).astype("float32")
+    values = rng.normal(size=(2, 6, 5)).astype("float32")
+    cosine = zoo.seq2seq.SourceAttention("cosine")
+    general = zoo.seq2seq.SourceAttention("general")
+    for layer in (cosine, general):
+        layer(query, values)  # builds the weights
+    weights = {}
+    for scale in (1.0, 1000.0):
+        for layer in (cosine, general):
+            weights[layer.score, scale] = helpers.to_numpy(
+                layer.attention_weights(query * scale, values * scale)
+            )
+    np.testing.assert_allclose(
+        weights["cosine", 1.0], weights["cosine", 1000.0], atol=1e-5
+    )
+    assert weights["general", 1000.0].max(-1).min() > 0.99  # saturated
+    sharpness = float(helpers.to_numpy(cosine.sharpness))
+    assert sharpness == zoo.seq2seq.layers.COSINE_SHARPNESS
+    logs = np.log(weights["cosine", 1000.0])
+    assert (logs.max(-1) - logs.min(-1)).max() <= 2 * sharpness + 1e-3
+
+
 def test_attention_weights_are_zero_on_padding():
     rng = np.random.default_rng(0)
     query = rng.normal(size=(3, 2, 4)).astype("float32")
