@@ -33,10 +33,9 @@ a stacked LSTM decoder with `cosine` attention over the top encoder
 layer (`general`'s score between unit vectors times a learned sharpness:
 `general` itself collapsed onto one source piece here), residual
 connections and layer normalisation between layers (`--no-residual`,
-`--no-layer-norm`), teacher forcing; every
-stack option is a flag, `--decoder-layers` and `--decoder-units` set the
-decoder apart. Decoding: greedy and beam search (`--beam-width`,
-`--length-penalty`).
+`--no-layer-norm`), teacher forcing; every stack option is a flag,
+`--decoder-layers` and `--decoder-units` set the decoder apart.
+Decoding: greedy and beam search (`--beam-width`, `--length-penalty`).
 
 Metrics: `test_bleu` and `test_chrf`, sacrebleu's corpus BLEU (`13a`
 tokeniser) and chrF of the detokenised beam-search output against the

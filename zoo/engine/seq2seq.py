@@ -150,7 +150,7 @@ class Seq2SeqPlan:
             self.kernel = fn.array(attention.kernel)
         if self.score == "cosine":
             self.sharpness = FLOAT(fn.array(attention.sharpness))
-        elif self.score == "additive":
+        if self.score == "additive":
             self.query_kernel = fn.array(attention.query_kernel)
             self.value_kernel = fn.array(attention.value_kernel)
             self.scale = fn.array(attention.scale)

@@ -425,7 +425,11 @@ def _check_list(name, value, length=None):
 
 
 def _unit(x, epsilon=1e-6):
-    """`x` over its L2 norm on the last axis (a zero row stays zero)."""
+    """`x` over its L2 norm on the last axis (a zero row stays zero).
+
+    Not `keras.ops.normalize`: it caps the inverse norm at `1 /
+    epsilon` (1e7 by default), which is `inf` in float16, so a zero
+    (padded) row becomes NaN under `mixed_float16`."""
     norm = ops.sqrt(ops.sum(ops.square(x), axis=-1, keepdims=True))
     return x / (norm + epsilon)
 
@@ -524,7 +528,7 @@ class SourceAttention(keras.layers.Layer):
                 initializer=keras.initializers.Constant(COSINE_SHARPNESS),
                 name="sharpness",
             )
-        elif self.score == "additive":
+        if self.score == "additive":
             units = self.units or query_width
             self.query_kernel = self.add_weight(
                 shape=(query_width, units),
