@@ -667,6 +667,56 @@ def test_config_round_trips():
         assert keras.saving.get_registered_name(cls) == f"zoo>{name}"
 
 
+def test_param_init_draws_every_weight_but_the_chosen_ones():
+    model = tiny(
+        encoder={"bidirectional": True, "layer_norm": True, "highway": True},
+        decoder={"layer_norm": True},
+        attention="cosine",
+        param_init=0.25,
+        seed=5,
+    )
+    kept = ("gamma", "beta", "sharpness", "gate/bias")
+    for weight in model.weights:
+        values = keras.ops.convert_to_numpy(weight)
+        if weight.path.endswith(kept):
+            default = tiny(
+                encoder={
+                    "bidirectional": True,
+                    "layer_norm": True,
+                    "highway": True,
+                },
+                decoder={"layer_norm": True},
+                attention="cosine",
+            )
+            (same,) = [w for w in default.weights if w.path == weight.path]
+            np.testing.assert_array_equal(
+                values, keras.ops.convert_to_numpy(same), err_msg=weight.path
+            )
+            continue
+        assert np.abs(values).max() <= 0.25, weight.path
+        # A draw, not Keras's start (zero biases, a constant forget bias):
+        # no two values alike.
+        assert np.unique(values).size == values.size, weight.path
+    again = tiny(
+        encoder={"bidirectional": True, "layer_norm": True, "highway": True},
+        decoder={"layer_norm": True},
+        attention="cosine",
+        param_init=0.25,
+        seed=5,
+    )
+    for a, b in zip(model.weights, again.weights):
+        np.testing.assert_array_equal(
+            keras.ops.convert_to_numpy(a), keras.ops.convert_to_numpy(b)
+        )
+    assert helpers.check_config_round_trip(model).param_init == 0.25
+
+
+@pytest.mark.parametrize("value", [0, -0.1, float("nan"), "0.1", True])
+def test_param_init_refuses_what_is_not_a_positive_number(value):
+    with pytest.raises((ValueError, TypeError), match=r"param_init"):
+        tiny(param_init=value)
+
+
 def test_dropout_acts_only_in_training():
     model = tiny(
         "lstm",

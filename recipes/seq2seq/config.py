@@ -35,6 +35,7 @@ class DecoderOptions:
     attention: str = "general"
     beam_width: int = 5
     length_penalty: float = 1.0
+    param_init: float = 0.0
     CHOICES: typing.ClassVar[dict] = {
         **settings.StackOptions.CHOICES,
         "attention": ATTENTIONS,
@@ -79,6 +80,9 @@ DECODER_HELP = {
     "attention": "attention over the top encoder layer: none, dot, general "
     "(Luong), additive (Bahdanau) or cosine (general's score over unit "
     "vectors times a learned sharpness: bounded, it does not collapse)",
+    "param_init": "every weight starts uniform in +-this (OpenNMT's "
+    "param_init; layer norms and the cosine sharpness keep theirs); 0: "
+    "Keras's initialisers",
     "beam_width": "beams for beam search (1: greedy)",
     "length_penalty": "beam scores are log p / length**this",
     "embedding_dropout": "not used by this recipe (must be 0)",

@@ -91,6 +91,7 @@ def check_model(config):
         flags.check_range(name, getattr(config, name), low=0)
     flags.check_range("beam_width", config.beam_width, low=1)
     flags.check_range("length_penalty", config.length_penalty, 0, 5)
+    flags.check_range("param_init", config.param_init, 0, 1)
 
 
 def load_data(config):
@@ -151,6 +152,7 @@ def build_model(config, source_size, target_size):
             embedding_dim=config.embedding_dim,
             bridge=config.bridge,
             attention=None if config.attention == "none" else config.attention,
+            param_init=config.param_init or None,
             encoder=encoder,
             decoder=decoder,
             **shared,

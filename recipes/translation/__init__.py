@@ -33,7 +33,10 @@ a stacked LSTM decoder with `cosine` attention over the top encoder
 layer (`general`'s score between unit vectors times a learned sharpness:
 `general` itself collapsed onto one source piece here), residual
 connections and layer normalisation between layers (`--no-residual`,
-`--no-layer-norm`), teacher forcing; every stack option is a flag,
+`--no-layer-norm`), every weight drawn uniform in +-0.1
+(`--param-init`, OpenNMT's: with Keras's smaller initial weights the
+model ignored its source for hundreds of steps), teacher forcing; every
+stack option is a flag,
 `--decoder-layers` and `--decoder-units` set the decoder apart.
 Decoding: greedy and beam search (`--beam-width`, `--length-penalty`).
 

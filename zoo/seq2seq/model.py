@@ -29,6 +29,10 @@ ATTENTIONS = (None, *SCORES)
 # The decoder's dropout masks get seeds far from the encoder's
 # (`StackedRNN` offsets its layers' seeds by 1000 each).
 DECODER_SEED_OFFSET = 100_000
+# Weights whose initial value is a choice, not a draw, and that
+# `param_init` leaves alone: layer normalisation's scale and offset, the
+# cosine score's sharpness, a highway gate's bias (its carry preference).
+_CHOSEN_INITIAL_VALUES = ("gamma", "beta", "sharpness", "gate/bias")
 
 
 def _stack_options(name, options, allowed):
@@ -168,7 +172,19 @@ class Seq2Seq(keras.Model):
         attention: `None`, `"dot"`, `"general"`, `"additive"` or `"cosine"`
             (`zoo.seq2seq.SourceAttention`); `"dot"` needs the decoder's
             top `units` to equal the encoder's top output width.
-        seed: optional integer seed for the dropout masks.
+        param_init: `None` (each layer's Keras initialisers) or a positive
+            float `a`: every weight starts uniform in `[-a, a]` (kernels,
+            recurrent kernels, embeddings, biases; not the weights whose
+            start is a choice: layer normalisation's scale and offset,
+            the cosine sharpness, a highway gate's bias), OpenNMT-py's
+            `param_init` (Luong et al. 2015 used 0.1). Keras's smaller
+            starts (embeddings in +-0.05, Glorot kernels, +-0.027 for an
+            8,000-way softmax) left a translation model at the target's
+            unigram loss for hundreds of steps, where 0.1 left it within
+            50 (docs/recipes.md, "the initialisation").
+        seed: optional integer seed for the dropout masks (and the
+            `param_init` draws; without it they follow the global seed,
+            `keras.utils.set_random_seed`).
         name: model name, the prefix of every layer name.
 
     Call arguments:
@@ -206,6 +222,7 @@ class Seq2Seq(keras.Model):
         bridge="copy",
         bidirectional_merge="concat+dense",
         attention=None,
+        param_init=None,
         seed=None,
         name="seq2seq",
         **kwargs,
@@ -218,6 +235,10 @@ class Seq2Seq(keras.Model):
             "bidirectional_merge", bidirectional_merge, BIDIRECTIONAL_MERGES
         )
         v.check_choice("attention", attention, ATTENTIONS)
+        if param_init is not None:
+            param_init = v.check_number(
+                "param_init", param_init, float, 0.0, low_inclusive=False
+            )
         if seed is not None and (
             isinstance(seed, bool) or not isinstance(seed, int) or seed < 0
         ):
@@ -326,7 +347,10 @@ class Seq2Seq(keras.Model):
         self.bridge = bridge
         self.bidirectional_merge = bidirectional_merge
         self.attention = attention
+        self.param_init = param_init
         self.seed = seed
+        if param_init is not None:
+            _draw_uniform(self.weights, param_init, seed)
         # Plain, untracked copies: these are config, not state.
         object.__setattr__(self, "_encoder_options", encoder_options)
         object.__setattr__(self, "_decoder_options", decoder_options)
@@ -483,12 +507,27 @@ class Seq2Seq(keras.Model):
             "bridge": self.bridge,
             "bidirectional_merge": self.bidirectional_merge,
             "attention": self.attention,
+            "param_init": self.param_init,
             "seed": self.seed,
         }
 
     @classmethod
     def from_config(cls, config):
         return cls(**copy.deepcopy(config))
+
+
+def _draw_uniform(weights, limit, seed):
+    """Sets each of `weights` uniform in `[-limit, limit]`, except those in
+    `_CHOSEN_INITIAL_VALUES`, from `seed` (None: NumPy's global state,
+    which `keras.utils.set_random_seed` seeds)."""
+    draw = np.random if seed is None else np.random.default_rng(seed)
+    for weight in weights:
+        if weight.path.endswith(_CHOSEN_INITIAL_VALUES):
+            continue
+        values = draw.uniform(-limit, limit, tuple(weight.shape))
+        weight.assign(
+            values.astype(keras.backend.standardize_dtype(weight.dtype))
+        )
 
 
 def build_seq2seq(
@@ -505,6 +544,7 @@ def build_seq2seq(
     attention=None,
     encoder=None,
     decoder=None,
+    param_init=None,
     seed=None,
     name="seq2seq",
     **stack_options,
@@ -524,8 +564,9 @@ def build_seq2seq(
         num_layers: depth of each stack.
         units: hidden size (or one per layer) of each stack.
         bidirectional: whether the encoder is bidirectional.
-        embedding_dim, bridge, bidirectional_merge, attention, seed, name:
-            as for `zoo.Seq2Seq`.
+        embedding_dim, bridge, bidirectional_merge, attention: as for
+            `zoo.Seq2Seq`.
+        param_init, seed, name: as for `zoo.Seq2Seq`.
         encoder: dict of encoder options overriding the shared ones.
         decoder: dict of decoder options overriding the shared ones.
         **stack_options: options for both stacks.
@@ -564,6 +605,7 @@ def build_seq2seq(
         bridge=bridge,
         bidirectional_merge=bidirectional_merge,
         attention=attention,
+        param_init=param_init,
         seed=seed,
         name=name,
     )
