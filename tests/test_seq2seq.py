@@ -668,42 +668,28 @@ def test_config_round_trips():
 
 
 def test_param_init_draws_every_weight_but_the_chosen_ones():
-    model = tiny(
+    options = dict(
         encoder={"bidirectional": True, "layer_norm": True, "highway": True},
         decoder={"layer_norm": True},
         attention="cosine",
-        param_init=0.25,
-        seed=5,
     )
+    model = tiny(**options, param_init=0.25, seed=5)
+    default = {w.path: w for w in tiny(**options).weights}
     kept = ("gamma", "beta", "sharpness", "gate/bias")
     for weight in model.weights:
         values = keras.ops.convert_to_numpy(weight)
         if weight.path.endswith(kept):
-            default = tiny(
-                encoder={
-                    "bidirectional": True,
-                    "layer_norm": True,
-                    "highway": True,
-                },
-                decoder={"layer_norm": True},
-                attention="cosine",
-            )
-            (same,) = [w for w in default.weights if w.path == weight.path]
             np.testing.assert_array_equal(
-                values, keras.ops.convert_to_numpy(same), err_msg=weight.path
+                values,
+                keras.ops.convert_to_numpy(default[weight.path]),
+                err_msg=weight.path,
             )
             continue
         assert np.abs(values).max() <= 0.25, weight.path
         # A draw, not Keras's start (zero biases, a constant forget bias):
         # no two values alike.
         assert np.unique(values).size == values.size, weight.path
-    again = tiny(
-        encoder={"bidirectional": True, "layer_norm": True, "highway": True},
-        decoder={"layer_norm": True},
-        attention="cosine",
-        param_init=0.25,
-        seed=5,
-    )
+    again = tiny(**options, param_init=0.25, seed=5)
     for a, b in zip(model.weights, again.weights):
         np.testing.assert_array_equal(
             keras.ops.convert_to_numpy(a), keras.ops.convert_to_numpy(b)
