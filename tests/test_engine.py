@@ -399,3 +399,20 @@ def test_bad_ids_and_options_are_named():
     decode = zoo.engine.decoder(seq2seq, start_id=2, end_id=3, max_length=3)
     with pytest.raises(ValueError, match="source_ids"):
         decode(np.array([[1, 7]], "int32"))
+
+
+def test_top_k_ranks_as_keras_does_with_and_without_ties():
+    # Integer scores tie often (the slow path), normal ones almost never
+    # (the partition alone); both must rank as keras.ops.top_k: larger
+    # first, a tie to the lower index.
+    from zoo.engine.decoding import top_k
+
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        if trial % 2:
+            ranked = rng.integers(0, 6, size=(4, 30)).astype("float32")
+        else:
+            ranked = rng.normal(size=(4, 30)).astype("float32")
+        k = int(rng.integers(1, 8))
+        expected = keras.ops.convert_to_numpy(keras.ops.top_k(ranked, k)[1])
+        np.testing.assert_array_equal(top_k(ranked, k), expected)

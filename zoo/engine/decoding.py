@@ -30,7 +30,13 @@ def top_k(ranked, k):
         return np.argsort(-ranked, axis=1, kind="stable")[:, :k]
     rows = np.arange(len(ranked))[:, None]
     part = np.argpartition(-ranked, k - 1, axis=1)[:, :k]
-    threshold = ranked[rows, part].min(axis=1, keepdims=True)
+    values = ranked[rows, part]
+    threshold = values.min(axis=1, keepdims=True)
+    if (np.count_nonzero(ranked >= threshold, axis=1) == k).all():
+        # Nothing outside the partition ties its smallest value (the
+        # usual case): sort the k, larger first, a tie to the lower index.
+        order = np.lexsort((part, -values), axis=1)
+        return np.take_along_axis(part, order, axis=1)
     above = ranked > threshold
     ties = ranked == threshold
     need = k - above.sum(axis=1, keepdims=True)
