@@ -81,8 +81,8 @@ DECODER_HELP = {
     "(Luong), additive (Bahdanau) or cosine (general's score over unit "
     "vectors times a learned sharpness: bounded, it does not collapse)",
     "param_init": "every weight starts uniform in +-this (OpenNMT's "
-    "param_init; layer norms and the cosine sharpness keep theirs); 0: "
-    "Keras's initialisers",
+    "param_init; layer norms, the cosine sharpness and a highway gate's "
+    "bias keep theirs); 0: Keras's initialisers",
     "beam_width": "beams for beam search (1: greedy)",
     "length_penalty": "beam scores are log p / length**this",
     "embedding_dropout": "not used by this recipe (must be 0)",

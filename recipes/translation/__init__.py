@@ -36,9 +36,9 @@ connections and layer normalisation between layers (`--no-residual`,
 `--no-layer-norm`), every weight drawn uniform in +-0.1
 (`--param-init`, OpenNMT's: with Keras's smaller initial weights the
 model ignored its source for hundreds of steps), teacher forcing; every
-stack option is a flag,
-`--decoder-layers` and `--decoder-units` set the decoder apart.
-Decoding: greedy and beam search (`--beam-width`, `--length-penalty`).
+stack option is a flag, `--decoder-layers` and `--decoder-units` set the
+decoder apart. Decoding: greedy and beam search (`--beam-width`,
+`--length-penalty`).
 
 Metrics: `test_bleu` and `test_chrf`, sacrebleu's corpus BLEU (`13a`
 tokeniser) and chrF of the detokenised beam-search output against the
