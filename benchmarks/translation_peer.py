@@ -47,11 +47,9 @@ SIDES = ("src", "tgt")
 SPLITS = ("train", "valid", "test")
 
 
-def parse_args(argv):
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.translation_peer",
-        description=__doc__.split("\n\n")[0],
-    )
+def add_run_arguments(parser, work_help):
+    """The recipe's run folder, `--onmt` and `--work` (shared with
+    `benchmarks.translation_decoding`)."""
     parser.add_argument("run", help="the recipe's run folder")
     parser.add_argument(
         "--onmt",
@@ -61,8 +59,16 @@ def parse_args(argv):
     parser.add_argument(
         "--work",
         default="runs/onmt_peer",
-        help="the peer's folder (default: %(default)s)",
+        help=f"{work_help} (default: %(default)s)",
     )
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.translation_peer",
+        description=__doc__.split("\n\n")[0],
+    )
+    add_run_arguments(parser, "the peer's folder")
     parser.add_argument(
         "--hidden-size",
         type=int,

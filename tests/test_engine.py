@@ -418,3 +418,54 @@ def test_top_k_ranks_larger_first_a_tie_to_the_lower_index():
         k = int(rng.integers(1, 8))
         expected = np.argsort(-ranked, axis=1, kind="stable")[:, :k]
         np.testing.assert_array_equal(top_k(ranked, k), expected)
+
+
+@pytest.mark.parametrize("width,penalty", [(1, 1.0), (3, 0.0), (5, 1.0)])
+@pytest.mark.parametrize("tied", [False, True])
+def test_beam_search_ranking_candidates_only_changes_nothing(
+    monkeypatch, width, penalty, tied
+):
+    # Beam search ranks only the tokens that can enter the beams
+    # (`decoding._candidates`); without the bound it ranks them all.
+    # Both must give the same ids and the same float32 scores, with
+    # hypotheses ending at different steps, an empty source, and (tied)
+    # every token equally likely, where only the index breaks ties.
+    from zoo.engine import decoding
+
+    keras.utils.set_random_seed(1)
+    model = zoo.Seq2Seq(
+        12, 40, embedding_dim=6, encoder={"units": 8, "bidirectional": True},
+        decoder={"units": 8}, attention="general",
+    )  # fmt: skip
+    rng = np.random.default_rng(2)
+    source = np.concatenate(
+        [_ids(rng, [5, 3, 6, 1, 4, 2, 5], 12), np.zeros((1, 6), "int32")]
+    )
+    output = model.get_layer(f"{model.name}_output")
+    kernel, bias = (helpers.to_numpy(w) for w in output.weights)
+    if tied:
+        output.set_weights([kernel * 0, bias * 0])
+    else:  # peaked, with hypotheses that end at different steps
+        kernel = kernel * 6
+        kernel[:, 3] = rng.normal(size=len(kernel)) * 8
+        output.set_weights([kernel, bias])
+    options = dict(start_id=2, end_id=3, max_length=9)
+    options.update(beam_width=width, length_penalty=penalty)
+    decode = zoo.engine.decoder(model, "beam", return_all_beams=True, **options)
+    bounded = []
+    candidates = decoding._candidates
+
+    def counted(*args):
+        found = candidates(*args)
+        bounded.append(found is not None)
+        return found
+
+    monkeypatch.setattr(decoding, "_candidates", counted)
+    got_ids, got_scores = decode(source)
+    monkeypatch.setattr(decoding, "_candidates", lambda *args: None)
+    want_ids, want_scores = decode(source)
+    assert sum(bounded) >= 3  # the bound did the ranking
+    np.testing.assert_array_equal(got_ids, want_ids)
+    np.testing.assert_array_equal(got_scores, want_scores)
+    if not tied and width > 1:
+        assert len(set(np.count_nonzero(got_ids, axis=2).ravel())) > 2

@@ -31,8 +31,8 @@ ALLOWED = {
 PROJECT = set(ALLOWED)
 # Imported where they are used: a Keras backend's own API, or a package
 # of an optional extra (matplotlib, PyYAML, seqeval, TensorFlow Datasets,
-# the classical baselines, pyarrow for --word-vectors, sentencepiece and
-# sacrebleu for translation), and the standard
+# the classical baselines and threadpoolctl, pyarrow for --word-vectors,
+# sentencepiece and sacrebleu for translation), and the standard
 # library's `resource`.
 OPTIONAL = {
     "tensorflow",
@@ -54,6 +54,7 @@ OPTIONAL = {
     "pyarrow",
     "sentencepiece",
     "sacrebleu",
+    "threadpoolctl",
 }
 # Scripts whose parent process never imports Keras: each child process
 # chooses its backend (KERAS_BACKEND) first, then imports Keras and what

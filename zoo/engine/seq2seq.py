@@ -221,13 +221,17 @@ class Seq2SeqPlan:
         weights = exps / np.where(total > 0, total, FLOAT(1))
         return weights @ values
 
-    def _outputs(self, y, memory):
-        """`(sources, queries, units)` decoder outputs to probabilities."""
+    def _logits(self, y, memory):
+        """`(sources, queries, units)` decoder outputs to logits."""
         if self.score is not None:
             context = self.attend(y, memory)
             joined = np.concatenate([y, context], axis=-1)
             y = _apply_dense(self.attention_output, joined, np.tanh)
-        return fn.softmax(_apply_dense(self.output, y))
+        return _apply_dense(self.output, y)
+
+    def _outputs(self, y, memory):
+        """`(sources, queries, units)` decoder outputs to probabilities."""
+        return fn.softmax(self._logits(y, memory))
 
     def step(self, previous, memory, states):
         """One decoder step.
@@ -242,14 +246,27 @@ class Seq2SeqPlan:
             `(log_probs, states)`: `(sources, hypotheses, vocabulary)`
             clipped log-probabilities and the new states.
         """
+        exps, sums, states = self.step_exps(previous, memory, states)
+        probabilities = exps / sums[..., None]
+        return np.log(np.maximum(probabilities, TINY)), states
+
+    def step_exps(self, previous, memory, states):
+        """`step` up to the softmax's two halves: `(exps, sums, states)`,
+        `exps` `(sources, hypotheses, vocabulary)` the exponentials of
+        the logits less their largest and `sums` their totals, so that
+        `exps / sums[..., None]` is the softmax (as `fn.softmax` computes
+        it). Beam search reads the log-probabilities of its candidates
+        only (`decoding.beam`)."""
         sources, hypotheses = previous.shape
         x = previous.reshape(-1)
         if not self.decoder_ids:
             x = np.take(self.target_table, x, axis=0)
         y, states = self.decoder.step(x, states)
         y = y.reshape(sources, hypotheses, -1)
-        probabilities = self._outputs(y, memory)
-        return np.log(np.maximum(probabilities, TINY)), states
+        exps = self._logits(y, memory)
+        exps -= exps.max(axis=-1, keepdims=True)
+        np.exp(exps, out=exps)
+        return exps, exps.sum(axis=-1), states
 
     def forward(self, source_ids, target_ids):
         """The teacher-forced probabilities, `(batch, steps,
