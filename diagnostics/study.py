@@ -582,6 +582,7 @@ def plot(rows, curves, summary, path):
                 mean,
                 color=colours(index / max(len(depths) - 1, 1)),
                 label=f"L={depth}",
+                marker="o" if length == 1 else None,  # one epoch: a point
             )
         ax.set_title(f"{group}: validation loss", fontsize=9)
         ax.set_xlabel("epoch")
