@@ -24,7 +24,6 @@ translation. Writes `--output` (default
 """
 
 import argparse
-import json
 import pathlib
 import re
 import statistics
@@ -38,7 +37,6 @@ from harness import files
 from recipes import scoring
 from recipes import translation
 from recipes.translation import task as translation_task
-from recipes.translation.config import Config
 
 REPORTED = re.compile(r"Total translation time \(s\): ([0-9.]+)")
 
@@ -66,15 +64,15 @@ def parse_args(argv):
 
 
 def _config(run):
-    path = run / "config.json"
-    if not (run / "model.keras").is_file() or not path.is_file():
+    if (
+        not (run / "model.keras").is_file()
+        or not (run / "config.json").is_file()
+    ):
         raise harness.UsageError(
             f"{run}: not a finished translation run (no model.keras or "
             "config.json)"
         )
-    values = json.loads(path.read_text(encoding="utf-8"))
-    fields = Config.__dataclass_fields__
-    return Config(**{k: v for k, v in values.items() if k in fields})
+    return peer.run_config(run)
 
 
 def time_recipe(translator, sources, threads):
@@ -93,16 +91,11 @@ def time_peer(args, config, checkpoint, source_file, state):
     with tempfile.TemporaryDirectory() as folder:
         output = pathlib.Path(folder) / "test.pred"
         log = pathlib.Path(folder) / "translate.log"
+        command = peer.translate_command(
+            config, checkpoint, source_file, output
+        )
         started = time.perf_counter()
-        peer._run(
-            args,
-            ["onmt_translate", "-model", str(checkpoint),
-             "-src", str(source_file), "-output", str(output),
-             "-beam_size", str(config.beam_width),
-             "-max_length", str(config.max_target_length),
-             "-batch_size", "64", "-report_time"],
-            log,
-        )  # fmt: skip
+        peer._run(args, [*command, "-report_time"], log)
         wall = time.perf_counter() - started
         found = REPORTED.findall(log.read_text(encoding="utf-8"))
         if not found:
@@ -110,11 +103,7 @@ def time_peer(args, config, checkpoint, source_file, state):
                 f"onmt_translate printed no 'Total translation time'; see "
                 f"its log format in {log}"
             )
-        pieces = output.read_text(encoding="utf-8").splitlines()
-    ids = {p: i for i, p in enumerate(state.target.pieces())}
-    texts = state.target.decode(
-        [[ids.get(p, 1) for p in line.split()] for line in pieces]
-    )
+        texts = peer.read_translations(state, output)
     return float(found[-1]), wall, texts
 
 
@@ -153,11 +142,10 @@ def main(argv=None):
             f"peer {reported:.1f} s ({wall:.1f} s with start-up)",
             flush=True,
         )
+    words = sys.argv[1:] if argv is None else argv
     result = {
         "command": " ".join(
-            ["python -m benchmarks.translation_decoding", *sys.argv[1:]]
-            if argv is None
-            else ["python -m benchmarks.translation_decoding", *argv]
+            ["python -m benchmarks.translation_decoding", *words]
         ),
         "run": str(run),
         "peer_checkpoint": checkpoint.name,
@@ -166,8 +154,8 @@ def main(argv=None):
         "threads": args.threads,
         "seconds": rows,
     }
-    for name, key in (("recipe", "recipe"), ("peer", "peer")):
-        median = statistics.median(rows[key])
+    for name in ("recipe", "peer"):
+        median = statistics.median(rows[name])
         found = scoring.translation_scores(texts[name], references)
         result[name] = {
             "median_seconds": median,

@@ -251,47 +251,69 @@ def params(work):
     return int(found[-1]) if found else None
 
 
+def translate_command(config, checkpoint, source, output):
+    """`onmt_translate`'s command line: beam search of the recipe's
+    width and length limit, batches of 64 (shared with
+    `benchmarks.translation_decoding`)."""
+    return [
+        "onmt_translate",
+        "-model",
+        str(checkpoint),
+        "-src",
+        str(source),
+        "-output",
+        str(output),
+        "-beam_size",
+        str(config.beam_width),
+        "-max_length",
+        str(config.max_target_length),
+        "-batch_size",
+        "64",
+    ]
+
+
+def read_translations(state, output):
+    """The texts of the pieces `onmt_translate` wrote to `output`, joined
+    by the recipe's `Subwords` (an unknown piece as id 1)."""
+    pieces = output.read_text(encoding="utf-8").splitlines()
+    ids = {p: i for i, p in enumerate(state.target.pieces())}
+    return state.target.decode(
+        [[ids.get(p, 1) for p in line.split()] for line in pieces]
+    )
+
+
 def translate(args, config, state, work, train_steps):
     output = work / "test.pred"
     if not output.is_file():
         started = time.perf_counter()
         _run(
             args,
-            [
-                "onmt_translate",
-                "-model",
-                str(work / f"model_step_{train_steps}.pt"),
-                "-src",
-                str(work / "data" / "test.src"),
-                "-output",
+            translate_command(
+                config,
+                work / f"model_step_{train_steps}.pt",
+                work / "data" / "test.src",
                 str(output) + ".partial",
-                "-beam_size",
-                str(config.beam_width),
-                "-max_length",
-                str(config.max_target_length),
-                "-batch_size",
-                "64",
-            ],
+            ),
             work / "translate.log",
         )
         seconds = time.perf_counter() - started
         files.write_json(work / "translate_seconds.json", round(seconds, 1))
         os.replace(str(output) + ".partial", output)
     seconds = json.loads((work / "translate_seconds.json").read_text())
-    pieces = output.read_text(encoding="utf-8").splitlines()
-    ids = {p: i for i, p in enumerate(state.target.pieces())}
-    texts = state.target.decode(
-        [[ids.get(p, 1) for p in line.split()] for line in pieces]
-    )
-    return texts, seconds
+    return read_translations(state, output), seconds
+
+
+def run_config(run):
+    """The recipe's `Config` from `run/config.json`."""
+    values = json.loads((run / "config.json").read_text(encoding="utf-8"))
+    fields = Config.__dataclass_fields__
+    return Config(**{k: v for k, v in values.items() if k in fields})
 
 
 def main(argv=None):
     args = parse_args(argv)
     run = pathlib.Path(args.run)
-    values = json.loads((run / "config.json").read_text())
-    fields = Config.__dataclass_fields__
-    config = Config(**{k: v for k, v in values.items() if k in fields})
+    config = run_config(run)
     work = pathlib.Path(args.work).resolve()
     work.mkdir(parents=True, exist_ok=True)
     state, kept = write_data(config, work)

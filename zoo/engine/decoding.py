@@ -16,6 +16,7 @@ import numpy as np
 
 from zoo.engine import functions as fn
 from zoo.engine.seq2seq import TINY
+from zoo.engine.seq2seq import clipped_log
 
 FLOAT = fn.FLOAT
 # Scores of impossible continuations, as `zoo.seq2seq.decoding`'s.
@@ -113,7 +114,7 @@ def _candidates(exps, sums, scores, norm, live):
             penalties of the next step, and rows not finished.
     """
     exps[..., 0] = -1  # below every threshold: never a candidate
-    top = np.log(np.maximum(exps.max(axis=2) / sums, TINY))
+    top = clipped_log(exps.max(axis=2) / sums)
     best = np.where(live, (scores + top) / norm, scores / norm)
     floor = best.min(axis=1, keepdims=True)
     need = floor * norm - scores - MARGIN
@@ -125,24 +126,22 @@ def _candidates(exps, sums, scores, norm, live):
     found = np.flatnonzero(exps >= threshold[..., None])
     row, token = np.divmod(found, exps.shape[2])
     source, beam = np.divmod(row, exps.shape[1])
-    p = exps[source, beam, token] / sums[source, beam]
-    log_probs = np.log(np.maximum(p, TINY))
-    totals = scores[source, beam] + log_probs
-    return source, beam, token, totals
+    log_probs = clipped_log(exps[source, beam, token] / sums[source, beam])
+    return source, beam, token, scores[source, beam] + log_probs
 
 
-def _best(batch, beams, vocabulary, parts):
-    """The `beams` best of each source's candidates `parts` (`(source,
-    beam, token, totals, ranked)` arrays): flat indices `beam *
-    vocabulary + token` and totals, `(batch, beams)`, ranked as `top_k`
-    ranks them (larger first, a tie to the lower index)."""
-    source, beam, token, totals, ranked = (np.concatenate(p) for p in parts)
+def _best(batch, beams, vocabulary, norm, source, beam, token, totals):
+    """The `beams` best of each source's candidates (`source`, `beam`,
+    `token`, `totals` arrays, every source with at least `beams`): flat
+    indices `beam * vocabulary + token` and totals, `(batch, beams)`,
+    ranked by `totals / norm` as `top_k` ranks (larger first, a tie to
+    the lower index)."""
+    ranked = totals / norm[source, beam]
     flat = beam.astype(np.int64) * vocabulary + token
     order = np.lexsort((flat, -ranked, source))
-    source = source[order]
-    starts = np.searchsorted(source, np.arange(batch))
-    picks = starts[:, None] + np.arange(beams)
-    return flat[order][picks], totals[order][picks]
+    starts = np.searchsorted(source[order], np.arange(batch))
+    picks = order[starts[:, None] + np.arange(beams)]
+    return flat[picks], totals[picks]
 
 
 def beam(
@@ -201,8 +200,7 @@ def beam(
         )
         if found is None:
             log_probs = np.empty((batch, beams, vocabulary), FLOAT)
-            probabilities = exps / sums[..., None]
-            log_probs[active] = np.log(np.maximum(probabilities, TINY))
+            log_probs[active] = clipped_log(exps / sums[..., None])
             log_probs[..., 0] = IMPOSSIBLE
             log_probs = np.where(finished[..., None], only_padding, log_probs)
             totals = scores[..., None] + log_probs
@@ -211,24 +209,21 @@ def beam(
             scores = np.take_along_axis(totals.reshape(batch, -1), best, 1)
         else:
             source, beam_, token, totals = found
-            source = active[source]
+            # The finished hypotheses' offers: padding, then IMPOSSIBLE.
             done_source, done_beam = np.nonzero(finished)
-            count = len(done_source)
-            done_totals = scores[done_source, done_beam][:, None] + np.where(
-                offered == 0, FLOAT(0), IMPOSSIBLE
+            offers = len(offered)
+            done_totals = scores[done_source, done_beam][:, None]
+            done_totals = done_totals + only_padding[:offers]
+            best, scores = _best(
+                batch,
+                beams,
+                vocabulary,
+                norm,
+                np.concatenate([active[source], done_source.repeat(offers)]),
+                np.concatenate([beam_, done_beam.repeat(offers)]),
+                np.concatenate([token, np.tile(offered, len(done_source))]),
+                np.concatenate([totals, done_totals.reshape(-1)]),
             )
-            parts = (
-                (source, np.repeat(done_source, len(offered))),
-                (beam_, np.repeat(done_beam, len(offered))),
-                (token, np.tile(offered, count)),
-                (totals, done_totals.reshape(-1)),
-            )
-            done_norm = norm[done_source, done_beam][:, None]
-            ranked = (
-                totals / norm[source, beam_],
-                (done_totals / done_norm).reshape(-1),
-            )
-            best, scores = _best(batch, beams, vocabulary, (*parts, ranked))
         source_beam, token = best // vocabulary, best % vocabulary
         was_finished = finished[rows, source_beam]
         lengths = new_lengths[rows, source_beam]

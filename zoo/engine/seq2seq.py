@@ -28,6 +28,12 @@ FLOAT = fn.FLOAT
 TINY = FLOAT(1e-30)
 
 
+def clipped_log(probabilities):
+    """The decoders' log-probabilities: the log of `probabilities`
+    clipped at TINY (`zoo.seq2seq`'s)."""
+    return np.log(np.maximum(probabilities, TINY))
+
+
 def _dense(layer):
     kernel = fn.array(layer.kernel)
     bias = fn.array(layer.bias) if layer.use_bias else None
@@ -247,8 +253,7 @@ class Seq2SeqPlan:
             clipped log-probabilities and the new states.
         """
         exps, sums, states = self.step_exps(previous, memory, states)
-        probabilities = exps / sums[..., None]
-        return np.log(np.maximum(probabilities, TINY)), states
+        return clipped_log(exps / sums[..., None]), states
 
     def step_exps(self, previous, memory, states):
         """`step` up to the softmax's two halves: `(exps, sums, states)`,
