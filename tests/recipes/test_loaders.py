@@ -2,6 +2,7 @@
 passages), on small fixture files written here. Tests on the real package
 data run only where the distribution is installed."""
 
+import dataclasses
 import importlib.metadata
 import pathlib
 import re
@@ -18,10 +19,12 @@ from recipes.data import datasets
 from recipes.data import packages
 from recipes.data.columns import check_bio
 from recipes.data.columns import read_columns
+from recipes.data.conllu import mark_word_pieces
 from recipes.data.conllu import read_conllu
 from recipes.data.errors import DataError
 from recipes.data.splits import split_groups
 from recipes.data.splits import split_items
+from recipes.tagging import config as tagging_config
 
 
 def _installed(name, version):
@@ -248,6 +251,64 @@ def test_read_conllu_reads_words_and_tags(tmp_path):
     path.write_text("1\tEvde\tev\tNOUN\tNN\t_\tx\tobl\t_\t_\n")
     with pytest.raises(DataError, match=r"tiny.conllu:1: token 1's HEAD 'x'"):
         read_conllu(path, column="head-direction")
+
+
+def test_mark_word_pieces_marks_the_joined_sides_only():
+    words = ["bileş", "en", "video", "imkan", "sız", ".", "248", "."]
+    joined = [True, False, False, True, True, False, True, False]
+    assert mark_word_pieces(words, joined) == [
+        "bileş+", "+en", "video", "imkan+", "+sız", ".", "248", ".",
+    ]  # fmt: skip
+    # A middle piece is marked on both sides.
+    assert mark_word_pieces(["açık", "la", "nma"], [True, True, False]) == [
+        "açık+", "+la+", "+nma",
+    ]  # fmt: skip
+    assert mark_word_pieces([], []) == []
+    with pytest.raises(ValueError, match=r"`joined` .*\(2\); received 1"):
+        mark_word_pieces(["a", "b"], [True])
+
+
+TWT = (
+    "# text = Açıklanmayan cevap bulamadım.\n"
+    "1\tAçık\taçık\tNOUN\tNN\t_\t2\tig\t_\tSpaceAfter=No\n"
+    "2\tla\t_\tVERB\tVB\t_\t3\tig\t_\tSpaceAfter=No|Other=x\n"
+    "3\tnma\t_\tVERB\tVB\t_\t4\tig\t_\tSpaceAfter=No\n"
+    "4\tyan\t_\tADJ\tVJ\t_\t5\trcmod\t_\t_\n"
+    "5\tcevap\tcevap\tNOUN\tNN\t_\t7\tdobj\t_\t_\n"
+    "6-7\tbulamadım\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No\n"
+    "6\tbul\tbul\tVERB\tVB\t_\t0\troot\t_\t_\n"
+    "7\tamadım\t_\tVERB\tVB\t_\t6\tig\t_\t_\n"
+    "8\t.\t.\tPUNCT\t.\t_\t7\tp\t_\t_\n"
+)
+
+
+def test_read_conllu_marks_the_pieces_of_a_word(tmp_path):
+    path = tmp_path / "twt.conllu"
+    path.write_text(TWT, encoding="utf-8")
+    tags = ["NOUN", "VERB", "VERB", "ADJ", "NOUN", "VERB", "VERB", "PUNCT"]
+    plain = ["Açık", "la", "nma", "yan", "cevap", "bul", "amadım", "."]
+    assert read_conllu(path) == [(plain, tags)]
+    # SpaceAfter=No joins a token to the next (among other MISC items);
+    # a multiword range joins its parts, and its own SpaceAfter=No its
+    # last part to the next token (here punctuation: no mark).
+    marked = ["Açık+", "+la+", "+nma+", "+yan", "cevap", "bul+", "+amadım"]
+    assert read_conllu(path, mark_pieces=True) == [([*marked, "."], tags)]
+
+
+def test_the_tagging_recipe_marks_the_pieces_of_a_word_by_default(tmp_path):
+    path = tmp_path / "twt.conllu"
+    path.write_text((TWT + "\n") * 20, encoding="utf-8")
+    config = tagging_config.Config(dataset="conllu", train_file=str(path))
+
+    def words(config):
+        data = datasets.load_tagging(config)
+        return {
+            w for part in (data.train, data.dev) for s, _ in part for w in s
+        }
+
+    assert {"Açık+", "+la+", "+amadım", "cevap", "."} <= words(config)
+    plain = words(dataclasses.replace(config, mark_pieces=False))
+    assert plain == {"Açık", "la", "nma", "yan", "cevap", "bul", "amadım", "."}
 
 
 @pytest.mark.parametrize(
@@ -649,7 +710,7 @@ def _user_data(tmp_path, dataset, text, **overrides):
     fields = dict(
         dataset=dataset, train_file=str(path), dev_file="", test_file="",
         text_column="text", label_column="label", quick=False,
-        train_examples=0, eval_examples=0,
+        train_examples=0, eval_examples=0, mark_pieces=True,
     )  # fmt: skip
     return types.SimpleNamespace(**{**fields, **overrides})
 
