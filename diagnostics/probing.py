@@ -62,6 +62,7 @@ what it was trained for: probe a classifier (or a tagger of another tag
 set) to see what a stack learns about words that its task never named.
 """
 
+import argparse
 import collections
 import pathlib
 
@@ -166,6 +167,13 @@ def parse(argv):
             choices=tagging.Config.CHOICES.get(name),
             help=flags.with_default(tagging.HELP.get(name, ""), default),
         )
+    data.add_argument(
+        "--mark-pieces",
+        action=argparse.BooleanOptionalAction,
+        default=tagging.Config.mark_pieces,
+        help=tagging.HELP["mark_pieces"] + "; as the probed model was "
+        "trained (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         for name, value in QUICK.items():
@@ -275,6 +283,7 @@ def load_sentences(args, properties=()):
         train_file=args.train_file,
         dev_file=args.dev_file,
         test_file=args.test_file,
+        mark_pieces=args.mark_pieces,
     )
     tagging.TASK.check(config)
     data = tagging.TASK.load_data(config)
