@@ -114,8 +114,8 @@ def read_conllu(path, column="upos", mark_pieces=False):
     dropped: `obl:tmod` is `obl`) or "head-direction" (where the word's
     head is: "left" of it, "right" of it, or "root"). With `mark_pieces`,
     the pieces of one written word are marked (`mark_word_pieces`): a
-    token with `SpaceAfter=No` in MISC is joined
-    to the next, and so are the tokens of one multiword range.
+    token with `SpaceAfter=No` in MISC is joined to the next, and so are
+    the tokens of one multiword range.
 
     Raises:
         ValueError: `column` is not one of `COLUMNS`.
