@@ -272,7 +272,9 @@ class Setup:
                 # plain mean over weights is already the global one.
                 trainer.compile(
                     optimizer=optimizer,
-                    loss=task.loss(reduction="mean_with_sample_weight"),
+                    loss=_replica_loss(
+                        model, task, reduction="mean_with_sample_weight"
+                    ),
                     weighted_metrics=metrics,
                 )
             else:
@@ -281,7 +283,7 @@ class Setup:
                 # total weight; the gradients are summed across replicas.
                 trainer.compile(
                     optimizer=optimizer,
-                    loss=task.loss(reduction="sum"),
+                    loss=_replica_loss(model, task, reduction="sum"),
                     weighted_metrics=metrics,
                 )
             x, y, weights = pipeline.first_batch(sample)
@@ -317,6 +319,19 @@ class Setup:
         if steps_per_epoch is not None:
             values["steps_per_epoch"] = steps_per_epoch
         return values
+
+
+def _replica_loss(model, task, reduction):
+    """The loss `model` was compiled with (its settings kept: the
+    classifier's `--label-smoothing`), made again with `reduction`; the
+    task's own loss where the compiled one is not a `keras.losses.Loss`
+    (a CRF's likelihood)."""
+    loss = getattr(model, "loss", None)
+    if isinstance(loss, keras.losses.Loss):
+        return type(loss).from_config(
+            {**loss.get_config(), "reduction": reduction}
+        )
+    return task.loss(reduction=reduction)
 
 
 def setup(options="none"):

@@ -58,6 +58,7 @@ class Config(settings.PretrainedOptions, settings.StackOptions):
     pooling: str = "mean"
     attention_units: int = 64
     head_dropout: float = 0.3
+    label_smoothing: float = 0.0
     fine_tune: bool = False
     fine_tune_epochs: int = 2
     CHOICES: typing.ClassVar[dict] = {
@@ -95,6 +96,11 @@ HELP = {
     + " (last: the final state); all ignore padding",
     "attention_units": "hidden size of --pooling attention",
     "head_dropout": "dropout before the softmax layer",
+    "label_smoothing": "train toward targets smoothed by this much "
+    "(keras.losses.CategoricalCrossentropy's label_smoothing: the true "
+    "class 1 - x + x/K, each of the other K - 1 classes x/K), which keeps "
+    "the loss from reaching 0 once a small training set is fitted; at most "
+    "0.5",
     "fine_tune": "ULMFiT (Howard and Ruder, 2018): fine-tune the --pretrained "
     "biLM on the task's training texts first (recipes.language_model, in "
     "OUTPUT/language_model), then train the classifier with the biLM's "

@@ -103,6 +103,9 @@ class ClassificationTask(Task):
             high=zoo.layers.bag_of_words.MAX_BIGRAM_BUCKETS,
         )
         flags.check_range("head_dropout", config.head_dropout, low=0, high=0.95)
+        flags.check_range(
+            "label_smoothing", config.label_smoothing, low=0, high=0.5
+        )
         flags.check_positive("wide_learning_rate", config.wide_learning_rate)
         if config.wide and config.wide_learning_rate < config.learning_rate:
             raise harness.UsageError(
@@ -181,18 +184,21 @@ class ClassificationTask(Task):
     def compile(self, model, config, steps=0):
         """Adam; with `--fine-tune`, ULMFiT's discriminative rates and
         gradual unfreezing (`fine_tune_optimizer`); with `--wide`, the
-        wide part at its own rate (`wide_optimizer`)."""
+        wide part at its own rate (`wide_optimizer`). The loss smooths
+        the targets by `--label-smoothing`."""
+        loss = self.loss(label_smoothing=config.label_smoothing)
         if config.fine_tune:
             optimizer = finetune.fine_tune_optimizer(model, config, steps)
         elif config.wide:
             optimizer = wide_optimizer(model, config, steps)
         else:
-            return super().compile(model, config, steps)
-        model.compile(
-            optimizer=optimizer,
-            loss=self.loss(),
-            metrics=self.metrics(),
-        )
+            model.compile(
+                optimizer=self.optimizer(config, steps),
+                loss=loss,
+                weighted_metrics=self.metrics(),
+            )
+            return model
+        model.compile(optimizer=optimizer, loss=loss, metrics=self.metrics())
         return model
 
     def model_args(self, config, state):
@@ -270,8 +276,10 @@ class ClassificationTask(Task):
             wide=wide,
         )
 
-    def loss(self, reduction="sum_over_batch_size"):
-        return keras.losses.CategoricalCrossentropy(reduction=reduction)
+    def loss(self, reduction="sum_over_batch_size", label_smoothing=0.0):
+        return keras.losses.CategoricalCrossentropy(
+            reduction=reduction, label_smoothing=label_smoothing
+        )
 
     def metrics(self):
         return [

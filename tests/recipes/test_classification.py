@@ -6,12 +6,14 @@ import json
 import random
 
 import keras
+import numpy as np
 import pytest
 
 import harness
 import zoo
 from diagnostics import activations
 from recipes import classification
+from recipes import distributed
 from recipes import tagging
 from recipes.data import tfds_data
 from tests.recipes.test_tagging import write_corpus
@@ -212,6 +214,7 @@ def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
         (["--max-length", "-1"], "--max-length must be >= 0; received -1"),
         (["--bigram-buckets", "-3"], "--bigram-buckets must be"),
         (["--head-dropout", "1"], "--head-dropout must be [0, 0.95]"),
+        (["--label-smoothing", "0.6"], "--label-smoothing must be [0, 0.5]"),
         (["--dataset", "csv"], "--dataset csv needs --train-file"),
         (
             ["--dataset", "csv", "--train-file", "/nonexistent.csv"],
@@ -245,6 +248,27 @@ def test_cli_errors_exit_2_with_one_line(argv, message, tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert message in err
     assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_label_smoothing_reaches_the_compiled_and_the_replica_loss(
+    tmp_path, wide
+):
+    task = classification.TASK
+    config = tiny_config(tmp_path, label_smoothing=0.2, wide=wide)
+    model = task.compile(task.build(config, task.prepare(config)), config)
+    y, p = np.eye(3)[[0, 1]], np.array([[0.98, 0.01, 0.01]] * 2)
+    plain = float(task.loss()(y, p))
+    smoothed = float(model.loss(y, p))
+    # Targets 1 - 0.2 + 0.2/3 and 0.2/3: -(0.867 log 0.98 + 0.133 log 0.01)
+    # on the first row, -(0.067 log 0.98 + 0.867 log 0.01 + ...) on the
+    # second.
+    expected = -np.sum((y * 0.8 + 0.2 / 3) * np.log(p), axis=1).mean()
+    assert smoothed == pytest.approx(expected, rel=1e-4)
+    assert smoothed != pytest.approx(plain, rel=1e-2)
+    replica = distributed._replica_loss(model, task, reduction="sum")
+    assert replica.get_config()["label_smoothing"] == 0.2
+    assert float(replica(y, p)) == pytest.approx(2 * expected, rel=1e-4)
 
 
 def test_a_csv_row_that_would_invent_a_class_exits_2(tmp_path, capsys):
