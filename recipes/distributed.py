@@ -322,16 +322,20 @@ class Setup:
 
 
 def _replica_loss(model, task, reduction):
-    """The loss `model` was compiled with (its settings kept: the
-    classifier's `--label-smoothing`), made again with `reduction`; the
-    task's own loss where the compiled one is not a `keras.losses.Loss`
-    (a CRF's likelihood)."""
+    """A copy of the loss `model` was compiled with, reduced by
+    `reduction`: its settings kept (the classifier's `--label-smoothing`,
+    a CRF tagger's likelihood bound to its own layer, which a loss made
+    again from its config would not be); the task's own loss where
+    `model` was not compiled with a `keras.losses.Loss`."""
     loss = getattr(model, "loss", None)
-    if isinstance(loss, keras.losses.Loss):
-        return type(loss).from_config(
-            {**loss.get_config(), "reduction": reduction}
-        )
-    return task.loss(reduction=reduction)
+    if not isinstance(loss, keras.losses.Loss):
+        return task.loss(reduction=reduction)
+    # Attribute by attribute: `copy.copy` of a Keras object goes through
+    # its saving (`__reduce__`), which unbinds a CRF's loss.
+    replica = object.__new__(type(loss))
+    replica.__dict__.update(vars(loss))
+    replica.reduction = reduction
+    return replica
 
 
 def setup(options="none"):

@@ -13,6 +13,7 @@ import harness
 import zoo
 from recipes import arguments
 from recipes import classification
+from recipes import distributed
 from recipes import results
 from recipes import tagging
 from recipes.data import tfds_data
@@ -178,6 +179,25 @@ def write_ner(path, sentences=120, seed=0):
         blocks.append("\n".join(f"{w}\t{t}" for w, t in rows))
     path.write_text("\n\t\n".join(blocks) + "\n")
     return path
+
+
+def test_a_crf_tagger_s_replicas_keep_its_likelihood(tmp_path):
+    train = write_ner(tmp_path / "ner.txt", sentences=30)
+    config = tiny_config(tmp_path, dataset="columns", train_file=str(train))
+    task = tagging.TASK
+    model = task.compile(task.build(config, task.prepare(config)), config)
+    assert isinstance(model.loss, zoo.layers.crf.CRFLoss)
+    replica = distributed._replica_loss(model, task, reduction="sum")
+    assert type(replica) is type(model.loss) and replica is not model.loss
+    assert (replica.reduction, model.loss.reduction) == (
+        "sum", "sum_over_batch_size",
+    )  # fmt: skip
+    ids = np.array([[2, 3, 4, 5], [5, 4, 3, 2]])
+    tags = np.array([[0, 1, 2, 0], [1, 0, 0, 2]])
+    emissions = model(ids)
+    # The likelihood summed over the batch's 8 steps, not averaged.
+    per_step = float(model.loss(tags, emissions))
+    assert float(replica(tags, emissions)) == pytest.approx(8 * per_step)
 
 
 def test_ner_scores_entity_spans(tmp_path):
