@@ -32,6 +32,7 @@ from recipes import distributed
 from recipes import launch
 from recipes import tagging
 from tests.recipes.test_language_model import write_text
+from tests.recipes.test_tagging import tiny_config
 from tests.recipes.test_tagging import write_corpus
 from tests.recipes.test_tagging import write_ner
 
@@ -293,17 +294,8 @@ def test_a_crf_tagger_learns_under_mirrored(tmp_path):
     cross-entropy on the emissions (before 2026-12-06) this run's test F1
     was 0.03, its loss stuck at log 6."""
     train = write_ner(tmp_path / "ner.txt")
-    config = tagging.Config(
-        dataset="columns",
-        train_file=str(train),
-        output=str(tmp_path / "out"),
-        epochs=3,
-        units=8,
-        embedding_dim=8,
-        batch_size=8,
-        learning_rate=0.02,
-        char_features=False,
-        tensorboard=False,
+    config = tiny_config(
+        tmp_path, dataset="columns", train_file=str(train), learning_rate=0.02
     )
     metrics = tagging.run(config, distribute="mirrored")
     assert metrics["head"] == "crf"
