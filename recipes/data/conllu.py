@@ -176,12 +176,13 @@ def read_conllu(path, column="upos", mark_pieces=False):
                 tag = tag.split(":")[0]
             words.append(_SPACE.sub("_", form))
             tags.append(tag)
-            inside = span is not None and int(token_id) < span[0]
-            if span is not None and int(token_id) == span[0]:
-                joined.append(span[1])
-                span = None
+            if span is None:
+                joined.append(_joined(fields[9]))
+            elif int(token_id) < span[0]:
+                joined.append(True)  # a part of the range's word
             else:
-                joined.append(inside or _joined(fields[9]))
+                joined.append(span[1])  # its last part
+                span = None
         if words:
             if mark_pieces:
                 words = mark_word_pieces(words, joined)
