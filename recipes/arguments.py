@@ -230,6 +230,12 @@ def check_training(config):
     flags.check_range("epochs", config.epochs, low=low_epochs)
     flags.check_range("batch_size", config.batch_size, low=1)
     flags.check_range("patience", config.patience, low=0)
+    flags.check_range("ema", config.ema, low=0)
+    if config.ema >= 1:
+        raise harness.UsageError(
+            f"--ema must be in [0, 1) (a momentum; 0: off); received "
+            f"{config.ema}"
+        )
     flags.check_range("train_examples", config.train_examples, low=0)
     flags.check_range("sample_seed", config.sample_seed, low=0)
     flags.check_range("eval_examples", config.eval_examples, low=0)

@@ -358,3 +358,26 @@ class RunBackup(keras.callbacks.Callback):
     def discard(self):
         """Deletes the backup (call once the run's results are written)."""
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+class AveragedWeights(keras.callbacks.SwapEMAWeights):
+    """`keras.callbacks.SwapEMAWeights(swap_on_epoch=True)` in a run that
+    resumes (`--ema`: an optimizer with `use_ema=True`).
+
+    From each epoch's end to the next one's beginning the model holds
+    the averaged weights, and the optimizer the trained ones: validation,
+    early stopping's best weights and `backup`'s files are the averages.
+    A run resumed from such a backup starts in that swapped state, which
+    a fresh `SwapEMAWeights` would not know (it would train on from the
+    averages and average toward the trained weights), so this one starts
+    swapped when `backup` resumed. Put it first among the callbacks.
+    """
+
+    def __init__(self, backup):
+        super().__init__(swap_on_epoch=True)
+        self.backup = backup
+
+    def on_train_begin(self, logs=None):
+        # The flag is SwapEMAWeights' own record of which weights the
+        # model holds.
+        self._ema_weights_in_model = bool(self.backup.resumed_at)

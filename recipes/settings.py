@@ -97,6 +97,7 @@ class TrainingOptions:
     learning_rate: float = 0.002
     lr_schedule: str = "constant"
     patience: int = 2
+    ema: float = 0.0
 
 
 def _stack_field(name):
@@ -214,6 +215,11 @@ STACK_HELP = {
     "first 10%% of the steps and down again (zoo.schedules."
     "SlantedTriangular); a resumed run continues either curve",
     "patience": "epochs without a better validation score before stopping",
+    "ema": "Polyak averaging: keep an exponential moving average of the "
+    "weights with this momentum (the optimizer's use_ema and ema_momentum; "
+    "0.99 averages over about the last 100 steps); validation, early "
+    "stopping and the saved model use the averages "
+    "(keras.callbacks.SwapEMAWeights); 0: off",
     "quick": "a smoke run on small seeded samples of the data, with at "
     f"most {QUICK_EPOCHS} epochs, for tests and demos",
     "train_examples": "train on a seeded sample of this many training "
@@ -274,6 +280,14 @@ def learning_rate(config, steps):
             config.learning_rate, total_steps=int(steps)
         )
     return config.learning_rate
+
+
+def averaging(config):
+    """The optimizer arguments `--ema` sets: Keras's `use_ema` and
+    `ema_momentum` (none when it is 0); the training loop swaps the
+    averages in for validation (`recipes.checkpoints.AveragedWeights`)."""
+    ema = getattr(config, "ema", 0.0)
+    return {"use_ema": True, "ema_momentum": ema} if ema else {}
 
 
 def stack_options(config, skip=()):

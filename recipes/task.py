@@ -215,8 +215,10 @@ class Task:
 
     def optimizer(self, config, steps=0):
         """Adam at `--learning-rate` under `--lr-schedule`, for a run of
-        `steps` optimizer steps."""
-        return keras.optimizers.Adam(settings.learning_rate(config, steps))
+        `steps` optimizer steps, averaging its weights with `--ema`."""
+        return keras.optimizers.Adam(
+            settings.learning_rate(config, steps), **settings.averaging(config)
+        )
 
     def compile(self, model, config, steps=0):
         """`optimizer`, the task's loss and metrics."""

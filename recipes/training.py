@@ -52,7 +52,9 @@ def make_callbacks(
     mode="max",
 ):
     """Validation metrics, early stopping, a NaN guard, the backup (with
-    `log.csv`, a `recipes.checkpoints.RunBackup`), TensorBoard.
+    `log.csv`, a `recipes.checkpoints.RunBackup`), TensorBoard; with
+    `--ema`, the averaged weights swapped in first
+    (`recipes.checkpoints.AveragedWeights`).
 
     `metric_callbacks` add validation metrics to the epoch logs, so they
     run before the callbacks that read them; the backup comes after the
@@ -72,18 +74,21 @@ def make_callbacks(
         patience=config.patience,
         restore_best_weights=True,
     )
+    backup = checkpoints.RunBackup(
+        directory,
+        source=source,
+        early_stopping=stopper,
+        log=output / "log.csv" if source is None else None,
+        fingerprint=fingerprint,
+    )
     callbacks = [
         *metric_callbacks,
         stopper,
         keras.callbacks.TerminateOnNaN(),
-        checkpoints.RunBackup(
-            directory,
-            source=source,
-            early_stopping=stopper,
-            log=output / "log.csv" if source is None else None,
-            fingerprint=fingerprint,
-        ),
+        backup,
     ]
+    if getattr(config, "ema", 0.0):  # the averages in before any reads them
+        callbacks.insert(0, checkpoints.AveragedWeights(backup))
     if writes_tensorboard(config):
         callbacks.append(
             keras.callbacks.TensorBoard(str(output / "tensorboard"))

@@ -97,4 +97,5 @@ def fine_tune_optimizer(model, config, steps):
         groups=[head, *groups] if head else groups,
         decay=2.6,
         unfreeze_steps=max(1, steps // max(epochs, 1)),
+        **settings.averaging(config),
     )

@@ -62,6 +62,7 @@ def wide_optimizer(model, config, steps):
         settings.learning_rate(top, steps),
         groups=[[WIDE], deep],
         decay=config.wide_learning_rate / config.learning_rate,
+        **settings.averaging(config),
     )
 
 

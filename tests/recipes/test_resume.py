@@ -194,6 +194,28 @@ def test_a_seeded_run_killed_mid_epoch_resumes_to_the_same_result(
 
 
 @pytest.mark.every_backend
+@pytest.mark.torch_tier  # TensorFlow and JAX in make test-all (tracing)
+def test_a_run_with_averaged_weights_killed_mid_epoch_resumes_the_same(
+    tmp_path,
+):
+    # --ema: the backup holds the averages in the model and the trained
+    # weights in the optimizer; the resumed run must know it.
+    def argv(root):
+        return [*command(root, root / "out"), "--ema", "0.9"]
+
+    reference = tmp_path / "reference"
+    code, output = run(argv(reference))
+    assert code == 0, output[-3000:]
+    resumed = tmp_path / "resumed"
+    process, _ = start_paused(argv(resumed), "epoch:3")
+    kill(process)
+    code, output = run(argv(resumed))
+    assert code == 0, output[-3000:]
+    assert trained(output) == [3, 4, 5]
+    check_like_uninterrupted(resumed / "out", reference / "out")
+
+
+@pytest.mark.every_backend
 @pytest.mark.torch_tier  # ~30 s on TensorFlow; every backend in make test-all
 def test_a_second_job_on_a_running_folder_exits_2_and_the_first_finishes(
     tmp_path,

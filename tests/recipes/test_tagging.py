@@ -1,8 +1,10 @@
 """The tagging recipe end to end on a small corpus written here, on the
 backend the suite runs on (the model reads token ids: every backend)."""
 
+import csv
 import dataclasses
 import json
+import pathlib
 import random
 
 import keras
@@ -287,6 +289,36 @@ def test_saved_model_evaluates_and_rejects_other_labels(tmp_path, capsys):
     assert "label set mismatch" in err and "B-person" in err
 
 
+def _dev_accuracies(config):
+    """A run's logged validation accuracy per epoch, and its saved
+    model's accuracy on the same dev batches."""
+    with open(pathlib.Path(config.output) / "log.csv") as handle:
+        logged = [float(row["val_accuracy"]) for row in csv.DictReader(handle)]
+    task = tagging.TASK
+    _, dev, _ = task.datasets(config, task.prepare(config), config.batch_size)
+    model = keras.saving.load_model(pathlib.Path(config.output) / "model.keras")
+    return logged, model.evaluate(dev, return_dict=True, verbose=0)["accuracy"]
+
+
+@pytest.mark.every_backend
+def test_ema_validates_and_saves_the_averaged_weights(tmp_path):
+    # --ema 0.9: what each epoch validated is what was saved (the best
+    # epoch's averages, not the trained weights).
+    config = tiny_config(tmp_path / "ema", ema=0.9, patience=3)
+    tagging.run(config)
+    logged, saved = _dev_accuracies(config)
+    assert saved == pytest.approx(max(logged), abs=1e-6)
+    assert max(logged) > 0.6
+    # A momentum near 1 keeps the averages at the first step's weights,
+    # which validate near chance while the trained weights learn: the
+    # scores are the averages'.
+    slow = tiny_config(tmp_path / "slow", ema=0.99999, patience=3)
+    tagging.run(slow)
+    logged_slow, saved_slow = _dev_accuracies(slow)
+    assert max(logged_slow) < max(logged) - 0.3
+    assert saved_slow == pytest.approx(max(logged_slow), abs=1e-6)
+
+
 @pytest.mark.slow  # test_resume compares seeded runs in make test
 def test_same_seed_gives_the_same_metrics(tmp_path):
     first = tagging.run(tiny_config(tmp_path / "a", epochs=2))
@@ -494,6 +526,8 @@ def test_run_directory_refuses_other_runs_and_keeps_finished_ones(
         (["--head", "mlp"], "--head must be one of auto, softmax, crf"),
         (["--char-kind", "gru"], "--char-kind must be one of 'rnn', 'cnn'"),
         (["--char-units", "0"], "--char-units must be"),
+        (["--ema", "1"], "--ema must be in [0, 1) (a momentum; 0: off)"),
+        (["--ema", "-0.5"], "--ema must be >= 0; received -0.5"),
     ],
 )
 def test_more_cli_errors_exit_2(argv, message, tmp_path, capsys):
