@@ -85,7 +85,7 @@ HELP = {
     "range between letters or digits) with '+' on the joined side, as "
     "'bileş+ +en' for bileşen: Turkish treebank tokens are inflectional "
     "groups. A model trained so reads its input marked the same way "
-    "(predict --tokenized)",
+    "(predict --tokenized), and --init-from refuses one marked otherwise",
     "min_count": "words seen fewer times in train map to the OOV id",
     "char_features": "also read each word's characters (a "
     "zoo.layers.CharacterEncoder beside the word embedding; its settings "

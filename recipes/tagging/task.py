@@ -25,6 +25,7 @@ from recipes.tagging.config import TAGSETS
 from recipes.tagging.config import TURKISH_EXAMPLE
 from recipes.tagging.config import Config
 from recipes.tagging.features import build as build_features
+from recipes.tagging.features import check_init_pieces
 from recipes.tagging.features import refuse_with_init
 from recipes.task import Task
 
@@ -125,6 +126,7 @@ class TaggingTask(Task):
             models.refuse_word_vectors(config, "tagger")
             refuse_with_init(config)
             vocabulary = model.get_layer("vocabulary")
+            check_init_pieces(config, data.train, vocabulary)
             characters = models.optional_layer(model, "characters")
             features = models.optional_layer(model, "token_features")
             crf = models.optional_layer(model, "crf")

@@ -19,6 +19,7 @@ from recipes import distributed
 from recipes import results
 from recipes import tagging
 from recipes.data import tfds_data
+from tests.recipes.test_loaders import TWT
 
 LEXICON = {
     "at": ["the", "a", "no"],
@@ -635,3 +636,45 @@ def test_a_run_whose_loss_becomes_nan_fails_with_one_line(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "not retraining" in captured.out and "Epoch" not in captured.out
     assert captured.err.strip().splitlines() == [f"error: {info.value}"]
+
+
+def test_init_from_refuses_pieces_of_words_marked_otherwise(tmp_path, capsys):
+    path = tmp_path / "twt.conllu"
+    path.write_text((TWT + "\n") * 20, encoding="utf-8")
+    common = ["--dataset", "conllu", "--train-file", str(path)]
+    for marks in ("--mark-pieces", "--no-mark-pieces"):
+        config = tiny_config(
+            tmp_path / marks,
+            dataset="conllu",
+            train_file=str(path),
+            epochs=1,
+            mark_pieces=marks == "--mark-pieces",
+        )
+        tagging.run(config)
+    for trained, given, fix in (
+        ("--mark-pieces", "--no-mark-pieces", "pass --mark-pieces"),
+        ("--no-mark-pieces", "--mark-pieces", "pass --no-mark-pieces"),
+    ):
+        model = tmp_path / trained / "out" / "model.keras"
+        argv = [*common, "--init-from", str(model), "--epochs", "0", given]
+        with pytest.raises(SystemExit) as exit_info:
+            harness.run_cli(
+                tagging.main, [*argv, "--output", str(tmp_path / "x")]
+            )
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err.strip()
+        assert f"--init-from {model}: that tagger was trained on" in err
+        assert err.endswith(f"{fix} to give it the tokens it reads")
+        assert len(err.splitlines()) == 1
+        # The tokens it was trained on are taken.
+        metrics = tagging.run(
+            tagging.Config(
+                dataset="conllu",
+                train_file=str(path),
+                init_from=str(model),
+                epochs=0,
+                mark_pieces=trained == "--mark-pieces",
+                output=str(tmp_path / f"eval{trained}"),
+            )
+        )
+        assert metrics["epochs_run"] == 0
