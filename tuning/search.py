@@ -607,9 +607,15 @@ def problem_for(name, config):
     )
 
 
-def run_search(tuner, problem, config, epochs):
-    """Runs the trials; returns `None`, or why keras-tuner gave up."""
-    callbacks = [
+def search_callbacks(problem, config):
+    """Each trial's callbacks: the task's validation metrics, early
+    stopping, a NaN guard; with `--ema`, the averaged weights swapped in
+    first (`keras.callbacks.SwapEMAWeights`), so that the objective and
+    the best epoch keras-tuner keeps are the averages, as in a recipe
+    run (`recipes.checkpoints.AveragedWeights`)."""
+    swap = [keras.callbacks.SwapEMAWeights(swap_on_epoch=True)]
+    return [
+        *(swap if getattr(config, "ema", 0.0) else []),
         *problem.callbacks,
         keras.callbacks.EarlyStopping(
             monitor=problem.objective.name,
@@ -618,6 +624,11 @@ def run_search(tuner, problem, config, epochs):
         ),
         keras.callbacks.TerminateOnNaN(),
     ]
+
+
+def run_search(tuner, problem, config, epochs):
+    """Runs the trials; returns `None`, or why keras-tuner gave up."""
+    callbacks = search_callbacks(problem, config)
     try:
         tuner.search(
             epochs=epochs,

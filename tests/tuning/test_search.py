@@ -6,6 +6,7 @@ The recipes' models read raw strings (TensorFlow backend only).
 """
 
 import csv
+import dataclasses
 import json
 import os
 import pathlib
@@ -403,6 +404,39 @@ def test_a_cosine_schedule_decays_over_the_trials_epochs(tmp_path):
     assert schedule["class_name"] == "CosineDecay"
     batches = len(problem.data(16)[0])
     assert schedule["config"]["decay_steps"] == config.epochs * batches
+
+
+@pytest.mark.every_backend
+def test_a_trial_with_ema_is_scored_on_its_averaged_weights(tmp_path):
+    """--ema: a trial compiles with the averaging and validates the
+    averages, which it ends with (a momentum near 1 keeps them at the
+    first step's weights: near chance, while the trained ones learn)."""
+    config = tiny_config(tmp_path, batch_size=16, ema=0.99999, epochs=2)
+    problem = search.problem_for("tagging", config)
+    options = search.SearchOptions(search="units,num_layers,batch_size")
+    hp = kt.HyperParameters()
+    for name, value in (("units", 8), ("num_layers", 1), ("batch_size", 16)):
+        hp.Fixed(name, value)
+    plain = dataclasses.replace(
+        problem, config=dataclasses.replace(config, ema=0.0)
+    )
+    train, dev = problem.data(16)
+    scores = []
+    for each in (problem, plain):
+        keras.utils.set_random_seed(0)
+        model = search.make_hypermodel(each, options).build(hp)
+        assert model.optimizer.use_ema == (each is problem)
+        callbacks = search.search_callbacks(each, each.config)
+        swaps = isinstance(callbacks[0], keras.callbacks.SwapEMAWeights)
+        assert swaps == (each is problem)
+        history = model.fit(
+            train, validation_data=dev, epochs=2, callbacks=callbacks, verbose=0
+        )
+        scored = history.history["val_accuracy"][-1]
+        ended = model.evaluate(dev, return_dict=True, verbose=0)
+        assert ended["accuracy"] == pytest.approx(scored, abs=1e-6)
+        scores.append(scored)
+    assert scores[0] < scores[1] - 0.2
 
 
 def test_a_second_search_on_a_running_project_exits_2(tmp_path, capsys):
