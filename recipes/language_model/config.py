@@ -67,6 +67,8 @@ HELP = {
     "init_from": "train on from a saved language model (its vocabularies "
     "are kept): fine-tune it on other text",
     "quick": settings.quick_help(Config, QUICK_SENTENCES, "sentences"),
+    "lr_schedule": settings.STACK_HELP["lr_schedule"],
+    "ema": settings.STACK_HELP["ema"],
 }
 
 
