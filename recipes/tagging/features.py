@@ -2,15 +2,17 @@
 (names by type, `recipes.data.gazetteers`) and `--word-shape`, as one
 `zoo.layers.TokenFeatures` layer saved with the model."""
 
+import dataclasses
+
 import harness
 import zoo
-from recipes.data import conllu
+from recipes.data import datasets
 from recipes.data import gazetteers
 
-# Marked pieces of words (`--mark-pieces`) in more than this share of the
-# training tokens or of a saved tagger's vocabulary say it was marked
-# ("C++" or a lone "+" are words, not pieces).
-MARKED_SHARE = 0.01
+# An `--init-from` tagger is refused when the other marking of pieces of
+# words (`--mark-pieces`) would put this much more of the training tokens
+# in its vocabulary.
+COVERAGE_GAP = 0.05
 
 
 def build(config, train):
@@ -59,31 +61,32 @@ def refuse_with_init(config):
             )
 
 
-def _marked_share(tokens):
-    tokens = list(tokens)
-    mark = conllu.PIECE_MARK
-    marked = sum(len(t) > 1 and (t[0] == mark or t[-1] == mark) for t in tokens)
-    return marked / max(len(tokens), 1)
+def _coverage(sentences, vocabulary):
+    """The share of the tokens (repeats counted) with a vocabulary id."""
+    ids = [i for words, _ in sentences for i in vocabulary.ids(words)]
+    return sum(i > 1 for i in ids) / max(len(ids), 1)
 
 
-def check_init_pieces(config, train, vocabulary):
+def check_init_pieces(config, train, vocabulary, load):
     """An `--init-from` tagger reads pieces of words as it was trained
-    to: marked (`bileş+ +en`, `--mark-pieces`) or bare. Refused, with the
-    flag to pass, when one of the training data and its vocabulary is
-    marked (over `MARKED_SHARE` of the tokens) and the other is not: it
-    would read most pieces as unknown words."""
-    data = _marked_share(w for words, _ in train for w in words)
-    saved = _marked_share(vocabulary.tokens)
-    if (data > MARKED_SHARE) == (saved > MARKED_SHARE):
+    to: marked (`bileş+ +en`, `--mark-pieces`) or bare. On a treebank
+    (where the flag applies), the training data are read the other way
+    too (`load(config)`); when its vocabulary knows `COVERAGE_GAP` more
+    of those tokens than of these, it was trained the other way, would
+    read most pieces as unknown words, and is refused with the flag to
+    pass."""
+    if config.dataset not in datasets.TREEBANKS:
         return
-    how, fix = (
-        ("marked", "--mark-pieces")
-        if saved > MARKED_SHARE
-        else ("bare", "--no-mark-pieces")
-    )
+    other = dataclasses.replace(config, mark_pieces=not config.mark_pieces)
+    given = _coverage(train, vocabulary)
+    flipped = _coverage(load(other).train, vocabulary)
+    if flipped <= given + COVERAGE_GAP:
+        return
+    how = "marked" if other.mark_pieces else "bare"
+    fix = "--mark-pieces" if other.mark_pieces else "--no-mark-pieces"
     raise harness.UsageError(
-        f"--init-from {config.init_from}: that tagger was trained on "
-        f"{how} pieces of words ({saved:.1%} of its vocabulary marked "
-        f"'{conllu.PIECE_MARK}', against {data:.1%} of these training "
-        f"tokens); pass {fix} to give it the tokens it reads"
+        f"--init-from {config.init_from}: that tagger was trained on {how} "
+        f"pieces of words (its vocabulary knows {flipped:.1%} of these "
+        f"training tokens {how}, {given:.1%} as read now); pass {fix} to "
+        "give it the tokens it reads"
     )

@@ -126,7 +126,7 @@ class TaggingTask(Task):
             models.refuse_word_vectors(config, "tagger")
             refuse_with_init(config)
             vocabulary = model.get_layer("vocabulary")
-            check_init_pieces(config, data.train, vocabulary)
+            check_init_pieces(config, data.train, vocabulary, self.load_data)
             characters = models.optional_layer(model, "characters")
             features = models.optional_layer(model, "token_features")
             crf = models.optional_layer(model, "crf")

@@ -678,3 +678,42 @@ def test_init_from_refuses_pieces_of_words_marked_otherwise(tmp_path, capsys):
             )
         )
         assert metrics["epochs_run"] == 0
+
+
+def french_conllu(sentences=30, words=12):
+    """CoNLL-U with a multiword `du` (`de` + `le`) in every sentence among
+    words seen once: pieces are common as tokens, rare in the vocabulary."""
+    blocks = []
+    for n in range(sentences):
+        rows = ["1-2\tdu\t_\t_\t_\t_\t_\t_\t_\t_"]
+        rows += ["1\tde\tde\tADP\t_\t_\t0\troot\t_\t_"]
+        rows += ["2\tle\tle\tDET\t_\t_\t1\tdet\t_\t_"]
+        rows += [
+            f"{i}\tmot{n}x{i}\tmot\tNOUN\t_\t_\t1\tobj\t_\t_"
+            for i in range(3, words + 3)
+        ]
+        blocks.append("\n".join(rows) + "\n")
+    return "\n".join(blocks)
+
+
+def test_init_from_takes_a_tagger_marked_as_the_data(tmp_path):
+    # Marked pieces: 2 of 14 tokens a sentence, 2 of ~290 vocabulary words.
+    path = tmp_path / "fr.conllu"
+    path.write_text(french_conllu(), encoding="utf-8")
+    config = tiny_config(
+        tmp_path, dataset="conllu", train_file=str(path), epochs=1
+    )
+    tagging.run(config)
+    again = dataclasses.replace(
+        config,
+        init_from=str(tmp_path / "out" / "model.keras"),
+        epochs=0,
+        output=str(tmp_path / "again"),
+    )
+    assert tagging.run(again)["epochs_run"] == 0
+    with pytest.raises(harness.UsageError, match="pass --mark-pieces"):
+        tagging.run(
+            dataclasses.replace(
+                again, mark_pieces=False, output=str(tmp_path / "bare")
+            )
+        )
