@@ -42,6 +42,7 @@ class LanguageModelStage:
             epochs=config.fine_tune_epochs,
             shards=1,
             lr_schedule="slanted",
+            ema=config.ema,
             seed=config.seed,
             quick=config.quick,
             tensorboard=False,
