@@ -286,8 +286,9 @@ def averaging(config):
     """The optimizer arguments `--ema` sets: Keras's `use_ema` and
     `ema_momentum` (none when it is 0); the training loop swaps the
     averages in for validation (`recipes.checkpoints.AveragedWeights`)."""
-    ema = getattr(config, "ema", 0.0)
-    return {"use_ema": True, "ema_momentum": ema} if ema else {}
+    if not config.ema:
+        return {}
+    return {"use_ema": True, "ema_momentum": config.ema}
 
 
 def stack_options(config, skip=()):

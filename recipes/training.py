@@ -87,7 +87,7 @@ def make_callbacks(
         keras.callbacks.TerminateOnNaN(),
         backup,
     ]
-    if getattr(config, "ema", 0.0):  # the averages in before any reads them
+    if config.ema:  # the averages in before any callback reads the weights
         callbacks.insert(0, checkpoints.AveragedWeights(backup))
     if writes_tensorboard(config):
         callbacks.append(

@@ -613,9 +613,13 @@ def search_callbacks(problem, config):
     first (`keras.callbacks.SwapEMAWeights`), so that the objective and
     the best epoch keras-tuner keeps are the averages, as in a recipe
     run (`recipes.checkpoints.AveragedWeights`)."""
-    swap = [keras.callbacks.SwapEMAWeights(swap_on_epoch=True)]
+    averaging = (
+        [keras.callbacks.SwapEMAWeights(swap_on_epoch=True)]
+        if config.ema
+        else []
+    )
     return [
-        *(swap if getattr(config, "ema", 0.0) else []),
+        *averaging,
         *problem.callbacks,
         keras.callbacks.EarlyStopping(
             monitor=problem.objective.name,
