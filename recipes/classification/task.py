@@ -186,20 +186,19 @@ class ClassificationTask(Task):
         """Adam; with `--fine-tune`, ULMFiT's discriminative rates and
         gradual unfreezing (`fine_tune_optimizer`); with `--wide`, the
         wide part at its own rate (`wide_optimizer`). The loss smooths
-        the targets by `--label-smoothing`."""
-        loss = self.loss(label_smoothing=config.label_smoothing)
+        the targets by `--label-smoothing`. The metrics are weighted, so
+        the rows a batch is padded with (weight 0, on JAX) do not count."""
         if config.fine_tune:
             optimizer = finetune.fine_tune_optimizer(model, config, steps)
         elif config.wide:
             optimizer = wide_optimizer(model, config, steps)
         else:
-            model.compile(
-                optimizer=self.optimizer(config, steps),
-                loss=loss,
-                weighted_metrics=self.metrics(),
-            )
-            return model
-        model.compile(optimizer=optimizer, loss=loss, metrics=self.metrics())
+            optimizer = self.optimizer(config, steps)
+        model.compile(
+            optimizer=optimizer,
+            loss=self.loss(label_smoothing=config.label_smoothing),
+            weighted_metrics=self.metrics(),
+        )
         return model
 
     def model_args(self, config, state):

@@ -153,6 +153,27 @@ def test_wide_and_deep_learns_reloads_and_ignores_padding(tmp_path):
     _check_padding(model)
 
 
+@pytest.mark.every_backend
+def test_wide_run_scores_only_its_examples(tmp_path):
+    """The test accuracy in `metrics.json` is the saved model's on the
+    test texts, with `--wide` too: JAX pads each batch's rows to the
+    batch size (weight 0), which the metrics must not count (15 test
+    texts in a batch of 64 here)."""
+    config = tiny_config(
+        tmp_path, wide=True, bigram_buckets=64, batch_size=64, epochs=2
+    )
+    metrics = classification.run(config)
+    test = classification.TASK.load_data(config).test
+    classifier = classification.load(tmp_path / "out")
+    labels = list(classifier.labels)
+    predicted = classifier.probabilities([text for text, _ in test])
+    right = [
+        labels[int(np.argmax(row))] == label
+        for row, (_, label) in zip(predicted, test)
+    ]
+    assert metrics["test_accuracy"] == pytest.approx(np.mean(right))
+
+
 def test_macro_f1_is_the_unweighted_mean_over_classes(tmp_path):
     metric = keras.metrics.F1Score(average="macro")
     # 3 classes; truth 0,0,1,2; predicted 0,1,1,1.
