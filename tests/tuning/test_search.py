@@ -381,7 +381,7 @@ def test_trials_failing_in_a_row_stop_the_search_with_one_line(tmp_path):
     problem = type(
         "P", (), {"callbacks": [], "objective": tuner.oracle.objective}
     )
-    config = type("C", (), {"patience": 1})
+    config = type("C", (), {"patience": 1, "ema": 0.0})
     message = search.run_search(tuner, problem, config, epochs=1)
     assert message.startswith("the search stopped: Number of consecutive")
     assert "the last error: OSError: cannot read the data for batch" in message
