@@ -25,7 +25,8 @@ HEADS = ("auto", *zoo.heads.HEADS)
 # (docs/language-model.md: Brown universal tags, seed 0, 0.9829 on
 # en_bilm_v2 against 0.9825 on en_bilm and 0.9813 from scratch; WNUT-16
 # entity F1, 3 seeds, 0.3915 against 0.3621 and 0.2791); none for other
-# data, a user's corpus or a model trained on.
+# data, a user's corpus or a model trained on. Not a biLM adapted to
+# tweets on WNUT-16: dev entity F1 0.5253 against 0.5410 (docs/recipes.md).
 AUTO_PRETRAINED = "en_bilm_v2"
 AUTO_PRETRAINED_DATA = (("brown", "universal"), ("wnut16", None))
 
