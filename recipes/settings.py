@@ -219,8 +219,7 @@ STACK_HELP = {
     "weights with this momentum (the optimizer's use_ema and ema_momentum; "
     "0.99 averages over about the last 100 steps, from the first step's "
     "weights on: keep 1/(1-momentum) well under the run's steps); "
-    "validation, early "
-    "stopping and the saved model use the averages "
+    "validation, early stopping and the saved model use the averages "
     "(keras.callbacks.SwapEMAWeights); 0: off",
     "quick": "a smoke run on small seeded samples of the data, with at "
     f"most {QUICK_EPOCHS} epochs, for tests and demos",
