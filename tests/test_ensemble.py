@@ -97,6 +97,7 @@ def test_members_that_cannot_join_are_named(members, error, message):
 
 
 @pytest.mark.every_backend
+@pytest.mark.torch_tier  # four trainings: every backend in make test-all
 def test_predict_with_several_runs_tags_with_their_ensemble(tmp_path, capsys):
     config = test_tagging.tiny_config(tmp_path, output=str(tmp_path / "run0"))
     runs = [str(tmp_path / "run0"), str(tmp_path / "run1")]
@@ -128,9 +129,12 @@ def test_predict_with_several_runs_tags_with_their_ensemble(tmp_path, capsys):
         ensemble_benchmark.main([runs[0], other.output])
 
 
+@pytest.mark.every_backend
+@pytest.mark.torch_tier  # two trainings: every backend in make test-all
 def test_the_benchmark_averages_classifiers_and_refuses_mixed_runs(tmp_path):
+    # One epoch: the test is what is averaged, not how well it scores.
     config = test_classification.tiny_config(
-        tmp_path, output=str(tmp_path / "c0")
+        tmp_path, output=str(tmp_path / "c0"), epochs=1
     )
     runs = [str(tmp_path / "c0"), str(tmp_path / "c1")]
     classification.run(config)
@@ -145,9 +149,8 @@ def test_the_benchmark_averages_classifiers_and_refuses_mixed_runs(tmp_path):
     truth = [labels.index(label) for _, label in data.test]
     expected = float(np.mean(mean.argmax(-1) == np.array(truth)))
     assert result["test"]["ensemble"] == pytest.approx(expected)
-    tagger_config = test_tagging.tiny_config(
-        tmp_path / "t", output=str(tmp_path / "t0"), epochs=1
-    )
-    tagging.run(tagger_config)
+    # A tagger's run folder (its saved model is all the check reads).
+    (tmp_path / "t0").mkdir()
+    tiny_tagger(0).save(tmp_path / "t0" / "model.keras")
     with pytest.raises(harness.UsageError, match="all taggers or all"):
         ensemble_benchmark.main([runs[0], str(tmp_path / "t0")])

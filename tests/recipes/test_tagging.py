@@ -302,6 +302,7 @@ def _dev_accuracies(config):
 
 
 @pytest.mark.every_backend
+@pytest.mark.torch_tier  # where long runs train; every backend in test-all
 def test_ema_validates_and_saves_the_averaged_weights(tmp_path):
     # --ema 0.9: what each epoch validated is what was saved (the best
     # epoch's averages, not the trained weights).

@@ -406,7 +406,8 @@ def test_a_cosine_schedule_decays_over_the_trials_epochs(tmp_path):
     assert schedule["config"]["decay_steps"] == config.epochs * batches
 
 
-@pytest.mark.every_backend
+# TensorFlow in make test (the tagging recipe's --ema test runs on
+# PyTorch there); every backend in make test-all.
 def test_a_trial_with_ema_is_scored_on_its_averaged_weights(tmp_path):
     """--ema: a trial compiles with the averaging and validates the
     averages, which it ends with (a momentum near 1 keeps them at the
