@@ -14,8 +14,9 @@ ENCODERS = [
     ("rnn", {}),
     ("rnn", {"cell": "gru", "bidirectional": False, "num_layers": 2}),
     ("cnn", {"num_layers": 2}),
+    ("both", {"char_kernel_size": 2}),
 ]
-IDS = ["bilstm", "gru2", "cnn2"]
+IDS = ["bilstm", "gru2", "cnn2", "both"]
 
 
 def _encoder(kind, extra, **kwargs):
@@ -48,6 +49,8 @@ def _batch():
         ("rnn", {"bidirectional": [False, True], "num_layers": 2}, 10),
         ("rnn", {"bidirectional": [True, False], "num_layers": 2}, 5),
         ("cnn", {}, 5),
+        ("both", {}, 15),
+        ("both", {"bidirectional": False}, 10),
     ],
 )
 def test_output_shape_and_mask(kind, extra, width):
@@ -123,6 +126,25 @@ def test_fused_and_per_layer_paths_agree():
     np.testing.assert_allclose(fused, plain, atol=1e-5)
 
 
+def test_both_is_the_two_encoders_side_by_side(tmp_path):
+    ids = _batch()
+    both = _encoder("both", {})
+    rnn, cnn = _encoder("rnn", {}), _encoder("cnn", {})
+    both(ids), rnn(ids), cnn(ids)  # build
+    # The one embedding feeds both halves.
+    for half in (rnn, cnn):
+        half.embedding.set_weights(both.embedding.get_weights())
+    rnn.stack.set_weights(both.stack.get_weights())
+    cnn.convolutions[0].set_weights(both.convolutions[0].get_weights())
+    expected = np.concatenate(
+        [helpers.to_numpy(rnn(ids)), helpers.to_numpy(cnn(ids))], axis=-1
+    )
+    np.testing.assert_allclose(helpers.to_numpy(both(ids)), expected, atol=1e-6)
+    config = both.get_config()
+    assert config["kind"] == "both"
+    assert CharacterEncoder.from_config(config).output_dim == 15
+
+
 def test_config_names_the_vocabulary_size():
     config = CharacterEncoder(VOCAB, name="chars").get_config()
     assert config["char_vocabulary_size"] == VOCAB
@@ -144,7 +166,7 @@ def _tagger(kind="rnn"):
     return keras.Model([words, chars], tags, name=f"tagger_{kind}")
 
 
-@pytest.mark.parametrize("kind", ["rnn", "cnn"])
+@pytest.mark.parametrize("kind", ["rnn", "cnn", "both"])
 def test_tagger_trains_and_reloads(kind, tmp_path):
     rng = np.random.default_rng(1)
     lengths = rng.integers(1, 6, size=16)
@@ -177,6 +199,8 @@ def test_fast_path_report_lists_the_inner_stack():
     assert zoo.fast_path_report(_tagger("cnn"))[0]["layer"] == (
         "sentence_layer0_lstm"
     )
+    # Beside the convolutions the character BiLSTM stays fused.
+    assert [e["layer"] for e in zoo.fast_path_report(_tagger("both"))] == names
 
 
 @pytest.mark.parametrize(
@@ -199,7 +223,7 @@ def test_fast_path_report_lists_the_inner_stack():
         ({"num_layers": 0}, r"`num_layers` must be an integer >= 1"),
         (
             {"kind": "lstm"},
-            r"`kind` must be one of 'rnn', 'cnn'; received kind='lstm'",
+            r"`kind` must be one of 'rnn', 'cnn', 'both'; received kind='lstm'",
         ),
         ({"cell": "rnn"}, r"`cell` must be one of 'simple_rnn', 'gru', 'lstm'"),
         ({"bidirectional": "yes"}, r"`bidirectional` must be True, False"),

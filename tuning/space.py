@@ -23,7 +23,7 @@ is not searched is its task's (`recipes.settings` and the recipe's
     | `embedding_dropout` | Float, step 0.05 | 0 .. 0.5 |
     | `embedding_dim` | Int, step 32 | 32 .. 256 |
     | `char_embedding_dim`, `char_units` (tagging) | Int, step 16 | 16 .. 64 |
-    | `char_kind` (tagging) | Choice | `rnn`, `cnn` |
+    | `char_kind` (tagging) | Choice | `rnn`, `cnn`, `both` |
     | `learning_rate` | Float, log | 1e-4 .. 1e-2 |
     | `batch_size` | Choice | 16, 32, 64, 128 |
     | `seed` | Int | 0 .. 2 |
@@ -59,7 +59,7 @@ STACK_RANGES = {
     "embedding_dropout": RATE,
     "char_embedding_dim": (16, 64, 16),
     "char_units": (16, 64, 16),
-    "char_kind": ("rnn", "cnn"),
+    "char_kind": ("rnn", "cnn", "both"),
 }
 
 

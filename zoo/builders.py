@@ -105,8 +105,9 @@ def stacked_rnn(
             `None`: tokens only.
         char_embedding_dim: width of the character embedding.
         char_units: width of the character encoder (per direction).
-        char_kind: `"rnn"` (a bidirectional LSTM over the characters) or
-            `"cnn"` (convolutions and a masked max-pool). The `char_*`
+        char_kind: `"rnn"` (a bidirectional LSTM over the characters),
+            `"cnn"` (convolutions and a masked max-pool) or `"both"` (the
+            two side by side, concatenated). The `char_*`
             arguments are declared in `zoo.options.CHARACTER_OPTIONS`.
         mask_value: for float inputs, mask timesteps whose features all
             equal this value (`keras.layers.Masking`); `None` for no mask.

@@ -37,7 +37,7 @@ CELLS = cells.NAMES
 MERGE_MODES = ("concat", "sum", "ave", "mul")
 OUTPUTS = ("top", "all")
 # The character encoders of `zoo.layers.CharacterEncoder`.
-CHARACTER_KINDS = ("rnn", "cnn")
+CHARACTER_KINDS = ("rnn", "cnn", "both")
 # `residual="auto"` turns residual connections on from this depth up: two
 # layers train fine without them, deeper plain stacks start to stall.
 AUTO_RESIDUAL_MIN_LAYERS = 3
@@ -532,7 +532,10 @@ CHARACTER_OPTIONS = (
         str,
         adds_params=True,
         choices=CHARACTER_KINDS,
-        help="character encoder: 'rnn' (a BiLSTM) or 'cnn' (convolutions)",
+        help=(
+            "character encoder: 'rnn' (a BiLSTM), 'cnn' (convolutions) "
+            "or 'both' side by side"
+        ),
     ),
     Option(
         "max_chars",

@@ -3,8 +3,9 @@
 `CharacterEncoder` reads character ids of shape `(batch, words, chars)`
 and returns one vector per word, `(batch, words, width)`, to concatenate
 with a word embedding (Lample et al. 2016 for the recurrent encoder, Ma &
-Hovy 2016 for the convolutional one). Text handling (splitting words into
-character ids) is left to the caller.
+Hovy 2016 for the convolutional one, both side by side as the strongest
+morphologically rich taggers read characters). Text handling (splitting
+words into character ids) is left to the caller.
 """
 
 import keras
@@ -29,7 +30,9 @@ class CharacterEncoder(keras.layers.Layer):
     `zoo.layers.StackedRNN` over the characters (`kind="rnn"`: its last
     output, both directions' final states concatenated when
     bidirectional) or `Conv1D` layers with a max-pool over the real
-    characters (`kind="cnn"`).
+    characters (`kind="cnn"`), or both from the one embedding, their
+    vectors concatenated (`kind="both"`: the recurrent encoder reads a
+    word's order, the convolutions its n-grams wherever they sit).
 
     Character id 0 is padding; a word whose ids are all 0 is a padded word:
     its vector is all zeros and the output mask is False there. Padding
@@ -48,24 +51,26 @@ class CharacterEncoder(keras.layers.Layer):
         char_units: `kind="rnn"`: hidden size of each recurrent layer (one
             direction; the output is `2 * char_units` wide when the top
             layer is bidirectional). `kind="cnn"`: filters of each
-            convolution (the output width).
+            convolution (the output width). `kind="both"`: each, so the
+            output is the two widths added.
         num_layers: recurrent layers (or convolutions) over the characters.
-        bidirectional: `kind="rnn"`: read each word both ways (bool, or
-            one per layer). Ignored by `kind="cnn"`.
-        cell: `kind="rnn"`: `"lstm"`, `"gru"` or `"simple_rnn"`, or one
-            per layer. Ignored by `kind="cnn"`.
+        bidirectional: the recurrent encoder (`kind="rnn"` or `"both"`):
+            read each word both ways (bool, or one per layer).
+        cell: the recurrent encoder: `"lstm"`, `"gru"` or `"simple_rnn"`,
+            or one per layer.
         dropout: input dropout of each layer, one mask per word (scalar
             or one per layer): `StackedRNN`'s `dropout` (it keeps the fused
-            kernel) or, for `kind="cnn"`, `SpatialDropout1D` before each
-            convolution.
-        kind: `"rnn"` (default) or `"cnn"`.
-        char_kernel_size: `kind="cnn"`: characters each convolution sees.
+            kernel) and/or `SpatialDropout1D` before each convolution.
+        kind: `"rnn"` (default), `"cnn"` or `"both"`.
+        char_kernel_size: the convolutions (`kind="cnn"` or `"both"`):
+            characters each convolution sees.
         seed: optional integer seed of the dropout masks.
 
     Attributes:
         embedding: the character `keras.layers.Embedding`.
-        stack: the `StackedRNN` (`kind="rnn"`), else None.
-        convolutions: the `Conv1D` layers (`kind="cnn"`), else `[]`.
+        stack: the `StackedRNN` (`kind="rnn"` or `"both"`), else None.
+        convolutions: the `Conv1D` layers (`kind="cnn"` or `"both"`),
+            else `[]`.
         sublayers: the layers above, what `zoo.fast_path_report` and
             `zoo.reset_states` walk (so the report lists the stack's
             recurrent layers).
@@ -155,7 +160,8 @@ class CharacterEncoder(keras.layers.Layer):
         self.stack = None
         self.convolutions = []
         self.dropouts = []
-        if kind == "rnn":
+        self.output_dim = 0
+        if kind in ("rnn", "both"):
             self.stack = StackedRNN(
                 cell,
                 units=char_units,
@@ -166,14 +172,17 @@ class CharacterEncoder(keras.layers.Layer):
                 seed=seed,
                 name=f"{self.name}_stack",
             )
-            self.output_dim = self.stack.layer_specs[-1].output_width
-        else:
+            self.output_dim += self.stack.layer_specs[-1].output_width
+        if kind in ("cnn", "both"):
             rates = v.per_layer("dropout", dropout, num_layers, v.check_rate)
             for index, rate in enumerate(rates):
                 self.dropouts.append(
                     keras.layers.SpatialDropout1D(
                         rate,
-                        seed=None if seed is None else seed + 1000 * index,
+                        # Apart from the recurrent encoder's masks.
+                        seed=None
+                        if seed is None
+                        else seed + 1000 * index + 500 * (kind == "both"),
                         name=f"{self.name}_dropout{index}",
                     )
                 )
@@ -186,14 +195,14 @@ class CharacterEncoder(keras.layers.Layer):
                         name=f"{self.name}_conv{index}",
                     )
                 )
-            self.output_dim = char_units
+            self.output_dim += char_units
 
     @property
     def sublayers(self):
-        """The embedding, then the stack or the convolutions (what
+        """The embedding, then the stack and/or the convolutions (what
         `zoo.fast_path_report` and `zoo.reset_states` walk)."""
-        inner = [self.stack] if self.stack is not None else self.convolutions
-        return [self.embedding, *inner]
+        stack = [self.stack] if self.stack is not None else []
+        return [self.embedding, *stack, *self.convolutions]
 
     def _check_shape(self, input_shape):
         if len(input_shape) != 3:
@@ -210,6 +219,7 @@ class CharacterEncoder(keras.layers.Layer):
         shape = (None, chars, self.char_embedding_dim)
         if self.stack is not None:
             self.stack.build(shape)
+        shape = (None, chars, self.char_embedding_dim)
         for conv in self.convolutions:
             conv.build(shape)
             shape = (None, chars, self.char_units)
@@ -222,19 +232,21 @@ class CharacterEncoder(keras.layers.Layer):
         char_mask = ops.not_equal(flat, 0)
         word_mask = ops.any(char_mask, axis=1)
         x = self.embedding(flat)
+        parts = []
         if self.stack is not None:
             # An all-False row is not something every kernel takes (cuDNN
             # needs lengths >= 1, the PyTorch fused path falls back): an
             # empty word reads its first (padding) character instead, and
             # its vector is zeroed below.
             empty = ops.logical_not(word_mask)[:, None]
-            char_mask = ops.concatenate(
+            stack_mask = ops.concatenate(
                 [ops.logical_or(char_mask[:, :1], empty), char_mask[:, 1:]],
                 axis=1,
             )
-            vectors = self.stack(x, mask=char_mask, training=training)
-        else:
-            vectors = self._convolve(x, char_mask, training)
+            parts.append(self.stack(x, mask=stack_mask, training=training))
+        if self.convolutions:
+            parts.append(self._convolve(x, char_mask, training))
+        vectors = parts[0] if len(parts) == 1 else ops.concatenate(parts, -1)
         vectors = ops.where(
             word_mask[:, None], vectors, ops.zeros_like(vectors)
         )
