@@ -148,7 +148,7 @@ def test_a_stack_matches_keras_at_every_real_step(name):
     _assert_all_equal(zoo.engine.stacks.StackPlan(stack)(x, mask), want, mask)
 
 
-@pytest.mark.parametrize("char_kind", ["rnn", "cnn"])
+@pytest.mark.parametrize("char_kind", ["rnn", "cnn", "both"])
 @pytest.mark.parametrize("head", ["softmax", "crf"])
 def test_a_tagger_matches_keras(char_kind, head):
     rng = np.random.default_rng(1)

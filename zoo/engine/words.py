@@ -1,6 +1,6 @@
 """NumPy forms of the zoo's word-level layers: `CharacterEncoder` (its
-recurrent and convolutional kinds), the ELMo biLM (`BiLMEncoder`,
-`ContextualEmbedding`) and `ScalarMix`.
+recurrent and convolutional kinds, and both side by side), the ELMo biLM
+(`BiLMEncoder`, `ContextualEmbedding`) and `ScalarMix`.
 
 The character encoder runs once over every real word of every sentence
 of a batch, as one batch of words: padded words are skipped (their
@@ -84,9 +84,11 @@ class Characters(Layer):
         self.lookup = False
         if layer.stack is not None:
             self.stack = StackPlan(layer.stack)
-            self.lookup = self.stack.use_table(self.table)
-        else:
-            self.convolutions = [Convolution(c) for c in layer.convolutions]
+            # Alone, the stack may read ids (`StackPlan.use_table`); beside
+            # the convolutions both read the one lookup.
+            if not layer.convolutions:
+                self.lookup = self.stack.use_table(self.table)
+        self.convolutions = [Convolution(c) for c in layer.convolutions]
 
     def encode(self, ids):
         """`(vectors, word_mask)` for `(batch, words, chars)` ids."""
@@ -105,13 +107,14 @@ class Characters(Layer):
             if self.lookup:  # the stack reads ids (`StackPlan.use_table`)
                 _check_ids(ids, len(self.table), self.name)
                 vectors[real] = self.stack(ids, used)
-            elif self.stack is not None:
-                vectors[real] = self.stack(
-                    lookup(self.table, ids, self.name), used
-                )
             else:
                 x = lookup(self.table, ids, self.name)
-                vectors[real] = self._convolve(x, used)
+                parts = []
+                if self.stack is not None:
+                    parts.append(self.stack(x, used))
+                if self.convolutions:
+                    parts.append(self._convolve(x, used))
+                vectors[real] = np.concatenate(parts, axis=-1)
         return vectors.reshape(batch, words, -1), word_mask.reshape(
             batch, words
         )
