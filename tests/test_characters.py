@@ -126,7 +126,7 @@ def test_fused_and_per_layer_paths_agree():
     np.testing.assert_allclose(fused, plain, atol=1e-5)
 
 
-def test_both_is_the_two_encoders_side_by_side(tmp_path):
+def test_both_is_the_two_encoders_side_by_side():
     ids = _batch()
     both = _encoder("both", {})
     rnn, cnn = _encoder("rnn", {}), _encoder("cnn", {})

@@ -80,7 +80,6 @@ class Characters(Layer):
         self.table = fn.array(layer.embedding.embeddings)
         self.output_dim = layer.output_dim
         self.stack = None
-        self.convolutions = []
         self.lookup = False
         if layer.stack is not None:
             self.stack = StackPlan(layer.stack)
@@ -114,7 +113,9 @@ class Characters(Layer):
                     parts.append(self.stack(x, used))
                 if self.convolutions:
                     parts.append(self._convolve(x, used))
-                vectors[real] = np.concatenate(parts, axis=-1)
+                vectors[real] = (
+                    parts[0] if len(parts) == 1 else np.concatenate(parts, -1)
+                )
         return vectors.reshape(batch, words, -1), word_mask.reshape(
             batch, words
         )

@@ -219,7 +219,6 @@ class CharacterEncoder(keras.layers.Layer):
         shape = (None, chars, self.char_embedding_dim)
         if self.stack is not None:
             self.stack.build(shape)
-        shape = (None, chars, self.char_embedding_dim)
         for conv in self.convolutions:
             conv.build(shape)
             shape = (None, chars, self.char_units)
