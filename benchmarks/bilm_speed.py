@@ -5,15 +5,19 @@ PyTorch, side by side in one process (round robin, medians).
     KERAS_BACKEND=jax python benchmarks/bilm_speed.py
     KERAS_BACKEND=torch python benchmarks/bilm_speed.py
     python benchmarks/bilm_speed.py --quick            # a smoke run
+    KERAS_BACKEND=torch python benchmarks/bilm_speed.py --keras-adam
 
 The zoo model is `zoo.language_model.bidirectional_language_model` as
 `recipes.language_model` builds it by default (a character CNN and a
 projection, a forward and a backward 2-layer residual LSTM stack of 256,
 a sampled softmax of 512 negatives over 30,000 words), trained with
-`train_on_batch`. The PyTorch model is the same computation written
-directly: `nn.Embedding`, `nn.Conv1d` and a max-pool, `nn.Linear`, one
-`nn.LSTM` per layer and direction (residual additions between them),
-the same log-uniform sampled softmax, Adam. Both train on the same
+`train_on_batch` under `zoo.optimizers.Adam` (the recipe's; with
+`--keras-adam`, the same model under `keras.optimizers.Adam` is timed
+beside it, as `zoo_keras_adam`). The PyTorch model is the same
+computation written directly: `nn.Embedding`, `nn.Conv1d` and a
+max-pool, `nn.Linear`, one `nn.LSTM` per layer and direction (residual
+additions between them), the same log-uniform sampled softmax,
+`torch.optim.Adam` (its default on a CPU). Both train on the same
 batch (64 sentences of 24 words of up to 12 characters, no padding).
 
 Prints words per second (both directions count a word once) and the
@@ -59,7 +63,7 @@ def data(shape, seed=0):
     return words, chars
 
 
-def zoo_model(shape):
+def zoo_model(shape, optimizer=None):
     tokens = ["<s>", "</s>"] + [f"w{i}" for i in range(shape["vocabulary"] - 4)]
     model = zoo.language_model.bidirectional_language_model(
         zoo.layers.TokenVocabulary(tokens, name="vocabulary"),
@@ -70,7 +74,9 @@ def zoo_model(shape):
         dropout=0.1,
         seed=0,
     )
-    return zoo.language_model.compile(model, keras.optimizers.Adam(1e-3))
+    return zoo.language_model.compile(
+        model, optimizer or zoo.optimizers.Adam(1e-3)
+    )
 
 
 class TorchBiLM(torch.nn.Module if torch else object):
@@ -158,6 +164,11 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument(
+        "--keras-adam",
+        action="store_true",
+        help="also time the zoo model under keras.optimizers.Adam",
+    )
     args = parser.parse_args(argv)
     if torch is None:
         raise SystemExit("error: PyTorch is not installed (pip install torch)")
@@ -174,6 +185,13 @@ def main(argv=None):
     def zoo_step():
         model.train_on_batch(x, y, sample_weight=y)
 
+    blocks = {"zoo": [(zoo_step, args.steps)]}
+    if args.keras_adam:
+        other = zoo_model(shape, keras.optimizers.Adam(1e-3))
+        blocks["zoo_keras_adam"] = [
+            (lambda: other.train_on_batch(x, y, sample_weight=y), args.steps)
+        ]
+
     reference = TorchBiLM(shape, len(CHAR_SET) + 2)
     optimizer = torch.optim.Adam(reference.parameters(), lr=1e-3)
     tw, tc = torch.from_numpy(words).long(), torch.from_numpy(chars).long()
@@ -185,16 +203,11 @@ def main(argv=None):
         optimizer.step()
         loss.item()
 
-    for step in (zoo_step, torch_step):  # compile and warm up
+    blocks["pytorch"] = [(torch_step, args.steps)]
+    for (step, _), *_ in blocks.values():  # compile and warm up
         step()
         step()
-    samples = timing.round_robin(
-        {
-            "zoo": [(zoo_step, args.steps)],
-            "pytorch": [(torch_step, args.steps)],
-        },
-        args.repeats,
-    )
+    samples = timing.round_robin(blocks, args.repeats)
     tokens = shape["batch"] * shape["words"]
     seconds = {k: statistics.median(v[0]) for k, v in samples.items()}
     rate = {k: tokens / s for k, s in seconds.items()}
@@ -216,9 +229,13 @@ def main(argv=None):
     print(result["command"])
     print("| model | words/s | median step (s) |")
     print("|---|---|---|")
-    for key in ("zoo", "pytorch"):
-        label = f"zoo biLM ({backend})" if key == "zoo" else "plain PyTorch"
-        print(f"| {label} | {rate[key]:,.0f} | {seconds[key]:.3f} |")
+    labels = {
+        "zoo": f"zoo biLM ({backend})",
+        "zoo_keras_adam": f"zoo biLM ({backend}), keras.optimizers.Adam",
+        "pytorch": "plain PyTorch",
+    }
+    for key in rate:
+        print(f"| {labels[key]} | {rate[key]:,.0f} | {seconds[key]:.3f} |")
     print(f"ratio zoo / PyTorch: {result['ratio_zoo_to_pytorch']:.3f}")
     suffix = "_quick" if args.quick else ""
     path = _common.RESULTS / f"bilm_speed_cpu_{backend}{suffix}.json"

@@ -214,9 +214,10 @@ class Task:
         )
 
     def optimizer(self, config, steps=0):
-        """Adam at `--learning-rate` under `--lr-schedule`, for a run of
-        `steps` optimizer steps, averaging its weights with `--ema`."""
-        return keras.optimizers.Adam(
+        """Adam (`zoo.optimizers.Adam`: Keras's, fused on PyTorch) at
+        `--learning-rate` under `--lr-schedule`, for a run of `steps`
+        optimizer steps, averaging its weights with `--ema`."""
+        return zoo.optimizers.Adam(
             settings.learning_rate(config, steps), **settings.averaging(config)
         )
 

@@ -463,6 +463,7 @@ NOT_LAYERS = {
     "BiLM": "a task model of these layers: tests/test_tasks.py",
     "SlantedTriangular": "a learning-rate schedule: tests/test_layers.py",
     "DiscriminativeAdam": "an optimizer: tests/test_optimizers.py",
+    "Adam": "an optimizer: tests/test_optimizers.py",
     "StackLayer": "the record of one layer of a StackedRNN, no Keras object",
 }
 

@@ -1,5 +1,7 @@
-"""`zoo.optimizers.DiscriminativeAdam`: Adam where every group is one,
-a lower rate per group down the stack, groups frozen until their step."""
+"""`zoo.optimizers.Adam`: Keras's Adam, fused on PyTorch, checkpoints
+shared with Keras's. `zoo.optimizers.DiscriminativeAdam`: Adam where
+every group is one, a lower rate per group down the stack, groups frozen
+until their step."""
 
 import keras
 import numpy as np
@@ -83,3 +85,80 @@ def test_it_saves_and_refuses_bad_arguments():
     ):
         with pytest.raises(ValueError, match=message):
             zoo.optimizers.DiscriminativeAdam(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"amsgrad": True},
+        {"weight_decay": 0.05, "clipnorm": 0.5},
+        {"use_ema": True, "ema_momentum": 0.9, "beta_2": 0.99},
+        {"epsilon": 1e-3},
+    ],
+    ids=["plain", "amsgrad", "decay-clip", "ema", "epsilon"],
+)
+def test_adam_is_keras_adam(kwargs):
+    schedule = keras.optimizers.schedules.CosineDecay(0.05, decay_steps=8)
+    _, ours = _fit(zoo.optimizers.Adam(schedule, **kwargs), 6)
+    before, adam = _fit(keras.optimizers.Adam(schedule, **kwargs), 6)
+    for a, b, start in zip(ours, adam, before):
+        assert not np.allclose(b, start)
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_adam_is_fused_on_pytorch_only():
+    assert zoo.optimizers.Adam().fused == (keras.backend.backend() == "torch")
+
+
+def test_adam_resumes_from_a_keras_adam_checkpoint_and_back(tmp_path):
+    """The variables are laid out as Keras's Adam lays out its own: a
+    run saved with either goes on with the other, the same steps."""
+    x, y = _data()
+
+    def model_with(optimizer):
+        model = _model()
+        model.compile(optimizer=optimizer, loss="mse")
+        return model
+
+    for first, second in (
+        (keras.optimizers.Adam, zoo.optimizers.Adam),
+        (zoo.optimizers.Adam, keras.optimizers.Adam),
+    ):
+        trained = model_with(first(0.02, amsgrad=True))
+        trained.fit(x, y, batch_size=8, epochs=1, verbose=0, shuffle=False)
+        path = tmp_path / f"{first.__module__}.weights.h5"
+        trained.save_weights(path)
+        resumed = model_with(second(0.02, amsgrad=True))
+        resumed.optimizer.build(resumed.trainable_variables)
+        resumed.load_weights(path)
+        assert int(resumed.optimizer.iterations) == 4
+        for model in (trained, resumed):
+            model.fit(x, y, batch_size=8, epochs=1, verbose=0, shuffle=False)
+        for a, b in zip(resumed.get_weights(), trained.get_weights()):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_adam_saves_in_a_model_and_refuses_bad_arguments(tmp_path):
+    model = _model()
+    model.compile(
+        optimizer=zoo.optimizers.Adam(3e-3, beta_2=0.99, amsgrad=True),
+        loss="mse",
+    )
+    x, y = _data()
+    model.fit(x, y, epochs=1, verbose=0)
+    path = tmp_path / "model.keras"
+    model.save(path)
+    again = keras.saving.load_model(path, safe_mode=True)
+    assert isinstance(again.optimizer, zoo.optimizers.Adam)
+    assert again.optimizer.get_config() == model.optimizer.get_config()
+    for a, b in zip(again.optimizer.variables, model.optimizer.variables):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    for kwargs, message in (
+        ({"beta_1": 1.5}, "`beta_1` must be"),
+        ({"beta_2": 1.0}, "`beta_2` must be"),
+        ({"epsilon": -1e-7}, "`epsilon` must be"),
+        ({"amsgrad": "yes"}, "`amsgrad` must be True or False"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            zoo.optimizers.Adam(**kwargs)

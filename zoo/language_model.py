@@ -29,6 +29,7 @@ on the trained model's encoder: ELMo's features, one line in any model.
 import keras
 from keras import ops
 
+from zoo import optimizers
 from zoo._package import PACKAGE
 from zoo.layers.bilm import BiLMEncoder
 from zoo.layers.contextual_embedding import ContextualEmbedding
@@ -286,7 +287,10 @@ def metrics():
 def compile(model, optimizer="adam"):  # noqa: A001 - as keras.Model.compile
     """`model.compile` with `LanguageModelLoss` and the weighted
     `forward_nll` and `backward_nll` means (`metrics()`; exact per-word
-    values in `evaluate`, sampled ones while training)."""
+    values in `evaluate`, sampled ones while training). `"adam"` is
+    `zoo.optimizers.Adam()` (Keras's Adam, fused on PyTorch)."""
+    if isinstance(optimizer, str) and optimizer == "adam":
+        optimizer = optimizers.Adam()
     model.compile(
         optimizer=optimizer,
         loss=LanguageModelLoss(),

@@ -102,6 +102,22 @@ class Kernels:
         backend (`zoo.inference.compile_function`); as it is here."""
         return function
 
+    # What `zoo.optimizers.Adam` asks of a backend.
+    fuses_adam = False
+
+    def adam_step(
+        self, variable, gradient, slots, iterations, learning_rate, adam,
+        start=0,
+    ):  # fmt: skip
+        """One Adam step on `variable` in place by a fused kernel, with
+        `slots` (its momentum, velocity and, with `amsgrad`, velocity
+        maximum), after `iterations` steps (the optimizer's variable), the
+        bias correction counted from step `start` (no update before it),
+        `adam` holding the betas and epsilon; True if done, False where
+        the backend has no such kernel (the optimizer then updates with
+        Keras ops)."""
+        return False
+
     # What `zoo.validation` asks of a backend (`register_backend`).
     def compiling(self):
         """Whether a compiler is tracing this call (values unreadable)."""

@@ -23,6 +23,7 @@ other outputs than a sequential run, with no error
 (`tests/test_threads.py`).
 """
 
+import math
 import threading
 import warnings
 
@@ -134,6 +135,52 @@ class TorchKernels(base.Kernels):
         self._eager_lengths = torch.compiler.disable(
             planning.right_padded_lengths
         )
+
+    # PyTorch's own fused Adam kernel (`torch.optim.Adam(fused=True)`
+    # calls it; there is no public entry point), where this PyTorch has it.
+    _fused_adam = getattr(torch, "_fused_adam_", None)
+    fuses_adam = _fused_adam is not None
+    _ADAM_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+
+    def adam_step(
+        self, variable, gradient, slots, iterations, learning_rate, adam,
+        start=0,
+    ):  # fmt: skip
+        """PyTorch's fused Adam kernel: one vectorised pass over the
+        variable and its moments. It puts epsilon inside the bias
+        correction (`sqrt(v) / sqrt(1 - b2^t) + eps`), Keras outside it
+        (`sqrt(v) + eps`, the step scaled by `sqrt(1 - b2^t)`): passing
+        `eps / sqrt(1 - b2^t)` makes the two one update. Declined (False)
+        while `torch.compile` traces the step (it reads the step count
+        and rate as numbers) and for other dtypes."""
+        weight = variable.value
+        if (
+            self._fused_adam is None
+            or torch.compiler.is_compiling()
+            or weight.dtype not in self._ADAM_DTYPES
+        ):
+            return False
+        step = int(iterations.value) + 1 - start
+        if step < 1:  # not yet live: no update, the moments stay zero
+            return True
+        correction = math.sqrt(1 - adam.beta_2**step)
+        with torch.no_grad():
+            self._fused_adam(
+                [weight],
+                [gradient.to(weight.dtype)],
+                [slots[0].value],
+                [slots[1].value],
+                [slot.value for slot in slots[2:]],
+                [torch.tensor(float(step), device=weight.device)],
+                lr=float(learning_rate),
+                beta1=adam.beta_1,
+                beta2=adam.beta_2,
+                weight_decay=0.0,
+                eps=adam.epsilon / correction,
+                amsgrad=len(slots) > 2,
+                maximize=False,
+            )
+        return True
 
     def compiling(self):
         """Whether `torch.compile` (`jit_compile=True`) traces the call."""
