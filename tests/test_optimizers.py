@@ -6,6 +6,7 @@ until their step."""
 import keras
 import numpy as np
 import pytest
+from keras import ops
 
 import zoo
 
@@ -87,6 +88,10 @@ def test_it_saves_and_refuses_bad_arguments():
             zoo.optimizers.DiscriminativeAdam(**kwargs)
 
 
+# On TensorFlow and JAX `make test` checks the update that is not fused
+# through DiscriminativeAdam's test above (the same `_adam`); here the
+# fused one, on PyTorch (`make test-all`: every backend).
+@pytest.mark.torch_tier
 @pytest.mark.parametrize(
     "kwargs",
     [
@@ -95,8 +100,9 @@ def test_it_saves_and_refuses_bad_arguments():
         {"weight_decay": 0.05, "clipnorm": 0.5},
         {"use_ema": True, "ema_momentum": 0.9, "beta_2": 0.99},
         {"epsilon": 1e-3},
+        {"gradient_accumulation_steps": 2, "amsgrad": True},
     ],
-    ids=["plain", "amsgrad", "decay-clip", "ema", "epsilon"],
+    ids=["plain", "amsgrad", "decay-clip", "ema", "epsilon", "accumulation"],
 )
 def test_adam_is_keras_adam(kwargs):
     schedule = keras.optimizers.schedules.CosineDecay(0.05, decay_steps=8)
@@ -105,6 +111,38 @@ def test_adam_is_keras_adam(kwargs):
     for a, b, start in zip(ours, adam, before):
         assert not np.allclose(b, start)
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+class _TwoOfAName(keras.layers.Layer):
+    """Two weights with one path (Keras allows it), a third that its
+    gradient overwrites (as float8 scales are)."""
+
+    def build(self, input_shape):
+        self.a = self.add_weight((4, 1), name="w")
+        self.b = self.add_weight((4, 1), name="w")
+        self.scale = self.add_weight((1,), name="scale", initializer="ones")
+        self.scale.overwrite_with_gradient = True
+
+    def call(self, x):
+        return (
+            ops.matmul(x, self.a) - 2 * ops.matmul(x, self.b) + 0 * self.scale
+        )
+
+
+def test_adam_keeps_weights_of_one_path_apart_and_skips_overwritten_ones():
+    x, y = _data()
+    results = []
+    for optimizer in (zoo.optimizers.Adam(0.05), keras.optimizers.Adam(0.05)):
+        keras.utils.set_random_seed(0)
+        model = keras.Sequential([keras.Input((4,)), _TwoOfAName()])
+        model.compile(optimizer=optimizer, loss="mse")
+        model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+        results.append((model.get_weights(), len(optimizer.variables)))
+    (ours, count), (adam, keras_count) = results
+    assert count == keras_count
+    for a, b in zip(ours, adam):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    assert not np.allclose(ours[0], ours[1])
 
 
 def test_adam_is_fused_on_pytorch_only():

@@ -103,26 +103,45 @@ class Adam(keras.optimizers.Optimizer):
         if self.built:
             return
         super().build(var_list)
-        self._slots = {}
-        self.momentums = []
-        self.velocities = []
-        for variable in var_list:
-            self._slots[_path_of(variable)] = len(self.momentums)
-            self.momentums.append(
-                self.add_variable_from_reference(variable, "momentum")
+        # A variable's slot by the variable: Keras's, or the backend
+        # variable that TensorFlow's step passes (its `value`); by its
+        # path for a replica's copy under a `tf.distribute` strategy.
+        self._slots, self._slot_paths = {}, {}
+        tensorflow = keras.backend.backend() == "tensorflow"
+        self.momentums, self.velocities, self.velocity_hats = [], [], []
+        names = ["momentum", "velocity"] + (["velocity_hat"] * self.amsgrad)
+        made = {name: [] for name in names}
+        for index, variable in enumerate(var_list):
+            self._slots[id(variable)] = index
+            if tensorflow:
+                self._slots[id(variable.value)] = index
+            self._slot_paths.setdefault(_path_of(variable), index)
+            # As Keras: the momentum and velocity of each variable in
+            # turn, none for one its gradient overwrites (float8 scales).
+            skip = getattr(variable, "overwrite_with_gradient", False)
+            for name in names[:2]:
+                made[name].append(
+                    None
+                    if skip
+                    else self.add_variable_from_reference(variable, name)
+                )
+        for variable in var_list if self.amsgrad else ():
+            skip = getattr(variable, "overwrite_with_gradient", False)
+            made["velocity_hat"].append(
+                None
+                if skip
+                else self.add_variable_from_reference(variable, "velocity_hat")
             )
-            self.velocities.append(
-                self.add_variable_from_reference(variable, "velocity")
-            )
-        self.velocity_hats = [
-            self.add_variable_from_reference(variable, "velocity_hat")
-            for variable in (var_list if self.amsgrad else ())
-        ]
+        self.momentums = made["momentum"]
+        self.velocities = made["velocity"]
+        self.velocity_hats = made.get("velocity_hat", [])
 
     def slots(self, variable):
         """`variable`'s momentum, velocity and (with `amsgrad`) velocity
         maximum."""
-        slot = self._slots[_path_of(variable)]
+        slot = self._slots.get(id(variable))
+        if slot is None:
+            slot = self._slot_paths[_path_of(variable)]
         found = [self.momentums[slot], self.velocities[slot]]
         return found + ([self.velocity_hats[slot]] if self.amsgrad else [])
 

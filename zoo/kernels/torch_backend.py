@@ -160,7 +160,8 @@ class TorchKernels(base.Kernels):
             or weight.dtype not in self._ADAM_DTYPES
         ):
             return False
-        step = int(iterations.value) + 1 - start
+        # The optimizer's variable, or with gradient accumulation a tensor.
+        step = int(getattr(iterations, "value", iterations)) + 1 - start
         if step < 1:  # not yet live: no update, the moments stay zero
             return True
         correction = math.sqrt(1 - adam.beta_2**step)
