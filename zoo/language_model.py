@@ -289,7 +289,7 @@ def compile(model, optimizer="adam"):  # noqa: A001 - as keras.Model.compile
     `forward_nll` and `backward_nll` means (`metrics()`; exact per-word
     values in `evaluate`, sampled ones while training). `"adam"` is
     `zoo.optimizers.Adam()` (Keras's Adam, fused on PyTorch)."""
-    if isinstance(optimizer, str) and optimizer == "adam":
+    if optimizer == "adam":
         optimizer = optimizers.Adam()
     model.compile(
         optimizer=optimizer,

@@ -108,33 +108,21 @@ class Adam(keras.optimizers.Optimizer):
         # path for a replica's copy under a `tf.distribute` strategy.
         self._slots, self._slot_paths = {}, {}
         tensorflow = keras.backend.backend() == "tensorflow"
-        self.momentums, self.velocities, self.velocity_hats = [], [], []
-        names = ["momentum", "velocity"] + (["velocity_hat"] * self.amsgrad)
-        made = {name: [] for name in names}
         for index, variable in enumerate(var_list):
             self._slots[id(variable)] = index
             if tensorflow:
                 self._slots[id(variable.value)] = index
             self._slot_paths.setdefault(_path_of(variable), index)
-            # As Keras: the momentum and velocity of each variable in
-            # turn, none for one its gradient overwrites (float8 scales).
-            skip = getattr(variable, "overwrite_with_gradient", False)
-            for name in names[:2]:
-                made[name].append(
-                    None
-                    if skip
-                    else self.add_variable_from_reference(variable, name)
-                )
-        for variable in var_list if self.amsgrad else ():
-            skip = getattr(variable, "overwrite_with_gradient", False)
-            made["velocity_hat"].append(
-                None
-                if skip
-                else self.add_variable_from_reference(variable, "velocity_hat")
-            )
-        self.momentums = made["momentum"]
-        self.velocities = made["velocity"]
-        self.velocity_hats = made.get("velocity_hat", [])
+        # Keras's own layout: the momentum and velocity of each variable
+        # in turn (None for one its gradient overwrites), then the maxima.
+        self.momentums, self.velocities = self.add_optimizer_variables(
+            var_list, ["momentum", "velocity"]
+        )
+        self.velocity_hats = (
+            self.add_optimizer_variables(var_list, "velocity_hat")
+            if self.amsgrad
+            else []
+        )
 
     def slots(self, variable):
         """`variable`'s momentum, velocity and (with `amsgrad`) velocity
@@ -153,8 +141,7 @@ class Adam(keras.optimizers.Optimizer):
         (`live`: 1 once there, 0 before, in the variable's dtype; None:
         always live)."""
         slots = self.slots(variable)
-        kernels = dispatch.active()
-        if kernels.fuses_adam and kernels.adam_step(
+        if dispatch.active().adam_step(
             variable, gradient, slots, self.iterations, learning_rate, self,
             start=start,
         ):  # fmt: skip
