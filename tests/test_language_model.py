@@ -128,6 +128,46 @@ def test_the_softmax_is_exact_at_inference():
     )
 
 
+def test_the_sampled_loss_is_the_corrected_logits_of_the_drawn_ids():
+    """While training: the target's logit against the log-uniform draw
+    (the first draw of the layer's seed), every logit less log(S Q(id)),
+    a drawn id equal to the target masked out (TensorFlow's formula)."""
+    size, drawn = 40, 12
+    layer = zoo.layers.SampledSoftmax(size, num_sampled=drawn, seed=5)
+    rng = np.random.default_rng(1)
+    hidden = rng.normal(size=(3, 4, 6)).astype("float32")
+    # Frequent ids as targets, so that some are drawn (accidental hits).
+    targets = rng.integers(0, 4, size=(3, 4)).astype("int32")
+    layer.build([hidden.shape, targets.shape])
+    layer.set_weights(
+        [rng.normal(size=(size, 6)).astype("float32"),
+         rng.normal(size=(size,)).astype("float32")]
+    )  # fmt: skip
+    nll = _numpy(layer([hidden, targets], training=True))
+    u = _numpy(
+        keras.random.uniform(
+            (drawn,), seed=keras.random.SeedGenerator(5), dtype="float32"
+        )
+    )
+    ids = np.floor(np.exp(u * np.log(size + 1.0))) - 1.0
+    ids = np.clip(ids, 0, size - 1).astype("int64")
+    kernel, bias = layer.get_weights()
+
+    def corrected(i):
+        q = np.log((i + 2.0) / (i + 1.0)) / np.log(size + 1.0)
+        return bias[i] - np.log(q * drawn)
+
+    h, t = hidden.reshape(-1, 6), targets.reshape(-1)
+    true = (h * kernel[t]).sum(1) + corrected(t)
+    hits = t[:, None] == ids[None, :]
+    assert hits.any() and not hits.all()
+    logits = h @ kernel[ids].T + corrected(ids) - 1e9 * hits
+    every = np.concatenate([true[:, None], logits], 1)
+    top = every.max(1, keepdims=True)
+    expected = np.log(np.exp(every - top).sum(1)) + top[:, 0] - true
+    np.testing.assert_allclose(nll.reshape(-1), expected, rtol=1e-5, atol=1e-5)
+
+
 def test_the_softmax_refuses_targets_out_of_range():
     layer = zoo.layers.SampledSoftmax(9, num_sampled=3)
     hidden = np.zeros((1, 2, 5), "float32")

@@ -131,16 +131,16 @@ class SampledSoftmax(keras.layers.Layer):
         sampled = ops.cast(
             ops.clip(sampled, 0.0, self.vocabulary_size - 1.0), "int32"
         )
-        true_w = ops.take(kernel, flat_targets, axis=0)
-        true_logit = (
-            ops.sum(flat * true_w, axis=1)
-            + ops.take(bias, flat_targets)
-            - self._log_expected(flat_targets)
-        )
+        # One gather of the targets' and the negatives' rows: on PyTorch
+        # and JAX each gather's gradient is a dense (vocabulary, width)
+        # array, so two gathers cost two of them and their sum.
+        count = ops.shape(flat_targets)[0]
+        ids = ops.concatenate([flat_targets, sampled], axis=0)
+        rows = ops.take(kernel, ids, axis=0)
+        biases = ops.take(bias, ids) - self._log_expected(ids)
+        true_logit = ops.sum(flat * rows[:count], axis=1) + biases[:count]
         sampled_logits = (
-            ops.matmul(flat, ops.transpose(ops.take(kernel, sampled, axis=0)))
-            + ops.take(bias, sampled)
-            - self._log_expected(sampled)
+            ops.matmul(flat, ops.transpose(rows[count:])) + biases[count:]
         )
         hits = ops.equal(flat_targets[:, None], sampled[None, :])
         sampled_logits = sampled_logits - _HIT * ops.cast(hits, "float32")
