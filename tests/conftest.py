@@ -118,8 +118,8 @@ def pytest_collection_modifyitems(config, items):
             and "every_backend" not in item.keywords
         ):
             # Any other parametrized library test: JAX and PyTorch each run
-            # every third case (another third each), TensorFlow all.
-            grid = pytest.mark.grid(stride=3, core_only=True).mark
+            # every fourth case (another quarter each), TensorFlow all.
+            grid = pytest.mark.grid(stride=4, core_only=True).mark
         if grid is not None and grid.kwargs.get("core_only") and not core:
             grid = None  # sampled on JAX and PyTorch only
         if grid is not None and not run_slow:

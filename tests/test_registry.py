@@ -61,7 +61,7 @@ def test_per_layer_list_sets_the_depth_of_builders_and_variants():
     assert variant.get_layer("lstm_base_stack").num_layers == 3
 
 
-@pytest.mark.grid(stride=4)
+@pytest.mark.grid(stride=6)
 @pytest.mark.parametrize("name", zoo.list_models())
 def test_registered_model(name, tmp_path):
     model = zoo.create_model(name, return_state=True, **TINY)

@@ -18,6 +18,9 @@ from tuning import search
 
 # One worker for the module: its fixtures (the studies) run once.
 pytestmark = pytest.mark.xdist_group("study")
+# The depth study trains 8 models (40 s on 2 cores): make test-all runs the
+# tests that read it; make test keeps the budget study and the CLI checks.
+SLOW_STUDY = pytest.mark.slow
 
 
 def tiny(tmp_path, *extra):
@@ -46,6 +49,7 @@ def depth(tmp_path_factory):
     return summary, root / "study", depth_argv(root)
 
 
+@SLOW_STUDY
 def test_depth_study_trains_every_variant_depth_and_seed(depth):
     summary, output, _ = depth
     rows = json.loads((output / "trials.json").read_text())
@@ -83,6 +87,7 @@ def test_depth_study_trains_every_variant_depth_and_seed(depth):
     assert all(len(c["val_loss"]) == len(c["loss"]) >= 1 for c in curves)
 
 
+@SLOW_STUDY
 def test_each_variant_is_a_grid_search_the_recipe_flags_reach(depth):
     _, output, _ = depth
     for group, residual in (("plain", False), ("residual", True)):
@@ -95,6 +100,7 @@ def test_each_variant_is_a_grid_search_the_recipe_flags_reach(depth):
         assert stamp["recipe"]["quick"] is True
 
 
+@SLOW_STUDY
 def test_rerunning_a_finished_study_trains_nothing(depth):
     summary, output, argv = depth
     trials = sorted((output / "searches").glob("*/trial_*/trial.json"))
@@ -118,6 +124,7 @@ def _part(output, folder, depth, command=None):
     return str(folder)
 
 
+@SLOW_STUDY
 def test_studies_of_other_depths_merge_into_one(depth, tmp_path):
     summary, output, _ = depth
     one = _part(output, tmp_path / "one", 1)
@@ -143,6 +150,7 @@ def test_studies_of_other_depths_merge_into_one(depth, tmp_path):
     assert {r["source"] for r in again_rows} == {one, two}
 
 
+@SLOW_STUDY
 def test_merge_compares_settings_not_spellings(depth, tmp_path):
     summary, output, _ = depth
     one = _part(output, tmp_path / "one", 1)
@@ -156,6 +164,7 @@ def test_merge_compares_settings_not_spellings(depth, tmp_path):
     assert merged["backend"] == summary["backend"]
 
 
+@SLOW_STUDY
 def test_merge_refuses_repeated_trials_and_other_settings(depth, tmp_path):
     summary, output, _ = depth
     one = _part(output, tmp_path / "one", 1)

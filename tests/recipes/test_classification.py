@@ -64,7 +64,7 @@ def tiny_config(tmp_path, **overrides):
     return classification.Config(**values)
 
 
-@pytest.mark.grid(stride=2)
+@pytest.mark.grid(stride=3)
 @pytest.mark.parametrize("pooling", classification.POOLINGS)
 def test_classifier_learns_with_each_pooling(pooling, tmp_path):
     metrics = classification.run(tiny_config(tmp_path, pooling=pooling))

@@ -783,6 +783,7 @@ LM_TINY = [
 @pytest.mark.skipif(
     importlib.util.find_spec("jax") is None, reason="needs jax installed"
 )
+@pytest.mark.slow  # 47 s: the two-worker recipe runs on TensorFlow in make test
 def test_the_language_model_trains_on_two_jax_workers(tmp_path):
     """`--distribute multi-worker` on JAX (jax.distributed, the chief the
     coordinator): two workers of batch 8 train as one process of batch
