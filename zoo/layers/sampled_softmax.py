@@ -132,8 +132,9 @@ class SampledSoftmax(keras.layers.Layer):
             ops.clip(sampled, 0.0, self.vocabulary_size - 1.0), "int32"
         )
         # One gather of the targets' and the negatives' rows: on PyTorch
-        # and JAX each gather's gradient is a dense (vocabulary, width)
-        # array, so two gathers cost two of them and their sum.
+        # each gather's gradient is a dense (vocabulary, width) array, so
+        # two gathers cost two of them and their sum (XLA merges them on
+        # JAX either way).
         count = ops.shape(flat_targets)[0]
         ids = ops.concatenate([flat_targets, sampled], axis=0)
         rows = ops.take(kernel, ids, axis=0)
