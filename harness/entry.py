@@ -28,18 +28,24 @@ BACKENDS = ("tensorflow", "jax", "torch")
 FASTEST_ENV = "STACKED_RNN_ZOO_FASTEST_BACKEND"
 
 
-def backend_flag(argv):
-    """The value of `--backend NAME` (or `--backend=NAME`) in `argv`,
-    before any `--` (after it, the words are another command's); None
-    if absent."""
+def flag_value(argv, flag):
+    """The value of `FLAG VALUE` (or `FLAG=VALUE`) in `argv`, `flag` as
+    `"--name"`, before any `--` (after it, the words are another
+    command's); None if absent."""
     for i, arg in enumerate(argv):
         if arg == "--":
             return None
-        if arg == "--backend" and i + 1 < len(argv):
+        if arg == flag and i + 1 < len(argv):
             return argv[i + 1]
-        if arg.startswith("--backend="):
+        if arg.startswith(flag + "="):
             return arg.split("=", 1)[1]
     return None
+
+
+def backend_flag(argv):
+    """The value of `--backend NAME` (or `--backend=NAME`) in `argv`
+    (`flag_value`); None if absent."""
+    return flag_value(argv, "--backend")
 
 
 def _installed(module):

@@ -67,3 +67,22 @@ def test_yaml_reads_floats_as_yaml_1_2_does(tmp_path):
         "learning_rate": 0.001,
         "name": "1e-3",
     }
+
+
+def test_the_language_model_picks_pytorch_first_but_jax_to_distribute():
+    """`python -m recipes.language_model` without `--backend` or
+    `KERAS_BACKEND`: PyTorch, its fastest backend here, then JAX; JAX
+    where `--distribute` asks for more than one process, which PyTorch
+    does not offer. `harness.entry.flag_value` reads either spelling of
+    a flag, and nothing after `--`."""
+    from harness import entry
+    from recipes.language_model import __main__ as main
+
+    assert entry.flag_value(["--distribute", "mirrored"], "--distribute") == (
+        "mirrored"
+    )
+    assert entry.flag_value(["--distribute=none"], "--distribute") == "none"
+    assert entry.flag_value(["--", "--distribute", "x"], "--distribute") is None
+    assert main.fastest([]) == ("torch", "jax")
+    assert main.fastest(["--epochs", "2", "--distribute", "none"])[0] == "torch"
+    assert main.fastest(["--distribute=multi-worker"]) == ("jax",)

@@ -168,6 +168,32 @@ def test_the_sampled_loss_is_the_corrected_logits_of_the_drawn_ids():
     np.testing.assert_allclose(nll.reshape(-1), expected, rtol=1e-5, atol=1e-5)
 
 
+def test_k_targets_a_step_score_each_from_its_own_slice():
+    """`hidden` (batch, steps, k * width) against (batch, steps, k)
+    targets (a biLM's two directions in one call): exact, each target
+    scored from its slice as a call per slice scores it; sampled, the
+    same as one call on the slices stacked along the batch (one draw of
+    negatives for all); a width that k does not divide is refused."""
+    rng = np.random.default_rng(2)
+    hidden = rng.normal(size=(2, 4, 10)).astype("float32")
+    targets = rng.integers(0, 9, size=(2, 4, 2)).astype("int32")
+    both = zoo.layers.SampledSoftmax(9, num_sampled=3, seed=4)
+    nll = _numpy(both([hidden, targets]))
+    assert nll.shape == (2, 4, 2)
+    assert [tuple(w.shape) for w in both.weights] == [(9, 5), (9,)]
+    one = zoo.layers.SampledSoftmax(9, num_sampled=3, seed=4)
+    one.build([(2, 4, 5), (2, 4)])
+    one.set_weights(both.get_weights())
+    for k in range(2):
+        alone = _numpy(one([hidden[..., 5 * k : 5 * (k + 1)], targets[..., k]]))
+        np.testing.assert_allclose(nll[..., k], alone, rtol=1e-5, atol=1e-5)
+    sampled = _numpy(both([hidden, targets], training=True))
+    stacked = _numpy(one([hidden.reshape(2, 4, 2, 5), targets], training=True))
+    np.testing.assert_allclose(sampled, stacked, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="k times the width"):
+        zoo.layers.SampledSoftmax(9)([hidden, np.zeros((2, 4, 3), "int32")])
+
+
 def test_the_softmax_refuses_targets_out_of_range():
     layer = zoo.layers.SampledSoftmax(9, num_sampled=3)
     hidden = np.zeros((1, 2, 5), "float32")

@@ -143,8 +143,10 @@ def bidirectional_language_model(
     so a saved model says how to spell its inputs), `bilm` (a
     `zoo.layers.BiLMEncoder`), `targets` (`LanguageModelTargets`) and
     `softmax` (a `zoo.layers.SampledSoftmax` shared by both directions,
-    as in ELMo). Output `nll`: `(batch, words, 2)` float32, the forward
-    and backward negative log-likelihood of each word's targets.
+    as in ELMo, and called once for both: while training the two
+    directions share each batch's draw of negatives). Output `nll`:
+    `(batch, words, 2)` float32, the forward and backward negative
+    log-likelihood of each word's targets.
 
     Args:
         vocabulary: a `zoo.layers.TokenVocabulary` holding `BOUNDARIES`,
@@ -197,15 +199,16 @@ def bidirectional_language_model(
         seed=seed,
         name="softmax",
     )
-    nll = [
-        softmax([half, targets])
-        for half, targets in zip(
-            encoder.split_directions(top),
-            (forward_targets, backward_targets),
-        )
-    ]
-    stacked = ops.stack(nll, axis=-1)
-    return keras.Model([words, chars], stacked, name=name)
+    # Both directions in one softmax call: `top` (batch, words, 2 *
+    # units), the forward half first, against (batch, words, 2) targets.
+    # One gather of the kernel's rows a step instead of one per direction
+    # (on PyTorch each gather's gradient is a dense (vocabulary, units)
+    # array, zeroed, filled and summed), one larger matrix product each
+    # way, and one draw of negatives that the two directions share (ELMo
+    # draws one per direction; each is an unbiased sampled softmax).
+    targets = ops.stack([forward_targets, backward_targets], axis=-1)
+    nll = softmax([top, targets])
+    return keras.Model([words, chars], nll, name=name)
 
 
 def encoder_of(model):

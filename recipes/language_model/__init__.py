@@ -22,7 +22,7 @@ log-likelihood per word, `</s>` and `<s>` included, out-of-vocabulary
 words counted as `[UNK]`), on the test split, beside the dev split's per
 epoch in `log.csv` and `learning_curves.png`.
 
-Backend: the fastest one for this model on a CPU, JAX (then PyTorch),
+Backend: the fastest one for this model on a CPU, PyTorch (then JAX),
 when neither `--backend` nor KERAS_BACKEND chooses (it is said at the
 start; `benchmarks/bilm_speed.py` measured it).
 

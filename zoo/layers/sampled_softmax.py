@@ -39,11 +39,15 @@ class SampledSoftmax(keras.layers.Layer):
 
     Call arguments:
         inputs: `[hidden, targets]`: `(batch, timesteps, width)` floats
-            and `(batch, timesteps)` integer target ids.
+            and `(batch, timesteps)` integer target ids; or `(batch,
+            timesteps, k * width)` and `(batch, timesteps, k)`: k targets
+            per step, each scored from its own `width` slice of `hidden`
+            (a biLM's two directions in one call: one gather of the
+            kernel's rows and one draw of negatives for both).
         training: whether to sample.
 
     Returns:
-        `(batch, timesteps)` float32 negative log-likelihoods (nats).
+        float32 negative log-likelihoods (nats), the shape of `targets`.
 
     Example:
     ```python
@@ -71,12 +75,23 @@ class SampledSoftmax(keras.layers.Layer):
                 "SampledSoftmax expects `[hidden, targets]`; received an "
                 f"input of shape {input_shape}."
             )
-        width = input_shape[0][-1]
+        hidden_shape, target_shape = input_shape
+        width = hidden_shape[-1]
         if width is None:
             raise ValueError(
                 "SampledSoftmax needs the hidden width (the last dimension "
-                f"of `hidden`) known; received shape {input_shape[0]}."
+                f"of `hidden`) known; received shape {hidden_shape}."
             )
+        if len(target_shape) == len(hidden_shape):  # k targets per step
+            groups = target_shape[-1]
+            if groups is None or groups < 1 or width % groups:
+                raise ValueError(
+                    "SampledSoftmax: `targets` of the same rank as `hidden` "
+                    "hold k targets per step and need `hidden`'s last "
+                    "dimension to be k times the width; received hidden "
+                    f"{hidden_shape} and targets {target_shape}."
+                )
+            width //= groups
         self.kernel = self.add_weight(
             shape=(self.vocabulary_size, width),
             initializer="glorot_uniform",
@@ -100,7 +115,7 @@ class SampledSoftmax(keras.layers.Layer):
             what=f"target ids (vocabulary_size={self.vocabulary_size})",
         )
         shape = ops.shape(targets)
-        width = ops.shape(hidden)[-1]
+        width = self.kernel.shape[-1]
         flat = ops.cast(ops.reshape(hidden, (-1, width)), "float32")
         flat_targets = ops.reshape(targets, (-1,))
         kernel = ops.cast(self.kernel, "float32")
