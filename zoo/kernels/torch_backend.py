@@ -108,7 +108,10 @@ def _last_step(y, lengths):
 def _keras_padding(y, lengths, layer):
     """Keras's outputs on padded steps: zeros where the layer sets
     zero_output_for_mask (a Bidirectional sets it on its layers), else the
-    last real output carried over."""
+    last real output carried over. Every row at full length: `y` as it
+    is (no `where`, forward or back; the lengths are eager here)."""
+    if int(lengths.min()) >= y.shape[1]:
+        return y
     real = torch.arange(y.shape[1], device=y.device)[None, :] < lengths[:, None]
     if layer.zero_output_for_mask:
         return torch.where(real[..., None], y, torch.zeros_like(y))
