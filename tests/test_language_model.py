@@ -194,6 +194,39 @@ def test_k_targets_a_step_score_each_from_its_own_slice():
         zoo.layers.SampledSoftmax(9)([hidden, np.zeros((2, 4, 3), "int32")])
 
 
+def test_an_older_graph_is_rewired_onto_its_own_layers():
+    """A language model saved with one softmax call per direction (the
+    graph before 2026-12-07) keeps its layers and weights under
+    `rewired`, which calls the softmax once for both directions: the
+    same exact outputs, the same weight objects."""
+    model, words, chars = _model()
+    encoder = zoo.language_model.encoder_of(model)
+    softmax = model.get_layer("softmax")
+    w = keras.Input((None,), dtype="int32")
+    c = keras.Input((None, None), dtype="int32")
+    top = model.get_layer("top_dropout")(
+        encoder(model.get_layer("characters")(c))[-1]
+    )
+    targets = model.get_layer("targets")(model.get_layer("vocabulary")(w))
+    halves = encoder.split_directions(top)
+    older = keras.Model(
+        [w, c],
+        keras.ops.stack(
+            [softmax([h, t]) for h, t in zip(halves, targets)], axis=-1
+        ),
+        name=model.name,
+    )
+    again = zoo.language_model.rewired(older)
+    expected = older.predict((words, chars), verbose=0)
+    np.testing.assert_allclose(
+        again.predict((words, chars), verbose=0), expected, atol=1e-5
+    )
+    assert [id(v) for v in again.weights] == [id(v) for v in older.weights]
+    assert len(again.operations) < len(older.operations)  # one call, no split
+    with pytest.raises(ValueError, match="not a bidirectional language"):
+        zoo.language_model.rewired(keras.Sequential([keras.layers.Dense(2)]))
+
+
 def test_the_softmax_refuses_targets_out_of_range():
     layer = zoo.layers.SampledSoftmax(9, num_sampled=3)
     hidden = np.zeros((1, 2, 5), "float32")

@@ -48,6 +48,7 @@ __all__ = [
     "encoder_of",
     "forward_nll",
     "metrics",
+    "rewired",
 ]
 
 BOUNDARIES = ("<s>", "</s>")
@@ -173,8 +174,6 @@ def bidirectional_language_model(
             f"received {type(characters).__name__}."
         )
     bos_id, eos_id = _boundary_ids(vocabulary)
-    words = keras.Input((None,), dtype="int32", name="words")
-    chars = keras.Input((None, None), dtype="int32", name="chars")
     encoder = BiLMEncoder(
         characters.vocabulary_size,
         units,
@@ -186,29 +185,56 @@ def bidirectional_language_model(
         seed=seed,
         name="bilm",
     )
-    layers = encoder(characters(chars))
-    top = keras.layers.Dropout(dropout, seed=seed, name="top_dropout")(
-        layers[-1]
-    )
-    forward_targets, backward_targets = LanguageModelTargets(
-        bos_id, eos_id, name="targets"
-    )(vocabulary(words))
+    top_dropout = keras.layers.Dropout(dropout, seed=seed, name="top_dropout")
+    targets = LanguageModelTargets(bos_id, eos_id, name="targets")
     softmax = SampledSoftmax(
         vocabulary.vocabulary_size,
         num_sampled=num_sampled,
         seed=seed,
         name="softmax",
     )
+    return _wired(
+        vocabulary, characters, encoder, top_dropout, targets, softmax, name
+    )
+
+
+def _wired(
+    vocabulary, characters, encoder, top_dropout, targets, softmax, name
+):
+    """The language model's graph on these layers."""
+    words = keras.Input((None,), dtype="int32", name="words")
+    chars = keras.Input((None, None), dtype="int32", name="chars")
+    layers = encoder(characters(chars))
+    top = top_dropout(layers[-1])
+    forward_targets, backward_targets = targets(vocabulary(words))
     # Both directions in one softmax call: `top` (batch, words, 2 *
     # units), the forward half first, against (batch, words, 2) targets.
     # One gather of the kernel's rows a step instead of one per direction
     # (on PyTorch each gather's gradient is a dense (vocabulary, units)
-    # array, zeroed, filled and summed), one larger matrix product each
-    # way, and one draw of negatives that the two directions share (ELMo
-    # draws one per direction; each is an unbiased sampled softmax).
-    targets = ops.stack([forward_targets, backward_targets], axis=-1)
-    nll = softmax([top, targets])
+    # array, zeroed, filled and summed), and one draw of negatives that
+    # the two directions share (ELMo draws one per direction; each is an
+    # unbiased sampled softmax).
+    stacked = ops.stack([forward_targets, backward_targets], axis=-1)
+    nll = softmax([top, stacked])
     return keras.Model([words, chars], nll, name=name)
+
+
+def rewired(model):
+    """A language model built by `bidirectional_language_model`, perhaps
+    by an older release whose graph called the softmax once per
+    direction, on the current graph: the same layers (and so the same
+    weights, shared, not copied), wired as `bidirectional_language_model`
+    wires them now."""
+    encoder_of(model)  # names what it lacks
+    return _wired(
+        model.get_layer("vocabulary"),
+        model.get_layer("characters"),
+        model.get_layer("bilm"),
+        model.get_layer("top_dropout"),
+        model.get_layer("targets"),
+        model.get_layer("softmax"),
+        model.name,
+    )
 
 
 def encoder_of(model):

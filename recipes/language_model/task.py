@@ -165,7 +165,12 @@ class LanguageModelTask(Task):
             # Trained on with this run's sampled softmax: the negatives
             # are a training setting, not a weight (the exact softmax in
             # evaluation is the same either way).
-            model = state.init_model
+            # Its own layers on the current graph (one softmax call for
+            # both directions, `zoo.language_model.rewired`), whatever
+            # release saved it.
+            model = zoo.tasks.BiLM.from_network(
+                zoo.language_model.rewired(state.init_model)
+            )
             model.get_layer("softmax").num_sampled = config.num_sampled
             return model
         return zoo.tasks.BiLM.create(
