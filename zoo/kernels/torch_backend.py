@@ -93,11 +93,17 @@ def length_groups(lengths):
 
 def _reverse_within(x, lengths):
     """Each row's first `length` steps reversed, its padding left in place
-    (its own inverse)."""
-    steps = torch.arange(x.shape[1], device=x.device)[None, :]
+    (its own inverse). One `index_select` of rows over `(batch * steps,
+    features)`, as `zoo.layers.bilm.reverse_padded` gathers: a `gather`
+    with the index expanded to every feature cost about 1.6 times as
+    much, forward and back."""
+    batch, steps = x.shape[0], x.shape[1]
+    positions = torch.arange(steps, device=x.device)[None, :]
     lengths = lengths[:, None]
-    index = torch.where(steps < lengths, lengths - 1 - steps, steps)
-    return torch.gather(x, 1, index[..., None].expand(-1, -1, x.shape[2]))
+    index = torch.where(positions < lengths, lengths - 1 - positions, positions)
+    rows = torch.arange(batch, device=x.device)[:, None] * steps
+    flat = (index + rows).reshape(-1)
+    return x.reshape(batch * steps, -1).index_select(0, flat).reshape(x.shape)
 
 
 def _last_step(y, lengths):
