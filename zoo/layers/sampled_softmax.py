@@ -172,6 +172,7 @@ class SampledSoftmax(keras.layers.Layer):
         target_rows = ops.reshape(rows[:count], (-1, groups, rows.shape[-1]))
         target_biases = ops.reshape(biases[:count], (-1, groups))
         negatives = ops.transpose(rows[count:])
+        negative_biases = biases[count:]
         nll = []
         for g in range(groups):
             hidden, targets = flat[:, g], flat_targets[:, g]
@@ -179,7 +180,7 @@ class SampledSoftmax(keras.layers.Layer):
                 ops.sum(hidden * target_rows[:, g], axis=1)
                 + target_biases[:, g]
             )
-            sampled_logits = ops.matmul(hidden, negatives) + biases[count:]
+            sampled_logits = ops.matmul(hidden, negatives) + negative_biases
             hits = ops.equal(targets[:, None], sampled[None, :])
             sampled_logits = sampled_logits - _HIT * ops.cast(hits, "float32")
             logits = ops.concatenate(
