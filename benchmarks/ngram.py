@@ -17,8 +17,16 @@ Both are scored on the same tokens of the test sentences: the forward
 direction predicts each word from the ones before it, except the first
 word of a sentence (the biLM reads no `<s>` input), and `</s>`; the
 5-gram scores those tokens from its ARPA file (backoff computed here),
-and, as MIT LM reports it, every word and `</s>` too. Perplexity is
-`exp` of the mean negative log-likelihood per token.
+and, as MIT LM reports it, every word and `</s>` too. The backward
+direction predicts each word from the ones after it, except the last,
+and `<s>`: a second 5-gram, trained on the sentences reversed, scores
+those. Perplexity is `exp` of the mean negative log-likelihood per
+token. The biLM is scored here, with the exact softmax, as the mean per
+word over every test sentence (`zoo.metrics.TokenMean`); `--model` scores
+another biLM (a run, a `.keras` file, a preset such as `en_bilm_v2`) on
+the run's sentences. (Before 2026-12-07 this read the run's
+`metrics.json`, whose perplexities were Keras's per-row means: lower
+than the per-word ones, see docs/language-model.md.)
 
 Prints a table and writes `benchmarks/results/ngram.json`.
 """
@@ -36,9 +44,11 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import recipes  # noqa: E402, F401
+import zoo  # noqa: E402
 from recipes import language_model  # noqa: E402
 from recipes import models  # noqa: E402
 from recipes.data import packages  # noqa: E402
+from recipes.language_model.task import State  # noqa: E402
 
 PHONETISAURUS = ("phonetisaurus", "0.3.0")
 RESULT = pathlib.Path("benchmarks/results/ngram.json")
@@ -95,6 +105,11 @@ def log10_prob(grams, top, context, word):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--run", required=True, help="a language_model run")
+    parser.add_argument(
+        "--model",
+        default="",
+        help="the biLM to score (default: the run's model.keras)",
+    )
     parser.add_argument("--order", type=int, default=5)
     parser.add_argument("--output", default=str(RESULT))
     args = parser.parse_args(argv)
@@ -102,50 +117,29 @@ def main(argv=None):
     config = language_model.Config(
         **json.loads((run / "config.json").read_text())
     )
-    metrics = json.loads((run / "metrics.json").read_text())
-    model = models.load_saved_model(run / "model.keras", "--run")
+    metrics = json.loads((run / "metrics.json").read_text())  # the run's
+    model = models.load_saved_model(
+        args.model or run / "model.keras", "--model" if args.model else "--run"
+    )
     vocabulary = model.get_layer("vocabulary")
     known = set(vocabulary.tokens)
-    data, _ = language_model.TASK.load_data(config)
+    data, counts = language_model.TASK.load_data(config)
+    bilm = score_bilm(config, data, counts, model)
 
     def words(sentence):
         tokens = vocabulary.tokenize(sentence)
         return [t if t in known else "<unk>" for t in tokens]
 
-    binary, env = mitlm()
-    with tempfile.TemporaryDirectory() as folder:
-        folder = pathlib.Path(folder)
-        train, vocab, arpa = (folder / n for n in ("t.txt", "v.txt", "m.arpa"))
-        with open(train, "w", encoding="utf-8") as out:
-            for sentence in data.train:
-                out.write(" ".join(words(sentence)) + "\n")
-        vocab.write_text(
-            "\n".join(t for t in vocabulary.tokens if t not in ("<s>", "</s>"))
-            + "\n<unk>\n",
-            encoding="utf-8",
+    ngrams = {
+        direction: ngram_perplexity(
+            [words(s)[::step] for s in data.train],
+            [words(s)[::step] for s in data.test],
+            vocabulary,
+            args.order,
         )
-        started = time.perf_counter()
-        command = [
-            str(binary), "-order", str(args.order), "-smoothing", "ModKN",
-            "-unk", "true", "-vocab", str(vocab), "-text", str(train),
-            "-write-lm", str(arpa),
-        ]  # fmt: skip
-        subprocess.run(command, env=env, check=True, capture_output=True)
-        seconds = time.perf_counter() - started
-        grams, top = read_arpa(arpa)
-    forward = every = 0.0
-    count_forward = count_every = 0
-    for sentence in data.test:
-        tokens = [*words(sentence), "</s>"]
-        history = ["<s>"]
-        for index, token in enumerate(tokens):
-            logp = log10_prob(grams, top, history, token) * math.log(10)
-            every -= logp
-            count_every += 1
-            if index > 0:  # the forward biLM does not predict word 1
-                forward -= logp
-                count_forward += 1
-            history.append(token)
+        for direction, step in (("forward", 1), ("backward", -1))
+    }
+    ngram, backward = ngrams["forward"], ngrams["backward"]
     result = {
         "command": "python " + " ".join([sys.argv[0], *(argv or sys.argv[1:])]),
         "run": str(run),
@@ -153,43 +147,117 @@ def main(argv=None):
         "vocabulary_size": vocabulary.vocabulary_size,
         "ngram": {
             "model": f"MIT LM estimate-ngram, order {args.order}, ModKN",
-            "train_seconds": round(seconds, 1),
-            "perplexity_forward_tokens": math.exp(forward / count_forward),
-            "perplexity_every_token": math.exp(every / count_every),
-            "tokens_forward": count_forward,
-            "tokens_every": count_every,
+            **ngram,
+            "backward": backward,
         },
         "bilm": {
-            "forward_perplexity": metrics["test_forward_perplexity"],
-            "backward_perplexity": metrics["test_backward_perplexity"],
-            "epochs_run": metrics["epochs_run"],
-            "train_seconds": metrics["train_seconds"],
-            "backend": metrics["backend"],
-            "params": metrics["params"],
+            "model": args.model or str(run / "model.keras"),
+            **bilm,
+            "params": model.count_params(),
+            # How the run's own model was trained (not --model's).
+            **{
+                key: metrics[key]
+                for key in ("epochs_run", "train_seconds", "backend")
+                if not args.model
+            },
         },
     }
-    ngram = result["ngram"]
     print(f"{result['command']}")
     print(
         f"test: {len(data.test)} sentences, vocabulary "
         f"{vocabulary.vocabulary_size}"
     )
-    print("| model | perplexity (same tokens: words 2..n and </s>) |")
-    print("|---|---|")
     print(
-        f"| Kneser-Ney {args.order}-gram (MIT LM, ModKN) | "
-        f"{ngram['perplexity_forward_tokens']:.1f} |"
+        "| model | forward (words 2..n and </s>) | backward (words "
+        "1..n-1 and <s>) |"
     )
-    print(f"| biLM, forward | {metrics['test_forward_perplexity']:.1f} |")
+    print("|---|---|---|")
+    print(
+        f"| Kneser-Ney {args.order}-gram (MIT LM, ModKN; the backward one "
+        f"on reversed sentences) | {ngram['perplexity_forward_tokens']:.1f} "
+        f"| {backward['perplexity_forward_tokens']:.1f} |"
+    )
+    print(
+        f"| biLM {result['bilm']['model']} | "
+        f"{bilm['forward_perplexity']:.1f} | "
+        f"{bilm['backward_perplexity']:.1f} |"
+    )
     print(
         f"(the {args.order}-gram over every word and </s>: "
-        f"{ngram['perplexity_every_token']:.1f}; the biLM backward: "
-        f"{metrics['test_backward_perplexity']:.1f})"
+        f"{ngram['perplexity_every_token']:.1f}; tokens scored per "
+        f"direction: {ngram['tokens_forward']} by the {args.order}-gram, "
+        f"{bilm['tokens']} by the biLM)"
     )
     path = pathlib.Path(args.output)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=2) + "\n")
     return result
+
+
+def ngram_perplexity(train, test, vocabulary, order):
+    """MIT LM's modified Kneser-Ney model of `order` trained on `train`
+    (lists of words, `<unk>` for unknown ones) with `vocabulary`, scored
+    on `test`: every token but each sentence's first, and `</s>`."""
+    binary, env = mitlm()
+    with tempfile.TemporaryDirectory() as folder:
+        folder = pathlib.Path(folder)
+        text, vocab, arpa = (folder / n for n in ("t.txt", "v.txt", "m.arpa"))
+        with open(text, "w", encoding="utf-8") as out:
+            for sentence in train:
+                out.write(" ".join(sentence) + "\n")
+        vocab.write_text(
+            "\n".join(t for t in vocabulary.tokens if t not in ("<s>", "</s>"))
+            + "\n<unk>\n",
+            encoding="utf-8",
+        )
+        started = time.perf_counter()
+        command = [
+            str(binary), "-order", str(order), "-smoothing", "ModKN",
+            "-unk", "true", "-vocab", str(vocab), "-text", str(text),
+            "-write-lm", str(arpa),
+        ]  # fmt: skip
+        subprocess.run(command, env=env, check=True, capture_output=True)
+        seconds = time.perf_counter() - started
+        grams, top = read_arpa(arpa)
+    forward = every = 0.0
+    count_forward = count_every = 0
+    for sentence in test:
+        history = ["<s>"]
+        for index, token in enumerate([*sentence, "</s>"]):
+            logp = log10_prob(grams, top, history, token) * math.log(10)
+            every -= logp
+            count_every += 1
+            if index > 0:  # the biLM does not predict a sentence's first
+                forward -= logp
+                count_forward += 1
+            history.append(token)
+    return {
+        "train_seconds": round(seconds, 1),
+        "perplexity_forward_tokens": math.exp(forward / count_forward),
+        "perplexity_every_token": math.exp(every / count_every),
+        "tokens_forward": count_forward,
+        "tokens_every": count_every,
+    }
+
+
+def score_bilm(config, data, counts, model):
+    """The biLM's test perplexity per word and direction (the exact
+    softmax; the recipe's own batches and metrics)."""
+    task = language_model.TASK
+    state = State(
+        data,
+        model.get_layer("vocabulary"),
+        model.get_layer("characters"),
+        counts,
+    )
+    zoo.language_model.compile(model)
+    _, _, test = task.datasets(config, state, config.batch_size)
+    scores = model.evaluate(test, verbose=0, return_dict=True)
+    return {
+        "forward_perplexity": math.exp(scores["forward_nll"]),
+        "backward_perplexity": math.exp(scores["backward_nll"]),
+        "tokens": sum(len(s) for s in data.test),
+    }
 
 
 if __name__ == "__main__":

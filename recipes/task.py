@@ -152,8 +152,15 @@ class Task:
         raise NotImplementedError
 
     def metrics(self):
-        """New metric objects (named as the logs show them)."""
-        return [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
+        """New metric objects (named as the logs show them): accuracy per
+        weighted step (`zoo.metrics.TokenMean`: per token, whatever the
+        batches' padded widths, unlike Keras's `SparseCategoricalAccuracy`,
+        which averages each row over its batch's width first)."""
+        return [
+            zoo.metrics.TokenMean(
+                keras.metrics.sparse_categorical_accuracy, name="accuracy"
+            )
+        ]
 
     weighted = True  # metrics weighted by the batches' sample weights
 

@@ -455,6 +455,8 @@ NOT_LAYERS = {
     "LanguageModelLoss": "a loss: tests/test_language_model.py",
     "backward_nll": "a metric function: tests/test_language_model.py",
     "forward_nll": "a metric function: tests/test_language_model.py",
+    "nll": "a metric function: tests/test_metrics.py",
+    "TokenMean": "a metric: tests/test_metrics.py",
     "Seq2Seq": "a model of these layers: tests/test_seq2seq.py",
     "Tagger": "a task model of these layers: tests/test_tasks.py",
     "TextClassifier": "a task model of these layers: tests/test_tasks.py",

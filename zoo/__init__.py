@@ -6,9 +6,10 @@ Importing `zoo` registers every custom layer (for `.keras` loading with
 Besides the names below, its public modules: `zoo.options` (every option,
 declared once), `zoo.cells` (every cell's facts, in one table),
 `zoo.layers`, `zoo.heads`, `zoo.language_model` (the ELMo-style
-biLM), `zoo.seq2seq`, `zoo.tasks` (the trained task models, which read
-raw text: `Tagger`, `TextClassifier`, `Transcriber`, `BiLM`; their
-presets in `zoo.presets`), `zoo.text`,
+biLM), `zoo.metrics` (the mean per weighted step), `zoo.seq2seq`,
+`zoo.tasks` (the trained task models, which read raw text: `Tagger`,
+`TextClassifier`, `Transcriber`, `BiLM`; their presets in
+`zoo.presets`), `zoo.text`,
 `zoo.reference` (the NumPy equations), `zoo.validation` (the argument
 checks: each error names the argument, the value and what is allowed) and
 `zoo.walk` (every layer nested in a model).
@@ -24,6 +25,7 @@ from zoo import fused  # noqa: F401  (`zoo.fused.disabled()`)
 from zoo import heads
 from zoo import language_model  # noqa: F401  (registers its layers)
 from zoo import layers
+from zoo import metrics
 from zoo import models  # noqa: F401  (registers the variants)
 from zoo import optimizers
 from zoo import options
@@ -109,6 +111,7 @@ __all__ = [
     "inference_function",
     "layers",
     "list_models",
+    "metrics",
     "optimizers",
     "pos_tag",
     "pos_tag_sents",

@@ -36,6 +36,7 @@ from zoo.layers.contextual_embedding import ContextualEmbedding
 from zoo.layers.sampled_softmax import SampledSoftmax
 from zoo.layers.vocabulary import CharacterVocabulary
 from zoo.layers.vocabulary import TokenVocabulary
+from zoo.metrics import TokenMean
 
 __all__ = [
     "BOUNDARIES",
@@ -48,6 +49,7 @@ __all__ = [
     "encoder_of",
     "forward_nll",
     "metrics",
+    "nll",
     "rewired",
 ]
 
@@ -303,13 +305,21 @@ def backward_nll(y_true, y_pred):
     return y_pred[..., 1]
 
 
+@keras.saving.register_keras_serializable(package=PACKAGE)
+def nll(y_true, y_pred):
+    """Both directions' mean negative log-likelihood per word."""
+    return ops.mean(y_pred, axis=-1)
+
+
 def metrics():
-    """New `forward_nll` and `backward_nll` metrics: each direction's mean
-    negative log-likelihood per word (pass them as `weighted_metrics`,
-    the mask as the sample weight)."""
+    """New `forward_nll`, `backward_nll` and `nll` (their mean) metrics:
+    the mean negative log-likelihood per word over everything evaluated
+    (`zoo.metrics.TokenMean`: per word, whatever the batches' widths;
+    pass them as `weighted_metrics`, the mask as the sample weight)."""
     return [
-        keras.metrics.MeanMetricWrapper(forward_nll, name="forward_nll"),
-        keras.metrics.MeanMetricWrapper(backward_nll, name="backward_nll"),
+        TokenMean(forward_nll, name="forward_nll"),
+        TokenMean(backward_nll, name="backward_nll"),
+        TokenMean(nll, name="nll"),
     ]
 
 

@@ -196,7 +196,9 @@ class LanguageModelTask(Task):
         return zoo.language_model.metrics()
 
     def monitor(self, state):
-        return "val_loss"
+        # The mean per word of both directions (Keras's `val_loss` is a
+        # mean over batches, weighted by their rows, not their words).
+        return "val_nll"
 
     def datasets(self, config, state, batch_size, pad_to=1):
         encode = state.vocabulary.ids
@@ -290,7 +292,8 @@ class LanguageModelTask(Task):
     def summary(self, metrics):
         tokens = metrics["split_tokens"]["test"]
         return [
-            f"test perplexity: forward {metrics['test_forward_perplexity']:.1f}"
+            "test perplexity per word: forward "
+            f"{metrics['test_forward_perplexity']:.1f}"
             f", backward {metrics['test_backward_perplexity']:.1f} ({tokens} "
             f"words and the sentence ends, vocabulary "
             f"{metrics['vocabulary_size']}, "
