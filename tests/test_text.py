@@ -66,6 +66,10 @@ def test_a_vocabulary_built_from_lower_case_text_finds_the_capitals(tmp_path):
         # dollar amount does not.
         ("$AAPL &amp; $5", ["$AAPL", "&amp;", "$", "5"]),
         ("x&y; a &b", ["x", "&", "y", ";", "a", "&", "b"]),
+        # A URL stays whole whatever the case of its scheme.
+        ("see https://keras.io/api.", ["see", "https://keras.io/api", "."]),
+        ("see HTTP://FOO.BAR/X now", ["see", "HTTP://FOO.BAR/X", "now"]),
+        ("Https://Foo.bar, ok", ["Https://Foo.bar", ",", "ok"]),
     ],
 )
 def test_split_punctuation_splits_a_string_as_treebanks_do(string, tokens):

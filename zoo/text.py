@@ -88,7 +88,7 @@ _ABBREVIATIONS = "|".join(
 # (letters, digits, `_`; inner `'`, `’`, `.`, `-` kept: `don't`, `3.5`,
 # `well-known`) or a run of one punctuation character (`...`).
 _WORD_OR_PUNCTUATION = re.compile(
-    r"(?:https?://|www\.)\S+?(?=[.,;:!?)\]\"'’”]*(?:\s|$))"  # URL
+    r"(?i:https?://|www\.)\S+?(?=[.,;:!?)\]\"'’”]*(?:\s|$))"  # URL
     r"|[\w.+\-]+@\w[\w\-]*(?:\.\w[\w\-]*)+"  # e-mail address
     r"|[@#]\w+|\$[^\W\d_]\w*"  # @mention, #hashtag, $cashtag
     r"|&(?:amp|lt|gt|quot|apos|nbsp|#\d+|#x[\dA-Fa-f]+);"  # HTML entity
