@@ -229,6 +229,8 @@ class RunBackup(keras.callbacks.Callback):
                     "wait": int(early["wait"]),
                     "best": float(early["best"]),
                     "best_epoch": int(early["best_epoch"]),
+                    # None: a backup from before the monitor was kept.
+                    "monitor": early.get("monitor"),
                 }
             self._early = early
         except (TypeError, ValueError, KeyError) as error:
@@ -266,6 +268,24 @@ class RunBackup(keras.callbacks.Callback):
     def _give_back_early_stopping(self):
         stopper, state = self.early_stopping, self._early
         if stopper is None or not state:
+            return
+        saved = state.get("monitor")
+        if saved != stopper.monitor and (
+            saved is not None
+            or not self.rows
+            or stopper.monitor not in self.rows[-1]
+        ):
+            # Another metric than the one its best was measured on (a run
+            # begun by an older release: the language model watched
+            # `val_loss` before `val_nll`): that best says nothing about
+            # this one, so the comparison starts again from this epoch.
+            print(
+                f"early stopping starts again: this run's backup kept its "
+                f"best of {saved or 'an older monitor'}, and it watches "
+                f"{stopper.monitor} now",
+                flush=True,
+            )
+            self._early = None
             return
         stopper.wait = state["wait"]
         stopper.best = state["best"]
@@ -338,6 +358,7 @@ class RunBackup(keras.callbacks.Callback):
                 "wait": int(stopper.wait),
                 "best": float(stopper.best),
                 "best_epoch": int(stopper.best_epoch),
+                "monitor": stopper.monitor,
             }
             if stopper.best_weights is not None:
                 best = directory / f"best-{stopper.best_epoch}.npz"

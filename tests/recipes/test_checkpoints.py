@@ -106,6 +106,43 @@ def test_early_stopping_state_and_best_weights_survive_a_resume(tmp_path):
         np.testing.assert_allclose(a, b)
 
 
+def test_early_stopping_on_another_monitor_starts_again(tmp_path, capsys):
+    # A run begun watching one metric and resumed watching another (the
+    # language model moved from val_loss to val_nll): the old best is not
+    # comparable, so the comparison starts again, and says so.
+    model = _model()
+    stopper = keras.callbacks.EarlyStopping(
+        monitor="val_loss", patience=50, restore_best_weights=True
+    )
+    backup = checkpoints.RunBackup(tmp_path / "b", early_stopping=stopper)
+    _fit(model, backup, epochs=2, stopper=stopper)
+    path = tmp_path / "b" / checkpoints.METADATA
+    metadata = json.loads(path.read_text())
+    assert metadata["early_stopping"]["monitor"] == "val_loss"
+
+    def resume(monitor):
+        fresh = keras.callbacks.EarlyStopping(
+            monitor=monitor, patience=50, restore_best_weights=True
+        )
+        resumed = checkpoints.RunBackup(tmp_path / "b", early_stopping=fresh)
+        resumed.restore(_model(seed=1))
+        resumed.finish_restored(_model(seed=1))
+        return fresh
+
+    other = resume("val_other")
+    assert other.best_weights is None and other.wait == 0
+    assert "early stopping starts again" in capsys.readouterr().out
+    # A backup from before the monitor was kept: its log says which
+    # metrics it had; the same one carries on, another starts again.
+    del metadata["early_stopping"]["monitor"]
+    path.write_text(json.dumps(metadata))
+    same = resume("val_loss")
+    assert same.best == pytest.approx(stopper.best)
+    assert "starts again" not in capsys.readouterr().out
+    assert resume("val_other").best_weights is None
+    assert "starts again" in capsys.readouterr().out
+
+
 def test_a_foreign_metadata_file_is_refused_with_its_path(tmp_path):
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "training_metadata.json").write_text("not json")
