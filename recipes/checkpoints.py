@@ -270,19 +270,13 @@ class RunBackup(keras.callbacks.Callback):
         if stopper is None or not state:
             return
         saved = state.get("monitor")
-        if saved != stopper.monitor and (
-            saved is not None
-            or not self.rows
-            or stopper.monitor not in self.rows[-1]
-        ):
-            # Another metric than the one its best was measured on (a run
-            # begun by an older release: the language model watched
-            # `val_loss` before `val_nll`): that best says nothing about
-            # this one, so the comparison starts again from this epoch.
+        rows = self.rows[-1] if self.rows else {}
+        if saved != stopper.monitor and (saved or stopper.monitor not in rows):
+            # Its best was of another metric (the language model watched
+            # `val_loss` before `val_nll`): the comparison starts again.
             print(
-                f"early stopping starts again: this run's backup kept its "
-                f"best of {saved or 'an older monitor'}, and it watches "
-                f"{stopper.monitor} now",
+                f"early stopping starts again: the backup's best was of "
+                f"{saved or 'another metric'}; it watches {stopper.monitor}",
                 flush=True,
             )
             self._early = None
