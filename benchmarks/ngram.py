@@ -130,10 +130,12 @@ def main(argv=None):
         tokens = vocabulary.tokenize(sentence)
         return [t if t in known else "<unk>" for t in tokens]
 
+    train = [words(s) for s in data.train]
+    test = [words(s) for s in data.test]
     ngrams = {
         direction: ngram_perplexity(
-            [words(s)[::step] for s in data.train],
-            [words(s)[::step] for s in data.test],
+            [s[::step] for s in train],
+            [s[::step] for s in test],
             vocabulary,
             args.order,
         )

@@ -33,10 +33,11 @@ __all__ = ["TokenMean"]
 
 
 @keras.saving.register_keras_serializable(package=PACKAGE)
-class TokenMean(keras.metrics.Metric):
+class TokenMean(keras.metrics.Mean):
     """The mean of `fn(y_true, y_pred)` over every step, weighted by the
     sample weight broadcast to the values' shape (1 where none is given):
-    `sum(value * weight) / sum(weight)` over everything seen.
+    `sum(value * weight) / sum(weight)` over everything seen. Keras's
+    `Mean`, given every step as a sample of its own.
 
     Args:
         fn: `fn(y_true, y_pred)` returning a value per step, e.g.
@@ -55,12 +56,6 @@ class TokenMean(keras.metrics.Metric):
                 f"returning a value per step; received {fn!r}"
             )
         self.fn = fn
-        self.total = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="total"
-        )
-        self.count = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="count"
-        )
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         values = ops.cast(self.fn(y_true, y_pred), self.dtype)
@@ -72,20 +67,16 @@ class TokenMean(keras.metrics.Metric):
             while len(weights.shape) < len(values.shape):
                 weights = ops.expand_dims(weights, -1)
             weights = ops.broadcast_to(weights, ops.shape(values))
-        self.total.assign_add(ops.sum(values * weights))
-        self.count.assign_add(ops.sum(weights))
-
-    def result(self):
-        return ops.divide_no_nan(self.total, self.count)
-
-    def reset_state(self):
-        self.total.assign(0.0)
-        self.count.assign(0.0)
+        # Flat, each step is one sample of `Mean`: its total gains
+        # value x weight, its count the weight.
+        flat = (-1,)
+        super().update_state(
+            ops.reshape(values, flat), sample_weight=ops.reshape(weights, flat)
+        )
 
     def get_config(self):
         return {
-            "name": self.name,
-            "dtype": self.dtype,
+            **super().get_config(),
             "fn": keras.saving.serialize_keras_object(self.fn),
         }
 
