@@ -61,6 +61,40 @@ def test_homographs_take_their_part_of_speech(g2p):
     assert sources["refuse"] == "homograph"
 
 
+@pytest.mark.parametrize(
+    "text, phones",
+    [
+        ("I will read it again.", "R IY1 D"),  # a modal: the present
+        ("I want to read more.", "R IY1 D"),
+        ("Read the manual!", "R IY1 D"),  # nothing before it says past
+        ("I have read it.", "R EH1 D"),  # the participle
+        ("She had never read it.", "R EH1 D"),  # the adverb skipped
+        ("He read the paper yesterday.", "R EH1 D"),  # he reads / he read
+        ("The sign was misread.", "M IH0 S R EH1 D"),
+    ],
+)
+def test_a_verb_read_by_tense_takes_the_one_the_word_before_says(
+    g2p, text, phones
+):
+    # CMUdict lists `read` past first (R EH1 D): "I will read it" read
+    # that way before the preset's `tenses.json`.
+    (found,) = [s for s in g2p.pronounce(text) if "read" in s.word.lower()]
+    assert " ".join(found.phones) == phones, text
+    assert found.source == "homograph"
+
+
+def test_the_word_before_a_verb_skips_adverbs_and_not():
+    from zoo.tasks import g2p as g2p_lib
+
+    keys = ["she", "had", "not", "really", "read", "it"]
+    tags = ["PRON", "VERB", "PRT", "ADV", "VERB", "PRON"]
+    skip = [g2p_lib.skipped_before_verb(k, t) for k, t in zip(keys, tags)]
+    assert g2p_lib.word_before(keys, skip, 4) == "had"
+    assert g2p_lib.word_before(keys, skip, 1) == "she"
+    assert g2p_lib.word_before(keys, skip, 0) == g2p_lib.SENTENCE_START
+    assert g2p_lib.word_before(["never"], [True, False], 1) == "<s>"
+
+
 def test_numbers_money_and_abbreviations_are_read_out(g2p):
     text = " ".join(g2p("I have 3 apples, $3.50 and Dr. Who in 1984."))
     for said in ("TH R IY1", "D AA1 L ER0 Z", "S EH1 N T S", "D AA1 K T ER0"):

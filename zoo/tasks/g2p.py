@@ -53,6 +53,12 @@ from zoo.tasks.transcriber import check_method
 
 DICTIONARY_ASSET = "cmudict.dict.gz"
 HOMOGRAPHS_ASSET = "homographs.json"
+TENSES_ASSET = "tenses.json"
+# The homograph table's tag for a verb's past reading (its present one is
+# "VERB"), and what `word_before` skips on the way back from a verb.
+PAST_TAG = "VERB:past"
+SKIPPED_BEFORE_VERB = ("not",)
+SENTENCE_START = "<s>"
 SOURCES = (
     "lexicon",
     "homograph",
@@ -115,7 +121,8 @@ class G2p:
         self.numbers = bool(numbers)
         inventory = set(self.transcriber.target_symbols)
         self.dictionary = _asset_lexicon(preset, folder, inventory)
-        self.homographs = _asset_homographs(preset, folder)
+        self.homographs = _asset_json(preset, folder, HOMOGRAPHS_ASSET)
+        self.tenses = _asset_json(preset, folder, TENSES_ASSET)
         self.user = None
         if lexicon is not None:
             if isinstance(lexicon, dict):
@@ -178,11 +185,15 @@ class G2p:
             ]
         )
         tags = self._tags([written for written, _ in spoken])
+        keys = [lexicon_lib.key(written) for written, _ in spoken]
+        skip = [skipped_before_verb(k, t) for k, t in zip(keys, tags)]
         plan, todo = [], []
-        for (token, words), tag in zip(spoken, tags):
+        for i, ((token, words), tag) in enumerate(zip(spoken, tags)):
             if not words:
                 plan.append(Spoken(token, token, (), "untranscribed"))
                 continue
+            if tag == "VERB" and PAST_TAG in self.homographs.get(keys[i], {}):
+                tag = self._tense(word_before(keys, skip, i))
             for word in words:
                 record = self._known(token, word, tag)
                 if record is None:
@@ -239,6 +250,14 @@ class G2p:
             return Spoken(token, word, variants[0], "dictionary", variants)
         return None
 
+    def _tense(self, before):
+        """`"VERB"` (present) or `PAST_TAG`: the tense the word `before` a
+        verb says (the `tenses.json` asset), present if it says none."""
+        tense = self.tenses.get("after", {}).get(
+            before, self.tenses.get("otherwise", "present")
+        )
+        return PAST_TAG if tense == "past" else "VERB"
+
     def _tags(self, tokens):
         """Each token's universal tag where the sentence holds a
         heteronym (the tagger's), else None each."""
@@ -289,14 +308,26 @@ def _asset_lexicon(preset, folder, inventory):
         return _DICTIONARIES[key]
 
 
-def _asset_homographs(preset, folder):
-    """The preset's heteronym table (`HOMOGRAPHS_ASSET`), or {}."""
-    if (
-        folder is None
-        or not (folder / presets.ASSETS_DIR / HOMOGRAPHS_ASSET).is_file()
-    ):
+def skipped_before_verb(key, tag):
+    """Whether `word_before` passes over a word (`key`, lower-case) with
+    universal tag `tag` on its way back from a verb: adverbs and `not`."""
+    return tag == "ADV" or key in SKIPPED_BEFORE_VERB
+
+
+def word_before(keys, skip, index):
+    """The last of `keys[:index]` not `skip`ped, or `SENTENCE_START`."""
+    for key, skipped in zip(reversed(keys[:index]), reversed(skip[:index])):
+        if not skipped:
+            return key
+    return SENTENCE_START
+
+
+def _asset_json(preset, folder, name):
+    """The preset's JSON asset `name` (a heteronym table, the tenses), or
+    {} if it has none."""
+    if folder is None or not (folder / presets.ASSETS_DIR / name).is_file():
         return {}
-    path = presets.asset(preset, HOMOGRAPHS_ASSET)
+    path = presets.asset(preset, name)
     with open(path, encoding="utf-8") as handle:
         return json.load(handle)
 
