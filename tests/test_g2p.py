@@ -88,11 +88,12 @@ def test_the_word_before_a_verb_skips_adverbs_and_not():
 
     keys = ["she", "had", "not", "really", "read", "it"]
     tags = ["PRON", "VERB", "PRT", "ADV", "VERB", "PRON"]
-    skip = [g2p_lib.skipped_before_verb(k, t) for k, t in zip(keys, tags)]
-    assert g2p_lib.word_before(keys, skip, 4) == "had"
-    assert g2p_lib.word_before(keys, skip, 1) == "she"
-    assert g2p_lib.word_before(keys, skip, 0) == g2p_lib.SENTENCE_START
-    assert g2p_lib.word_before(["never"], [True, False], 1) == "<s>"
+    assert g2p_lib.skipped_before_verb("not", "PRT")
+    assert not g2p_lib.skipped_before_verb("had", "VERB")
+    assert g2p_lib.word_before(keys, tags, 4) == "had"
+    assert g2p_lib.word_before(keys, tags, 1) == "she"
+    assert g2p_lib.word_before(keys, tags, 0) == g2p_lib.SENTENCE_START
+    assert g2p_lib.word_before(["never"], ["ADV"], 1) == "<s>"
 
 
 def test_numbers_money_and_abbreviations_are_read_out(g2p):

@@ -175,22 +175,27 @@ def tense_contexts(
     counts = collections.defaultdict(collections.Counter)
     for words, tags in tagged_sentences:
         keys = [lexicon.key(w) for w in words]
-        skip = [
-            g2p.skipped_before_verb(k, brown.universal_tag(t))
-            for k, t in zip(keys, tags)
-        ]
+        universal = [brown.universal_tag(t) for t in tags]
         for i, tag in enumerate(tags):
             if tag in PRESENT_TAGS or tag in PAST_TAGS:
-                before = g2p.word_before(keys, skip, i)
+                before = g2p.word_before(keys, universal, i)
                 counts[before]["past" if tag in PAST_TAGS else "present"] += 1
     after = {}
     for word, seen in sorted(counts.items()):
         tense, uses = seen.most_common(1)[0]
-        if sum(seen.values()) >= min_uses and uses >= share * sum(
-            seen.values()
-        ):
+        total = sum(seen.values())
+        if total >= min_uses and uses >= share * total:
             after[word] = tense
     return {"after": after, "otherwise": "present"}
+
+
+def universal_tags(tagged_sentences):
+    """`(words, tags)` pairs with Brown's own tags, as universal tags (the
+    same sentences `tagset="universal"` reads)."""
+    return [
+        (words, [brown.universal_tag(t) for t in tags])
+        for words, tags in tagged_sentences
+    ]
 
 
 def _unstressed(phones):
@@ -210,25 +215,22 @@ def build(entries, tagged_sentences):
     stressed = any(
         p[-1].isdigit() for vs in entries.values() for v in vs for p in v
     )
-    for word, readings in BY_HAND.items():
+    by_tense = {
+        word: {
+            "VERB": readings["present"],
+            PAST: readings["past"],
+            "ADJ": readings["past"],  # a widely read book
+            "NOUN": readings["present"],  # a good read
+        }
+        for word, readings in BY_TENSE.items()
+    }
+    for word, readings in {**BY_HAND, **by_tense}.items():
         if word not in entries:
             continue  # a dictionary without it (a sample, a test's)
         table[word] = {
             tag: phones if stressed else _unstressed(phones)
             for tag, phones in readings.items()
         }
-    for word, readings in BY_TENSE.items():
-        if word in entries:
-            tenses = {
-                "VERB": readings["present"],
-                PAST: readings["past"],
-                "ADJ": readings["past"],  # a widely read book
-                "NOUN": readings["present"],  # a good read
-            }
-            table[word] = {
-                tag: phones if stressed else _unstressed(phones)
-                for tag, phones in tenses.items()
-            }
     for word, readings in table.items():
         known = {" ".join(v) for v in entries.get(word, [])}
         for tag, phones in readings.items():

@@ -223,14 +223,14 @@ class Seq2SeqTask(Task):
         dictionary = cmudict.write_dictionary(
             entries, folder / zoo.tasks.g2p.DICTIONARY_ASSET
         )
-        universal, fine = (
-            datasets.load_tagging(
-                tagging_config.Config(pretrained="none", tagset=tagset)
-            ).train
-            for tagset in ("universal", "brown")
-        )
+        fine = datasets.load_tagging(
+            tagging_config.Config(pretrained="none", tagset="brown")
+        ).train
         homographs = folder / zoo.tasks.g2p.HOMOGRAPHS_ASSET
-        files.write_json(homographs, heteronyms.build(entries, universal))
+        files.write_json(
+            homographs,
+            heteronyms.build(entries, heteronyms.universal_tags(fine)),
+        )
         tenses = folder / zoo.tasks.g2p.TENSES_ASSET
         files.write_json(tenses, heteronyms.tense_contexts(fine))
         return {path.name: path for path in (dictionary, homographs, tenses)}

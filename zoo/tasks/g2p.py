@@ -185,15 +185,16 @@ class G2p:
             ]
         )
         tags = self._tags([written for written, _ in spoken])
-        keys = [lexicon_lib.key(written) for written, _ in spoken]
-        skip = [skipped_before_verb(k, t) for k, t in zip(keys, tags)]
         plan, todo = [], []
         for i, ((token, words), tag) in enumerate(zip(spoken, tags)):
             if not words:
                 plan.append(Spoken(token, token, (), "untranscribed"))
                 continue
-            if tag == "VERB" and PAST_TAG in self.homographs.get(keys[i], {}):
-                tag = self._tense(word_before(keys, skip, i))
+            if tag == "VERB" and PAST_TAG in self.homographs.get(
+                lexicon_lib.key(token), {}
+            ):
+                keys = [lexicon_lib.key(written) for written, _ in spoken[:i]]
+                tag = self._tense(word_before(keys, tags, i))
             for word in words:
                 record = self._known(token, word, tag)
                 if record is None:
@@ -314,10 +315,11 @@ def skipped_before_verb(key, tag):
     return tag == "ADV" or key in SKIPPED_BEFORE_VERB
 
 
-def word_before(keys, skip, index):
-    """The last of `keys[:index]` not `skip`ped, or `SENTENCE_START`."""
-    for key, skipped in zip(reversed(keys[:index]), reversed(skip[:index])):
-        if not skipped:
+def word_before(keys, tags, index):
+    """The last of `keys[:index]` (lower-case words, their universal
+    `tags` beside them) not `skipped_before_verb`, or `SENTENCE_START`."""
+    for key, tag in zip(reversed(keys[:index]), reversed(tags[:index])):
+        if not skipped_before_verb(key, tag):
             return key
     return SENTENCE_START
 
