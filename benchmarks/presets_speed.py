@@ -34,8 +34,12 @@ the zoo's) to the first result of `zoo.pos_tag` and of `zoo.G2p` on a
 sentence, medians of `--repeats` processes; g2p_en's import and first
 call beside them.
 
-The presets run as a user runs them: not compiled for training, so on
-`zoo.engine`, the NumPy forward pass, on every backend.
+Each preset is timed on each runner of `--runners` (named
+`PRESET:RUNNER`): `numpy` (`zoo.engine`, the default for every shipped
+preset), `keras` (the backend's compiled call) and `onnx` (ONNX Runtime
+on the model exported with `model.export(format="onnx")`; a transcriber
+as its encoder and decoder step under the engine's own loops:
+`benchmarks/_onnx.py`).
 
 The Keras model runs on the backend of this process (`KERAS_BACKEND`);
 the peers run in the same process. Contenders are timed in turns
@@ -55,6 +59,8 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+import keras  # noqa: E402
 
 import zoo  # noqa: E402
 from benchmarks import _common  # noqa: E402
@@ -84,18 +90,23 @@ def g2p_contenders(args):
         print(f"Phonetisaurus trained in {time.perf_counter() - start:.1f} s")
     g2p_en = baselines.load_g2p_en()
 
-    def ours(method):
+    def ours(method, model=transcriber):
         return (
-            lambda ws: transcriber.transcribe(ws, method, batch_size=size),
-            lambda w: transcriber.transcribe([w], method),
+            lambda ws: model.transcribe(ws, method, batch_size=size),
+            lambda w: model.transcribe([w], method),
         )
+
+    runners = {}
+    for runner in args.runners:
+        model = _with_runner(zoo.Transcriber, args.model, runner, args)
+        for method in ("beam", "greedy"):
+            runners[f"preset_{method}:{runner}"] = ours(method, model)
 
     def fst_predict(ws):
         return list(phonetisaurus.predict(ws, fst))
 
     return {
-        "preset_beam": ours("beam"),
-        "preset_greedy": ours("greedy"),
+        **runners,
         "phonetisaurus": (fst_predict, lambda w: fst_predict([w])),
         "g2p_en": (
             lambda ws: [g2p_en.predict(w) for w in ws],
@@ -118,8 +129,12 @@ def pos_contenders(args):
     names = [args.model] if args.model else list(POS_PRESETS)
     contenders = {}
     for name in names:
-        tagger = zoo.Tagger.from_preset(name)
-        contenders[name] = (tagger.tag, lambda s, t=tagger: t.tag([s]))
+        for runner in args.runners:
+            tagger = _with_runner(zoo.Tagger, name, runner, args)
+            contenders[f"{name}:{runner}"] = (
+                tagger.tag,
+                lambda s, t=tagger: t.tag([s]),
+            )
     contenders["nltk_perceptron"] = (
         lambda ss: [nltk.tag(s) for s in ss],
         nltk.tag,
@@ -127,6 +142,24 @@ def pos_contenders(args):
     return contenders, sentences
 
 
+def _with_runner(cls, preset, runner, args):
+    """The preset served by `runner`: `"numpy"` or `"keras"` (`from_preset
+    (..., runner=...)`), or `"onnx"`, ONNX Runtime (`benchmarks._onnx`;
+    the models exported once into `--onnx-folder`)."""
+    if runner != "onnx":
+        return cls.from_preset(preset, runner=runner)
+    from benchmarks import _onnx
+
+    model = cls.from_preset(preset, runner="numpy")
+    name = pathlib.Path(str(preset)).name
+    folder = pathlib.Path(args.onnx_folder or tempfile.mkdtemp()) / name
+    folder = folder / keras.backend.backend()
+    if cls is zoo.Transcriber:
+        return _onnx.onnx_transcriber(model, folder)
+    return _onnx.onnx_tagger(model, folder)
+
+
+RUNNERS = ("numpy", "keras", "onnx")
 POS_PRESETS = ("pos_en_universal_fast", "pos_en_universal")
 COLD = {
     "zoo.pos_tag": "zoo.pos_tag('The quick brown fox jumps over the dog.')",
@@ -216,9 +249,27 @@ def main(argv=None):
         default=20,
         help="pos: batch 1 on test sentences of this many words (20)",
     )
+    parser.add_argument(
+        "--runners",
+        default=",".join(RUNNERS),
+        help="pos and g2p: the runners to time each preset on, of "
+        f"{', '.join(RUNNERS)} (default: all)",
+    )
+    parser.add_argument(
+        "--onnx-folder",
+        default="",
+        help="where the ONNX exports are kept (default: a temporary folder)",
+    )
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--output", default="")
     args = parser.parse_args(argv)
+    args.runners = [r for r in args.runners.split(",") if r]
+    unknown = sorted(set(args.runners) - set(RUNNERS))
+    if unknown or not args.runners:
+        parser.error(
+            f"--runners: expected names among {', '.join(RUNNERS)}; "
+            f"received {unknown[0] if unknown else 'none'!r}"
+        )
     if args.quick:
         args.repeats, args.latency_inputs = 1, 5
     command, versions, output = _common.print_header(

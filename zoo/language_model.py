@@ -72,6 +72,10 @@ class LanguageModelTargets(keras.layers.Layer):
         `[forward, backward]`, two `(batch, words)` int32 tensors.
     """
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): Keras only
+    # (the NumPy runner refuses a model that holds it).
+    serving_form = "keras"
+
     def __init__(self, bos_id, eos_id, **kwargs):
         super().__init__(**kwargs)
         self.bos_id = int(bos_id)

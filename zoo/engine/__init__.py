@@ -17,8 +17,11 @@ tagger's or a classifier's probabilities (or CRF emissions), a
 **options)` returns `source_ids -> (ids, scores)`, what
 `zoo.seq2seq.greedy_decode` and `beam_search` return for the same
 options, as NumPy arrays. `supports(model)` says whether the engine runs
-a model at all; a layer it has no NumPy form of is a
-`NotImplementedError` naming its class, so callers fall back to Keras.
+a model at all, `unsupported(model)` why not (from the layers' declared
+`serving_form`, without reading a weight); a layer it has no NumPy form
+of is a `NotImplementedError` naming its class. The task models choose
+between this and Keras by their named runner (`zoo.tasks.Task.
+set_runner`), never by a failure here.
 
 Why hand-written: serving runs one request at a time, where a step of a
 recurrent layer costs a few microseconds of arithmetic. Keras's compiled
@@ -37,7 +40,8 @@ at every real step; values at padded steps may differ. Dropout is off;
 a mixed-precision model runs in float32.
 
 Weights are read when a model is compiled: after training it further,
-call the compiled function's `refresh()` (or compile again). A compiled
+call the compiled function's `refresh()` (or compile again). A task
+model's NumPy runner does that for you whenever a weight changes. A compiled
 function keeps no state between calls and may be shared by threads.
 NumPy's BLAS picks its own threads; on a busy machine
 `OPENBLAS_NUM_THREADS=1` is often faster.
@@ -47,13 +51,14 @@ import keras
 import numpy as np
 
 from zoo import validation as v
+from zoo import walk
 from zoo.engine import decoding
 from zoo.engine import graph as graph_lib
 from zoo.engine.layers import CRFLayer
 from zoo.engine.seq2seq import Seq2SeqPlan
 from zoo.seq2seq import Seq2Seq
 
-__all__ = ["compile", "crf_decoder", "decoder", "supports"]
+__all__ = ["compile", "crf_decoder", "decoder", "supports", "unsupported"]
 
 METHODS = ("greedy", "beam")
 
@@ -152,6 +157,58 @@ def supports(model):
     except NotImplementedError:
         return False
     return True
+
+
+def serving_form(layer):
+    """How the engine serves `layer`: `"numpy"` or `"keras"` (Keras
+    only). A zoo layer's class declares it (`serving_form`); a Keras
+    layer has a NumPy form where the engine has one (`FACTORIES`)."""
+    declared = getattr(type(layer), "serving_form", None)
+    if declared is not None:
+        return declared
+    if type(layer) in graph_lib.FACTORIES or _functional(layer):
+        return "numpy"
+    return "keras"
+
+
+def _functional(layer):
+    """A model of a graph of layers (`keras.Model(inputs, outputs)`)."""
+    if not isinstance(layer, keras.Model):
+        return False
+    try:
+        return bool(layer.inputs)
+    except (AttributeError, ValueError):
+        return False
+
+
+def unsupported(model):
+    """Why the engine cannot run `model`, read from its layers' declared
+    forms without reading a weight (one sentence), or None. A layer
+    inside any other (a stack's recurrent layers, a character encoder's
+    convolutions) is its container's to run; the layers of a functional
+    graph are each the engine's. `compile` may still refuse a layer
+    option (an activation, a quantized kernel) that no class declares.
+    """
+    _check_model(model)
+    for layer in walk.iter_layers(model):
+        if getattr(type(layer), "serving_form", None) == "keras":
+            return (
+                f"layer {layer.name!r} ({type(layer).__name__}) is served "
+                "by Keras only."
+            )
+    graphs = [model] if _functional(model) else []
+    while graphs:
+        for layer in graphs.pop().layers:
+            if isinstance(layer, keras.layers.InputLayer):
+                continue
+            if _functional(layer):
+                graphs.append(layer)
+            elif serving_form(layer) != "numpy":
+                return (
+                    f"layer {layer.name!r} ({type(layer).__name__}) has no "
+                    "NumPy form."
+                )
+    return None
 
 
 def _check_id(name, value, size):

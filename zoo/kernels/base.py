@@ -20,6 +20,27 @@ from zoo import cells
 from zoo.kernels import planning
 from zoo.walk import directions
 
+# How many times a watched variable was assigned (`weights_probe`).
+_ASSIGNMENTS = [0]
+
+
+def _count_assignments(variable):
+    """Makes `variable.assign` (the one method that Keras's other writes
+    of a variable go through) bump `_ASSIGNMENTS`, once per variable. An
+    attribute of the instance: Keras's class and other variables are
+    untouched."""
+    assign = variable.assign
+    if getattr(assign, "counts_assignments", False):
+        return
+
+    def counted(value):
+        result = assign(value)
+        _ASSIGNMENTS[0] += 1  # after: a reader never caches half of it
+        return result
+
+    counted.counts_assignments = True
+    variable.assign = counted
+
 
 class Kernels:
     """A backend's multi-layer kernels: none here.
@@ -101,6 +122,37 @@ class Kernels:
         """`function`, which reads `model`'s variables, compiled for the
         backend (`zoo.inference.compile_function`); as it is here."""
         return function
+
+    # What a serving snapshot asks of a backend (`zoo.tasks` runners).
+    def weights_probe(self, model):
+        """A function `() -> token` whose token changes whenever any of
+        `model`'s weights may have changed since it was made: what tells
+        a NumPy snapshot of the weights (`zoo.engine`) that it is stale.
+
+        Here (TensorFlow, and backends without a module) the backend
+        cannot say cheaply: reading every variable costs more than a
+        batch-1 call of the engine, and a variable keeps one identity
+        through its updates. So the token counts what Keras does: each
+        variable's `assign` (which `set_weights`, `load_weights`,
+        `assign_add` / `assign_sub` and a user's assignment call) bumps a
+        count, and the model's optimizer's `iterations` counts the steps
+        of `fit` and of a training loop that applies it (they update the
+        variables inside a compiled graph, past `assign`). A variable
+        updated by another model's optimizer, inside that model's graph,
+        is not seen: call the task model's `refresh()`.
+        """
+        variables = list(model.weights)
+        for variable in variables:
+            _count_assignments(variable)
+
+        def probe():
+            optimizer = getattr(model, "optimizer", None)
+            steps = None
+            if optimizer is not None and optimizer.built:
+                steps = int(ops.convert_to_numpy(optimizer.iterations))
+            return _ASSIGNMENTS[0], steps
+
+        return probe
 
     # What `zoo.optimizers.Adam` asks of a backend.
     fuses_adam = False

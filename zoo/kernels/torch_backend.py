@@ -145,6 +145,19 @@ class TorchKernels(base.Kernels):
             planning.right_padded_lengths
         )
 
+    def weights_probe(self, model):
+        """`base.Kernels.weights_probe` from PyTorch's own count: every
+        in-place write of a tensor (Keras's `assign`, its optimizers'
+        `foreach` updates, the fused Adam kernel) bumps the tensor's
+        version counter (`Tensor._version`, what autograd checks saved
+        tensors with), and Keras writes a variable's tensor in place."""
+        tensors = [variable.value for variable in model.weights]
+
+        def probe():
+            return [tensor._version for tensor in tensors]
+
+        return probe
+
     # PyTorch's own fused Adam kernel (`torch.optim.Adam(fused=True)`
     # calls it; there is no public entry point), where this PyTorch has it.
     _fused_adam = getattr(torch, "_fused_adam_", None)

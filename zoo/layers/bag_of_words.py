@@ -54,6 +54,10 @@ class TfIdf(keras.layers.Layer):
     ```
     """
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): Keras only
+    # (the NumPy runner refuses a model that holds it).
+    serving_form = "keras"
+
     def __init__(
         self, vocabulary_size, bigram_buckets=0, sublinear=True, **kwargs
     ):

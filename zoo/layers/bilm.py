@@ -87,6 +87,9 @@ class BiLMEncoder(keras.layers.Layer):
     ```
     """
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
+
     def __init__(
         self,
         char_vocabulary_size,

@@ -50,6 +50,9 @@ class ContextualEmbedding(keras.layers.Layer):
     ```
     """
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
+
     def __init__(
         self,
         encoder,

@@ -164,6 +164,9 @@ class CRF(keras.layers.Layer):
     ```
     """
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
+
     def __init__(
         self,
         num_tags,

@@ -34,6 +34,9 @@ class EmbeddingDropout(keras.layers.Wrapper):
     ```
     """
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
+
     def __init__(self, layer, rate=0.1, seed=None, **kwargs):
         if not isinstance(layer, keras.layers.Embedding):
             raise TypeError(

@@ -72,6 +72,9 @@ class SequencePooling(keras.layers.Layer):
     ```
     """
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
+
     def __init__(
         self,
         mode="mean",

@@ -58,6 +58,10 @@ class SampledSoftmax(keras.layers.Layer):
     ```
     """
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): Keras only
+    # (the NumPy runner refuses a model that holds it).
+    serving_form = "keras"
+
     def __init__(self, vocabulary_size, num_sampled=512, seed=None, **kwargs):
         super().__init__(**kwargs)
         v.check_number("vocabulary_size", vocabulary_size, int, low=2)

@@ -33,6 +33,9 @@ class ScalarMix(keras.layers.Layer):
     ```
     """
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
+
     def __init__(
         self,
         initial_scalar_parameters=None,

@@ -59,6 +59,9 @@ class SkipWrapper(keras.layers.Wrapper):
             `ValueError`, never a silent skip).
     """
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
+
     def __init__(self, layer, projection="auto", go_backwards=None, **kwargs):
         super().__init__(layer, **kwargs)
         self.projection = v.check_choice("projection", projection, PROJECTIONS)

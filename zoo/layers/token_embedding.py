@@ -43,6 +43,9 @@ class TokenEmbedding(keras.layers.Embedding):
     ```
     """
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
+
     def __init__(self, input_dim, output_dim, vocabulary_size=None, **kwargs):
         super().__init__(input_dim, output_dim, **kwargs)
         if vocabulary_size is not None:

@@ -93,6 +93,9 @@ class TokenFeatures(_PassThrough):
     ```
     """
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
+
     def __init__(self, gazetteer=None, shape=True, **kwargs):
         super().__init__(**kwargs)
         gazetteer = {} if gazetteer is None else gazetteer

@@ -29,6 +29,9 @@ class VariationalDropout(keras.layers.Dropout):
     ```
     """
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
+
     def __init__(self, rate, seed=None, **kwargs):
         kwargs.pop("noise_shape", None)  # fixed by this layer
         v.check_rate("rate", rate)

@@ -15,6 +15,9 @@ class _PassThrough(keras.layers.Layer):
     """A layer that returns its inputs and their mask unchanged: what
     `TokenVocabulary` and `LabelNames` compute (they only carry data)."""
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
+
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.supports_masking = True

@@ -66,6 +66,9 @@ def weight_dropped(layers, training):
 class WeightDropMixin:
     """Adds `weight_drop` (DropConnect on `recurrent_kernel`) to an RNN."""
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
+
     def _init_weight_drop(self, weight_drop, weight_drop_seed):
         self.weight_drop = v.check_rate("weight_drop", weight_drop)
         self.weight_drop_seed = weight_drop_seed

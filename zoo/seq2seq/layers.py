@@ -46,6 +46,9 @@ class PaddingMask(keras.layers.Layer):
     ```
     """
 
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
+
     def call(self, token_ids):
         return ops.not_equal(token_ids, ops.zeros_like(token_ids))
 
@@ -78,6 +81,9 @@ class ApplyMask(keras.layers.Layer):
     outputs = zoo.seq2seq.ApplyMask()(sequence, mask=mask)
     ```
     """
+
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -186,6 +192,9 @@ class StateBridge(keras.layers.Layer):
     )
     ```
     """
+
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
 
     def __init__(
         self,
@@ -485,6 +494,9 @@ class SourceAttention(keras.layers.Layer):
                         values_mask=source_mask)
     ```
     """
+
+    # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
+    serving_form = "numpy"
 
     def __init__(self, score="general", units=None, **kwargs):
         super().__init__(**kwargs)

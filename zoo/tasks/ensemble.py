@@ -19,8 +19,9 @@ class TaggerEnsemble(SentenceTagging):
     Each member reads the words with its own vocabulary, characters and
     token features, so runs with different vocabularies can join. Not a
     `keras.Model`: save the members, and build the ensemble again from
-    them (`TaggerEnsemble.from_presets`). The members' CRF weights are
-    read when the ensemble is made.
+    them (`TaggerEnsemble.from_presets`). Each member serves on its own
+    runner, with its current weights; a CRF ensemble's transition scores
+    are read at each call (a few small arrays).
 
     Args:
         taggers: two or more `zoo.tasks.Tagger`s with the same labels and
@@ -66,11 +67,6 @@ class TaggerEnsemble(SentenceTagging):
                 )
         self.taggers = taggers
         self.labels = labels
-        # The members' weights are read once: a CRF ensemble's Viterbi
-        # over their averaged transition scores.
-        self._decode = None
-        if taggers[0].crf is not None:
-            self._decode = engine.crf_decoder([t.crf for t in taggers])
 
     @classmethod
     def from_presets(cls, presets, **kwargs):
@@ -82,4 +78,7 @@ class TaggerEnsemble(SentenceTagging):
     def batch_tag_ids(self, sentences):
         outputs = [t.infer(t.encode(sentences)) for t in self.taggers]
         real = self.taggers[0].vocabulary.encode(sentences) > 0
-        return best_tags(np.mean(outputs, axis=0), real, self._decode)
+        decode = None  # a CRF ensemble: Viterbi over averaged transitions
+        if self.taggers[0].crf is not None:
+            decode = engine.crf_decoder([t.crf for t in self.taggers])
+        return best_tags(np.mean(outputs, axis=0), real, decode)

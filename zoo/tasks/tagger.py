@@ -263,8 +263,8 @@ class Tagger(SentenceTagging, LabelledText, Task, keras.Model):
         crf = self.crf
         if crf is None:
             return None
-        if not self.compiled:  # NumPy's Viterbi, as the forward pass
-            return self.cached_function(
+        if self.runner == "numpy":  # NumPy's Viterbi, as the forward pass
+            return self.fresh_function(
                 "viterbi", lambda: engine.crf_decoder(crf)
             )
         return lambda emissions, mask: keras.ops.convert_to_numpy(

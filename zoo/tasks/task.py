@@ -17,9 +17,13 @@ task model trains with `fit`, nests in other models and saves to
 tuple whose items are strings (or lists of strings, pre-split words);
 anything else goes to Keras.
 
-Raw text runs through `zoo.inference_function`, the model's forward pass
-compiled once for the backend (not `predict`'s per-call machinery),
-made on first use and shared by the threads that use the model.
+Raw text runs through the model's runner (`set_runner`, or
+`from_preset(..., runner=...)`): `"numpy"`, `zoo.engine`'s NumPy forward
+pass of the current weights, or `"keras"`, `zoo.inference_function`, the
+forward pass compiled once for the backend (not `predict`'s per-call
+machinery); `"auto"`, the default, takes NumPy where every layer has a
+NumPy form. Either is made on first use and shared by the threads that
+use the model.
 
 Why a mixin rather than keras-hub's base class: three of the tasks are
 functional models (`keras.Model(inputs, outputs)`, revived as such by
@@ -37,11 +41,18 @@ import numpy as np
 from zoo import engine
 from zoo import inference
 from zoo import presets
+from zoo import validation as v
 from zoo import walk
+from zoo.kernels import dispatch
 
-_LOCK = threading.Lock()
+# Re-entrant: a runner's check makes the function it checks.
+_LOCK = threading.RLock()
+# How a task model serves raw text (`Task.set_runner`).
+RUNNERS = ("auto", "numpy", "keras")
 _SHARED = {}
 _SHARED_LOCK = threading.Lock()
+# How a task model serves raw text (`Task.set_runner`).
+RUNNERS = ("auto", "numpy", "keras")
 
 
 def shared(cls, preset):
@@ -103,15 +114,22 @@ class Task:
     """
 
     preset_kind = None
+    # The files a preset of this class must list and hold (checked by
+    # `zoo.presets.verify` before a byte is read); `preset_assets`: the
+    # names under `assets/` it reads, none here.
+    preset_files = (presets.CONFIG_FILE, presets.WEIGHTS_FILE)
+    preset_assets = ()
 
     # ---- presets --------------------------------------------------------
     @classmethod
-    def from_preset(cls, preset, **kwargs):
+    def from_preset(cls, preset, *, runner="auto", **kwargs):
         """Loads a preset of this class (or a subclass): a shipped name
         (`zoo.presets.list()`) or a preset folder; checksums first, then
-        `safe_mode=True`. `kwargs` are the class's `from_preset`
+        `safe_mode=True`. `runner` is how raw text is served (`RUNNERS`;
+        see `set_runner`); `kwargs` are the class's `from_preset`
         options (a `Transcriber`'s decoding settings)."""
         model = presets.from_preset(preset, cls=cls)
+        model.set_runner(runner)
         return model.configure(**kwargs) if kwargs else model
 
     def configure(self, **kwargs):
@@ -217,10 +235,93 @@ class Task:
             return self.run_text(x, **options)
         return super().predict(x, *args, **kwargs)
 
-    # ---- the compiled call ----------------------------------------------
+    # ---- serving ----------------------------------------------------------
+    def set_runner(self, runner):
+        """Chooses how raw text (and `infer`) is served; returns the model.
+
+        - `"numpy"`: `zoo.engine`, the NumPy forward pass: no
+          compilation, the same on every backend, the fastest at batch 1
+          (`benchmarks/presets_speed.py`). A model with a layer that has
+          no NumPy form (its class's `serving_form` is `"keras"`, e.g.
+          `zoo.layers.TfIdf`) is refused with a `ValueError` naming it.
+        - `"keras"`: `zoo.inference_function`, the backend's compiled
+          forward pass.
+        - `"auto"` (the default): `"numpy"` where every layer has a
+          NumPy form, else `"keras"`; `runner` says which it chose.
+
+        Both runners serve the model's current weights: the NumPy one
+        holds a float32 copy and makes it again whenever the backend
+        says a weight changed (`set_weights`, `load_weights`, `fit`, an
+        assignment to a variable: `zoo.kernels`' `weights_probe`).
+        Whether the model was compiled plays no part.
+        """
+        v.check_choice("runner", runner, RUNNERS)
+        with _LOCK:
+            self.__dict__["_zoo_runner"] = runner
+            object.__setattr__(self, "_zoo_compiled", {})
+        if runner == "numpy":
+            reason = self._numpy_refusal()
+            if reason is not None:
+                self.__dict__["_zoo_runner"] = "auto"
+                raise ValueError(
+                    f"runner='numpy' cannot serve {type(self).__name__} "
+                    f"{self.name!r}: {reason} Use runner='keras' (or "
+                    "'auto')."
+                )
+        return self
+
+    @property
+    def runner(self):
+        """The runner that serves this model now: `"numpy"` or `"keras"`
+        (`set_runner`; `"auto"` resolved on first use)."""
+        asked = self.__dict__.get("_zoo_runner", "auto")
+        if asked != "auto":
+            return asked
+        return self.cached_function(
+            "auto",
+            lambda: "keras" if self._numpy_refusal() else "numpy",
+        )
+
+    def _numpy_refusal(self):
+        """Why the NumPy runner cannot serve this model (one sentence), or
+        None: a layer whose class declares no NumPy form, else what the
+        engine refused while making the model's function (kept)."""
+        reason = engine.unsupported(self)
+        if reason is not None:
+            return reason
+        try:
+            self.numpy_check()
+        except NotImplementedError as error:
+            return str(error)
+        return None
+
+    def numpy_function(self):
+        """The NumPy runner's forward pass of the current weights
+        (`zoo.engine.compile`)."""
+        return self.fresh_function("engine", lambda: engine.compile(self))
+
+    def numpy_check(self):
+        """Makes (and keeps) what the NumPy runner serves this model with;
+        a `NotImplementedError` names what it cannot run."""
+        self.numpy_function()
+
+    def refresh(self):
+        """Makes the NumPy runner copy the weights again on its next call.
+        Needed only where the backend cannot see a change (see
+        `weights_probe`): a TensorFlow variable updated by another
+        model's optimizer."""
+        with _LOCK:
+            cache = self.__dict__.get("_zoo_compiled") or {}
+            object.__setattr__(
+                self,
+                "_zoo_compiled",
+                {k: x for k, x in cache.items() if not isinstance(x, _Fresh)},
+            )
+        return self
+
     def cached_function(self, key, make):
         """`make()`, made once per model and `key` and kept (thread-safe):
-        the model's compiled inference functions."""
+        what the runners make once (a compiled function, a decoder)."""
         cache = self.__dict__.get("_zoo_compiled")
         if cache is None or key not in cache:
             with _LOCK:
@@ -233,25 +334,23 @@ class Task:
                     cache[key] = make()
         return cache[key]
 
+    def fresh_function(self, key, make):
+        """`make()` of the model's current weights: made once, and made
+        again after any weight changed (the NumPy runner's snapshots)."""
+        return self.cached_function(key, lambda: _Fresh(self, make)).get()
+
     def infer(self, inputs):
         """The model's outputs (NumPy) for model inputs (an array, or a
-        tuple or list of them), dropout off, token ids checked first.
-
-        The path is chosen for the caller: a model that is not being
-        trained (a preset, a reloaded run) runs on `zoo.engine`, the
-        NumPy forward pass (no compilation, the same on every backend);
-        one that is compiled for training, or whose layers the engine
-        does not know, runs on `zoo.inference_function` (the backend's
-        compiled call, so it sees every weight update); under a
-        `keras.distribution` (JAX's data parallelism), `predict_on_batch`
-        on rows padded to a multiple of the devices."""
+        tuple or list of them), dropout off, token ids checked first, by
+        the model's `runner`; under a `keras.distribution` (JAX's data
+        parallelism), `predict_on_batch` on rows padded to a multiple of
+        the devices."""
         if isinstance(inputs, tuple):
             inputs = list(inputs)  # a model with several inputs
         distribution = keras.distribution.distribution()
         if distribution is not None:
             return _on_devices(self, inputs, distribution)
-        run = self.serving_function() if not self.compiled else None
-        if run is None:
+        if self.runner == "keras":
             run = self.cached_function(
                 "keras", lambda: inference.inference_function(self)
             )
@@ -259,29 +358,31 @@ class Task:
         inference.check_ids(
             self.cached_function("ids", self._id_checks), inputs
         )
-        return run(inputs)
+        return self.numpy_function()(inputs)
 
     def _id_checks(self):
         return inference.id_checks(self)
 
-    def serving_function(self):
-        """`zoo.engine.compile(self)`, made on first use and kept, or None
-        where the engine has no NumPy form of a layer (the Keras path)."""
 
-        def make():
-            try:
-                return engine.compile(self)
-            except NotImplementedError:
-                return None
+class _Fresh:
+    """What `make()` made of a model's weights, made again once the
+    backend's `weights_probe` says they changed."""
 
-        return self.cached_function("engine", make)
+    def __init__(self, model, make):
+        self.make = make
+        self.probe = dispatch.active().weights_probe(model)
+        self.lock = threading.Lock()
+        self.token, self.value = self.probe(), make()
 
-    def reset_inference(self):
-        """Forgets the compiled inference functions: the next call reads
-        the weights again (after `set_weights` on a model not compiled
-        for training)."""
-        with _LOCK:
-            object.__setattr__(self, "_zoo_compiled", {})
+    def get(self):
+        token = self.probe()
+        if token != self.token:
+            with self.lock:
+                if token != self.token:
+                    # The token first: a write during `make` makes the
+                    # next call build again rather than keep a mix.
+                    self.token, self.value = token, self.make()
+        return self.value
 
 
 class LabelledText:

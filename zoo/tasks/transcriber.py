@@ -198,10 +198,28 @@ class Transcriber(Task, Seq2Seq):
 
     def decoder(self, method="beam"):
         """`source ids -> (ids, scores)` with this model's settings, made
-        once per method: `zoo.engine.decoder` (NumPy, no compilation) for
-        a model not being trained, else the backend's compiled decoder
-        (`zoo.seq2seq.compiled_decoder`, which sees weight updates)."""
+        once per method, by the model's `runner`: `zoo.engine.decoder`
+        (NumPy, no compilation, made again after a weight changes) or the
+        backend's compiled decoder (`zoo.seq2seq.compiled_decoder`)."""
         check_method(method)
+        if self.runner == "numpy":
+            return self.numpy_decoder(method)
+        return self.cached_function(
+            method,
+            lambda: compiled_decoder(self, method, **self._options(method)),
+        )
+
+    def numpy_decoder(self, method):
+        """`zoo.engine.decoder` of the current weights, for `method`."""
+        return self.fresh_function(
+            f"engine-{method}",
+            lambda: engine.decoder(self, method, **self._options(method)),
+        )
+
+    def numpy_check(self):
+        self.numpy_decoder("greedy")
+
+    def _options(self, method):
         options = dict(
             start_id=START, end_id=END, max_length=self.max_target_length
         )
@@ -209,14 +227,7 @@ class Transcriber(Task, Seq2Seq):
             options.update(
                 beam_width=self.beam_width, length_penalty=self.length_penalty
             )
-        if not self.compiled:
-            return self.cached_function(
-                f"engine-{method}",
-                lambda: engine.decoder(self, method, **options),
-            )
-        return self.cached_function(
-            method, lambda: compiled_decoder(self, method, **options)
-        )
+        return options
 
     def source_ids(self, item):
         """An input's source ids, cut to `max_source_length` (a word:
