@@ -16,6 +16,7 @@ import os
 import pathlib
 import shutil
 import socket
+import tempfile
 
 from harness import files
 from harness.errors import UsageError
@@ -35,17 +36,23 @@ class FolderLock:
     file just before another deleted it tries again). Used by the
     recipes' `RunDirectory`, `tuning.search`'s project and the
     diagnostics tools' `--output`.
+
+    `name` locks another file than `.lock` in the folder, `doing` is what
+    the holder is said to do: `python -m recipes.presets export` locks
+    one preset's name in `--dest` (`.NAME.lock`), not the whole folder.
     """
 
     NAME = ".lock"
 
-    def __init__(self, path, flag="--output"):
+    def __init__(self, path, flag="--output", name=None, doing=None):
         if not str(path).strip():
             raise UsageError(
                 f"{flag} must name a folder; received {str(path)!r}"
             )
         self.path = pathlib.Path(path)
         self.flag = flag
+        self.name = name or self.NAME
+        self.doing = doing or "is running in this folder"
         self.created = False  # whether this job made the lock file
         self._handle = None
 
@@ -53,14 +60,15 @@ class FolderLock:
         path = self.path
         try:
             path.mkdir(parents=True, exist_ok=True)
-            probe = path / ".write-test"
-            probe.write_text("")
-            probe.unlink()
+            # A probe of its own: jobs that start together each write one.
+            probe, name = tempfile.mkstemp(prefix=".write-test.", dir=path)
+            os.close(probe)
+            os.unlink(name)
         except OSError as error:
             raise UsageError(
                 f"{self.flag} {path}: cannot write there ({error.strerror})"
             ) from None
-        lock = path / self.NAME
+        lock = path / self.name
         self.created = not lock.exists()
         while True:
             try:
@@ -83,8 +91,8 @@ class FolderLock:
                     else "another job"
                 )
                 raise UsageError(
-                    f"{self.flag} {path}: {who} is running in this folder; "
-                    f"wait for it or choose another {self.flag}"
+                    f"{self.flag} {path}: {who} {self.doing}; wait for it "
+                    f"or choose another {self.flag}"
                 ) from None
             if _same_file(handle, lock):
                 break
@@ -101,7 +109,7 @@ class FolderLock:
         the folder, if that leaves it empty."""
         if self._handle is None:
             return
-        (self.path / self.NAME).unlink(missing_ok=True)
+        (self.path / self.name).unlink(missing_ok=True)
         if remove:
             with contextlib.suppress(OSError):
                 self.path.rmdir()  # only if empty

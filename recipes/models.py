@@ -148,6 +148,13 @@ def load_saved_model(path, flag, kind=None):
     names `flag`. `kind` (one of `zoo.presets.KINDS`): the model must be
     one (a preset of another kind is refused before it is read)."""
     path = pathlib.Path(path)
+    try:
+        path.exists()
+    except OSError as error:  # a name too long for the system, say
+        raise harness.UsageError(
+            f"{flag} {harness.errors.shorten(str(path))}: no such file or "
+            f"shipped preset ({error.strerror})"
+        ) from None
     if is_preset(path):
         try:
             return zoo.presets.from_preset(path, kind=kind)

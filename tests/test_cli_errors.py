@@ -258,3 +258,75 @@ def test_a_supervisor_names_a_child_that_cannot_start():
         "cannot start worker 0: /nonexistent/binary: No such file or "
         "directory; received: /nonexistent/binary 'a b'"
     )
+
+
+# The command lines that load a model with `predict --model`.
+PREDICTORS = {
+    "recipes.tagging": tagging.main,
+    "recipes.classification": classification.main,
+    "recipes.seq2seq": seq2seq.main,
+}
+
+
+@pytest.mark.parametrize("name", PREDICTORS)
+@pytest.mark.parametrize(
+    "model", ["a" * 300, "x/" * 3000], ids=["a name", "a path"]
+)
+def test_predict_names_a_model_the_system_cannot_look_up(name, model, capsys):
+    """Issue 65: a 300-character `--model` was 41 lines ending in
+    `OSError: File name too long`."""
+    err = one_line(
+        capsys, PREDICTORS[name], ["predict", "--model", model, "--input", "-"]
+    )
+    assert "no such file or shipped preset" in err
+    assert "characters)" in err and len(err) < 400
+
+
+def _tampered_tagger_preset(folder):
+    """A tagger preset whose checks metadata switched off: its weights
+    changed and its `files` emptied (the checksums then all pass)."""
+    import json
+
+    import zoo
+
+    vocabulary = zoo.layers.TokenVocabulary(["a", "b"], name="vocabulary")
+    network = zoo.heads.sequence_tagger(
+        zoo.stacked_lstm(1, 4, vocabulary_size=4),
+        3,
+        labels=["", "A", "B"],
+        vocabulary=vocabulary,
+    )
+    zoo.Tagger.from_network(network).save_to_preset(folder)
+    found = json.loads((folder / "metadata.json").read_text())
+    found["files"] = {}
+    (folder / "metadata.json").write_text(json.dumps(found))
+    return folder
+
+
+def test_predict_refuses_a_preset_whose_checks_were_switched_off(
+    capsys, tmp_path
+):
+    folder = _tampered_tagger_preset(tmp_path / "preset")
+    (tmp_path / "in.txt").write_text("a b\n")
+    err = one_line(
+        capsys,
+        tagging.main,
+        [
+            "predict", "--model", str(folder), "--input",
+            str(tmp_path / "in.txt"), "--output", str(tmp_path / "out.txt"),
+        ],
+    )  # fmt: skip
+    assert "lists no checksum of config.json" in err
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_export_to_a_place_that_cannot_be_written_is_one_line(capsys):
+    from recipes import presets
+
+    # No run there either: the --dest line comes first, before any work.
+    err = one_line(
+        capsys,
+        presets.main,
+        ["export", "/nonexistent-run", "x", "--dest", "/proc/zoo-x"],
+    )
+    assert "--dest /proc/zoo-x: cannot write there" in err

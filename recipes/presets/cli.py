@@ -123,7 +123,10 @@ def main(argv=None):
                          indent=1))  # fmt: skip
         return found
     if args.verb == "assets":
-        found = export_lib.refresh_assets(args.preset)
+        try:
+            found = export_lib.refresh_assets(args.preset)
+        except zoo.presets.PresetError as error:
+            raise harness.UsageError(str(error)) from None
         folder = zoo.presets.resolve(args.preset)
         print(f"wrote {folder}: {', '.join(found['files'])}")
         return found

@@ -25,17 +25,24 @@ from recipes import results
 
 # A preset's name: a plain folder name (letters, digits, `_`, `-`, `.`;
 # not `.` or `..`, no path separator), nothing a shell or a path reads
-# otherwise.
+# otherwise; short enough that its lock and temporary folders, a few
+# characters longer, are names a file system takes (255 bytes).
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+MAX_NAME = 200
 
 
 def check_name(name):
     """Refuses a preset name that is not a plain folder name."""
     if not isinstance(name, str) or not NAME.match(name) or name in (".", ".."):
         raise harness.UsageError(
-            f"NAME {name!r}: a preset's name is a plain folder name "
-            "(letters, digits, '_', '-' and '.', starting with a letter or "
-            "digit), e.g. my_tagger"
+            f"NAME {harness.errors.shorten(name)}: a preset's name is a "
+            "plain folder name (letters, digits, '_', '-' and '.', starting "
+            "with a letter or digit), e.g. my_tagger"
+        )
+    if len(name) > MAX_NAME:
+        raise harness.UsageError(
+            f"NAME {harness.errors.shorten(name)}: a preset's name is at "
+            f"most {MAX_NAME} characters"
         )
 
 
@@ -135,9 +142,49 @@ def export(
 ):
     """Writes run `run` as the preset `dest/name`; returns its metadata.
     `trained_at`: the code version the run was trained at, when known
-    (recorded beside this checkout's, `code_version`)."""
+    (recorded beside this checkout's, `code_version`).
+
+    One export at a time per preset name: the name is locked for the
+    whole export (`harness.rundir.FolderLock` on `dest/.NAME.lock`), and
+    whether `dest/name` is in the way is checked under the lock, so a
+    second export to the same name started meanwhile fails in one line
+    (and one started after it finds the preset there: `--overwrite`)."""
     check_name(name)
     check_dest(dest)
+    folder = pathlib.Path(dest) / name
+    _check_target(folder, overwrite)  # before any work: one line
+    made = not _exists(dest)
+    lock = rundir.FolderLock(
+        dest,
+        flag="--dest",
+        name=f".{name}.lock",
+        doing=f"is exporting {name} there",
+    ).acquire()
+    try:
+        _check_target(folder, overwrite)  # again, under the lock
+        return _export(run, folder, float16, max_loss, overwrite, trained_at)
+    finally:
+        lock.release(remove=made)  # a --dest made here, if left empty
+
+
+def _exists(path):
+    try:
+        return pathlib.Path(path).exists()
+    except OSError:
+        return False
+
+
+def _check_target(folder, overwrite):
+    """`zoo.presets.check_target` of `folder`, its refusal one line."""
+    try:
+        zoo.presets.check_target(folder, overwrite)
+    except FileExistsError as error:
+        raise _refusal(folder, overwrite, error) from None
+    except OSError as error:
+        raise harness.UsageError(f"--dest: {error}") from None
+
+
+def _export(run, folder, float16, max_loss, overwrite, trained_at):
     run = pathlib.Path(run)
     for needed in ("config.json", "metrics.json", "model.keras"):
         if not (run / needed).is_file():
@@ -197,25 +244,38 @@ def export(
             )
     # What the stored weights compute (after float16's rounding, if any)
     # is recorded by `save_to_preset` (`fixed_inputs`).
-    folder = pathlib.Path(dest) / name
-    if (folder.exists() or folder.is_symlink()) and not overwrite:
-        raise _refusal(folder)
+    with tempfile.TemporaryDirectory() as scratch:
+        return _save(
+            model,
+            folder,
+            metadata=metadata,
+            weights_dtype="float16" if float16 else "float32",
+            overwrite=overwrite,
+            assets=task.preset_assets(config, scratch),
+        )
+
+
+def _save(model, folder, **options):
+    """`model.save_to_preset(folder, **options)`, its refusals one line
+    (`--dest`'s): a folder in the way, one that cannot be written (a full
+    disk or a refused permission keeps `harness.run_cli`'s line)."""
     try:
-        with tempfile.TemporaryDirectory() as scratch:
-            return model.save_to_preset(
-                folder,
-                metadata=metadata,
-                weights_dtype="float16" if float16 else "float32",
-                overwrite=overwrite,
-                assets=task.preset_assets(config, scratch),
-            )
-    except FileExistsError:
-        raise _refusal(folder) from None
+        return model.save_to_preset(folder, **options)
+    except FileExistsError as error:
+        raise _refusal(folder, options.get("overwrite"), error) from None
+    except OSError as error:
+        if error.strerror is None:  # zoo.presets' own one line
+            raise harness.UsageError(f"--dest: {error}") from None
+        raise
 
 
-def _refusal(folder):
-    """The one line for a folder that is in the way of a preset."""
+def _refusal(folder, overwrite=False, error=None):
+    """The one line for a folder that is in the way of a preset: a preset
+    (`--overwrite` replaces it), a preset with files of someone else's
+    beside it (`zoo.presets`' line names one), or anything else."""
     if (folder / zoo.presets.METADATA_FILE).is_file():
+        if overwrite and error is not None:
+            return harness.UsageError(str(error))
         return harness.UsageError(
             f"{folder} holds a preset; pass --overwrite to replace it"
         )
@@ -251,7 +311,8 @@ def refresh_assets(preset):
     }
     kept.setdefault("first_saved", found.get("date_saved"))
     with tempfile.TemporaryDirectory() as scratch:
-        return model.save_to_preset(
+        return _save(
+            model,
             zoo.presets.resolve(preset),
             metadata=kept,
             weights_dtype=found.get("weights_dtype", "float32"),

@@ -29,6 +29,16 @@ Presets saved before the registry recorded a class (the first release:
 vocabulary in `assets/vocab.json`) load into the task class of their
 kind (`LEGACY_KINDS`).
 
+What a preset must hold is declared by the code that reads it, not by
+its metadata: each task class names the files it needs (`preset_files`,
+by default `config.json` and `model.weights.h5`, and `preset_assets`,
+the names under `assets/` it reads; `zoo.G2p` declares its dictionary
+and tables the same way). `verify` refuses, in one line and before it
+hashes a byte, a `metadata.json` whose `files` leaves out any of them
+(an emptied or shortened list would switch its checksums off), names a
+path outside the folder (absolute, `..`, or through a link that leads
+out), or has a `format_version` this code does not know.
+
 Example:
 ```python
 import zoo
@@ -46,11 +56,14 @@ this follows its layout and semantics (a name or a local folder, a
 classes, without the dependency.
 """
 
+import collections.abc
 import datetime
+import errno
 import hashlib
 import json
 import os
 import pathlib
+import re
 import shutil
 import tempfile
 
@@ -65,6 +78,21 @@ WEIGHTS_FILE = "model.weights.h5"
 METADATA_FILE = "metadata.json"
 # 2: `class` recorded (the task model's registered name); 1: `kind` only.
 FORMAT_VERSION = 2
+FORMAT_VERSIONS = (1, 2)  # the formats this code reads
+# What every preset holds, and what a task class needs unless it says
+# otherwise (its `preset_files`; its `preset_assets` are under `assets/`).
+REQUIRED_FILES = (CONFIG_FILE, WEIGHTS_FILE)
+# The metadata `save_preset` records from the model itself: a caller's
+# `metadata` may repeat them, not change them.
+RECORDED = (
+    "format_version",
+    "class",
+    "kind",
+    "files",
+    "parameter_count",
+    "weights_dtype",
+)
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 KINDS = ("language_model", "tagger", "classifier", "seq2seq")
 # The task class a preset of the first format loads into, by its kind.
 LEGACY_KINDS = {
@@ -104,21 +132,45 @@ def _shipped():
     return ", ".join(list()) or "none"
 
 
+def _shown(value, limit=80):
+    """`value` as a message shows it: its repr, cut to `limit` characters
+    (and its length told) when longer, so that the message stays one
+    short line."""
+    text = repr(str(value)) if isinstance(value, os.PathLike) else repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(str(value)):,} characters)"
+
+
 def resolve(preset):
     """The folder of `preset`: a shipped preset's name or a preset folder
     (one with a `metadata.json`). Raises `PresetError` naming the shipped
-    presets when it is neither."""
+    presets when it is neither (a name the system cannot even look up,
+    too long or holding a NUL, included)."""
     if isinstance(preset, bytes) or not isinstance(preset, (str, os.PathLike)):
         raise PresetError(
             f"preset: expected a preset name or a folder; received "
-            f"{preset!r} of type {type(preset).__name__}. Shipped presets: "
-            f"{_shipped()}"
+            f"{_shown(preset)} of type {type(preset).__name__}. Shipped "
+            f"presets: {_shipped()}"
         )
     if not str(preset).strip():
         raise PresetError(
             f"preset: expected a preset name or a folder; received "
             f"{str(preset)!r}. Shipped presets: {_shipped()}"
         )
+    try:
+        return _resolve(preset)
+    except (OSError, ValueError) as error:  # too long, a NUL, no access
+        if isinstance(error, PresetError):
+            raise
+        why = getattr(error, "strerror", None) or _first(error)
+        raise PresetError(
+            f"preset {_shown(preset)}: no such preset, and not a folder "
+            f"that can be read ({why}). Shipped presets: {_shipped()}"
+        ) from None
+
+
+def _resolve(preset):
     text = str(preset)
     shipped = PRESETS_DIR / text
     if os.sep not in text and "/" not in text:
@@ -139,28 +191,141 @@ def resolve(preset):
             "preset"
         )
     raise PresetError(
-        f"preset {preset!r}: no such preset or folder. Shipped presets: "
-        f"{_shipped()}"
+        f"preset {_shown(preset)}: no such preset or folder. Shipped "
+        f"presets: {_shipped()}"
     )
 
 
 def metadata(preset):
-    """A preset's `metadata.json`, without loading the model."""
+    """A preset's `metadata.json`, without loading the model, checked to
+    be a preset's (`check_metadata`): a known `format_version`, a class
+    name, and `files`, a SHA-256 for each path inside the folder."""
     folder = resolve(preset)
     found = _read_json(folder / METADATA_FILE, preset)
+    check_metadata(found, preset)
+    return found
+
+
+def check_metadata(found, preset="?"):
+    """Raises `PresetError` (one line naming the key, what it holds and
+    what is allowed) unless `found` is a preset's metadata this code
+    reads: `format_version` one of `FORMAT_VERSIONS`; `class` a string
+    (the format 2 records it) or, in the first format, `kind` one of
+    `KINDS`; `files` an object of relative paths inside the folder, each
+    with a SHA-256 (64 hex digits)."""
     if not isinstance(found, dict) or not isinstance(found.get("files"), dict):
         raise PresetError(
             f"preset {preset}: {METADATA_FILE} is not a preset's metadata "
             "(no 'files' checksums)"
         )
+    version = found.get("format_version")
+    if type(version) is not int or version not in FORMAT_VERSIONS:
+        raise PresetError(
+            f"preset {preset}: {METADATA_FILE} format_version: expected one "
+            f"of {', '.join(map(str, FORMAT_VERSIONS))} (the formats this "
+            f"version of zoo reads); received {_shown(version)}"
+        )
+    if "class" in found or version >= 2:
+        name = found.get("class")
+        if not isinstance(name, str) or not name.strip():
+            raise PresetError(
+                f"preset {preset}: {METADATA_FILE} class: expected a "
+                "registered zoo task class name (such as 'zoo>Tagger'); "
+                f"received {_shown(name)}"
+            )
+    if "kind" in found or "class" not in found:
+        kind = found.get("kind")
+        if not isinstance(kind, str) or kind not in KINDS:
+            raise PresetError(
+                f"preset {preset}: {METADATA_FILE} kind: expected one of "
+                f"{', '.join(KINDS)}; received {_shown(kind)}"
+            )
+    for name, digest in found["files"].items():
+        _check_file_name(name, preset)
+        if not isinstance(digest, str) or not _SHA256.match(digest):
+            raise PresetError(
+                f"preset {preset}: {METADATA_FILE} files[{_shown(name)}]: "
+                "expected a SHA-256 (64 hex digits); received "
+                f"{_shown(digest)}"
+            )
     return found
 
 
-def verify(preset):
+def _check_file_name(name, preset):
+    """Refuses a `files` entry that is not a relative path inside the
+    preset folder (absolute, `..`, `.`, empty parts, a backslash, NUL)."""
+    parts = name.split("/") if isinstance(name, str) else []
+    if (
+        not parts
+        or any(part in ("", ".", "..") for part in parts)
+        or "\\" in name
+        or "\0" in name
+        or os.path.isabs(name)
+    ):
+        raise PresetError(
+            f"preset {preset}: {METADATA_FILE} files: {_shown(name)} is not "
+            "a path inside the preset folder (expected a relative path "
+            "such as 'config.json' or 'assets/NAME', without '..'); "
+            "nothing outside a preset is read"
+        )
+
+
+def required_files(owner):
+    """The files (paths in a preset folder) `owner` declares it reads: a
+    task class's `preset_files` (`REQUIRED_FILES` unless it says
+    otherwise) and its `preset_assets` under `assets/`."""
+    files = getattr(owner, "preset_files", REQUIRED_FILES)
+    assets = getattr(owner, "preset_assets", ())
+    return (*files, *(f"{ASSETS_DIR}/{name}" for name in assets))
+
+
+def _owner_name(owner):
+    """`zoo>Tagger` for a registered class, `zoo.G2p` for another."""
+    name = keras.saving.get_registered_name(owner)
+    if ">" in name:
+        return name
+    return f"{owner.__module__.split('.')[0]}.{owner.__name__}"
+
+
+def verify(preset, needs=None):
     """Checks every file's SHA-256 against `metadata.json`; returns the
-    metadata. Raises `PresetError` for a missing or changed file."""
+    metadata. Raises `PresetError`, in one line, for metadata that is
+    not a preset's (`check_metadata`), a file its class (and `needs`,
+    another reader of the preset, such as `zoo.G2p`, which declares its
+    assets the same way) needs that `files` does not list, a path that
+    leads out of the folder (refused before it is read), and a missing
+    or changed file."""
     found = metadata(preset)
     folder = resolve(preset)
+    owners = [_recorded_class(found)]
+    if needs is not None:
+        owners.append(needs)
+    for owner in owners:
+        for name in required_files(owner):
+            if name not in found["files"]:
+                reader = (
+                    f"a preset read by {_owner_name(owner)}"
+                    if owner is not None
+                    else "every preset"
+                )
+                raise PresetError(
+                    f"preset {preset}: {METADATA_FILE} lists no checksum of "
+                    f"{name}, which {reader} must hold "
+                    f"({', '.join(required_files(owner))}): incomplete or "
+                    "tampered with, so it is not loaded"
+                )
+    root = folder.resolve()
+    for name in sorted(found["files"]):
+        path = folder / name
+        try:
+            inside = path.resolve().is_relative_to(root)
+        except (OSError, RuntimeError):  # a loop of links
+            inside = False
+        if not inside:
+            raise PresetError(
+                f"preset {preset}: {name} is a link that leads out of the "
+                "preset folder; nothing outside a preset is read"
+            )
     for name, expected in sorted(found["files"].items()):
         path = folder / name
         if not path.is_file():
@@ -175,14 +340,31 @@ def verify(preset):
     return found
 
 
+def _recorded_class(found):
+    """The registered task class `found` names, or `REQUIRED_FILES`'s
+    plain reader when it is not registered here (`from_preset` then
+    refuses it; `verify` checks what every preset holds)."""
+    cls = keras.saving.get_registered_object(class_name(found))
+    if isinstance(cls, type) and hasattr(cls, "load_preset_folder"):
+        return cls
+    return None
+
+
 def class_name(found):
     """The registered name of a preset's task class, from its metadata:
     `class`, or the task class of its `kind` for a first-format preset."""
-    name = found.get("class") or LEGACY_KINDS.get(found.get("kind"))
+    name = found.get("class")
+    if "class" in found and (not isinstance(name, str) or not name.strip()):
+        raise PresetError(
+            f"preset {found.get('name', '?')}: {METADATA_FILE} class: "
+            "expected a registered zoo task class name (such as "
+            f"'zoo>Tagger'); received {_shown(name)}"
+        )
+    name = name or LEGACY_KINDS.get(found.get("kind"))
     if not isinstance(name, str):
         raise PresetError(
             f"preset {found.get('name', '?')}: {METADATA_FILE} names no "
-            f"class (and its kind {found.get('kind')!r} is none of "
+            f"class (and its kind {_shown(found.get('kind'))} is none of "
             f"{', '.join(KINDS)})"
         )
     return name
@@ -194,8 +376,14 @@ def task_class(found, preset="?"):
     cls = keras.saving.get_registered_object(name)
     if not isinstance(cls, type) or not hasattr(cls, "load_preset_folder"):
         raise PresetError(
-            f"preset {preset}: its class {name!r} is not a registered zoo "
-            "task model (zoo.tasks); import the package that defines it"
+            f"preset {preset}: its class {_shown(name)} is not a registered "
+            "zoo task model (zoo.tasks); import the package that defines it"
+        )
+    kind = found.get("kind")
+    if kind is not None and kind != getattr(cls, "preset_kind", None):
+        raise PresetError(
+            f"preset {preset}: {METADATA_FILE} says kind {_shown(kind)}, but "
+            f"its class {name} is a {getattr(cls, 'preset_kind', None)}"
         )
     return cls
 
@@ -274,18 +462,30 @@ def save_preset(
     Args:
         model: a built `zoo.tasks` model (`Tagger`, `TextClassifier`,
             `Transcriber`, `BiLM`); its registered class is recorded.
-        folder: where to write it; written whole or not at all (a
-            temporary folder beside it, renamed at the end). With
-            `overwrite`, an existing folder is replaced only once the new
-            one is complete, and only if it is a preset (it holds a
-            `metadata.json`) or empty: nothing else is ever deleted.
+        folder: where to write it: a new folder, or an empty one; written
+            whole or not at all (a temporary folder beside it, renamed at
+            the end). With `overwrite`, an existing preset is replaced
+            once the new one is complete, and only if the folder holds
+            nothing but that preset (its `metadata.json` and the files
+            it lists): a folder with any other file is refused, and
+            nothing is ever deleted but a preset's own files.
         metadata: what to record besides what is found here (the training
             command, the data, the metrics as printed, the code version).
+            What the model itself says (`RECORDED`: its class, kind,
+            files, format, parameter count, weights dtype) cannot be set
+            here: a different value is refused.
         weights_dtype: `"float16"` stores every float32 weight in float16
             (half the size; measure what it costs before shipping it).
         overwrite: replace an existing preset `folder`.
         assets: `{name: path}` of files to copy into `assets/` (checksummed
-            like the rest; `asset(preset, name)` finds them).
+            like the rest; `asset(preset, name)` finds them); each name a
+            plain file name, each path an existing file.
+
+    Raises:
+        ValueError: a bad argument (named, with what was received).
+        FileExistsError: `folder` is in the way (it exists and is not a
+            preset or an empty folder, or not without `overwrite`).
+        OSError: `folder` cannot be written (one line naming it).
     """
     if weights_dtype not in WEIGHT_DTYPES:
         raise ValueError(
@@ -300,12 +500,32 @@ def save_preset(
             f"record its class; received {type(model).__name__} (wrap a "
             "functional model with e.g. zoo.tasks.Tagger.from_network)"
         )
+    if isinstance(folder, bytes) or not isinstance(folder, (str, os.PathLike)):
+        raise ValueError(
+            f"folder: expected a path (a string or a pathlib.Path); "
+            f"received {_shown(folder)} of type {type(folder).__name__}"
+        )
+    if not str(folder).strip():
+        raise ValueError(f"folder: expected a path; received {str(folder)!r}")
     folder = pathlib.Path(folder)
-    _check_target(folder, overwrite)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    work = pathlib.Path(
-        tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent)
-    )
+    sources = _checked_assets(assets)
+    recorded = {
+        "format_version": FORMAT_VERSION,
+        "class": keras.saving.get_registered_name(type(model)),
+        "kind": kind,
+        "parameter_count": int(model.count_params()),
+        "weights_dtype": weights_dtype,
+    }
+    extra = _checked_metadata(metadata, recorded)
+    _check_parent(folder)
+    check_target(folder, overwrite)
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        work = pathlib.Path(
+            tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent)
+        )
+    except OSError as error:
+        raise _cannot_write(folder, error) from None
     try:
         config = keras.saving.serialize_keras_object(model)
         config.pop("compile_config", None)  # a preset is never compiled
@@ -321,73 +541,238 @@ def save_preset(
         if weights_dtype == "float16":
             _to_float16(work / WEIGHTS_FILE)
         names = [CONFIG_FILE, WEIGHTS_FILE]
-        for name, source in sorted(dict(assets or {}).items()):
-            if "/" in name or not name:
-                raise ValueError(f"assets: {name!r} is not a file name")
+        for name, source in sources:
             (work / ASSETS_DIR).mkdir(exist_ok=True)
             shutil.copyfile(source, work / ASSETS_DIR / name)
             names.append(f"{ASSETS_DIR}/{name}")
         found = {
-            "format_version": FORMAT_VERSION,
+            "format_version": recorded["format_version"],
             "name": folder.name,
-            "class": keras.saving.get_registered_name(type(model)),
+            "class": recorded["class"],
             "kind": kind,
-            "parameter_count": int(model.count_params()),
+            "parameter_count": recorded["parameter_count"],
             "weights_dtype": weights_dtype,
             "keras_version": keras.__version__,
             "saved_on_backend": keras.backend.backend(),
             "date_saved": datetime.datetime.now(datetime.timezone.utc)
             .replace(microsecond=0)
             .isoformat(),
-            **dict(metadata or {}),
+            **extra,
+            **recorded,
             "files": {name: sha256(work / name) for name in names},
         }
         with open(work / METADATA_FILE, "w") as handle:
             json.dump(found, handle, indent=1)
             handle.write("\n")
         os.chmod(work, 0o755)  # mkdtemp's folder is private
-        _replace(work, folder)
+        _replace(work, folder, overwrite)
+    except OSError as error:
+        if isinstance(error, FileExistsError) and error.errno is None:
+            raise  # `_replace`'s own one line
+        # The temporary folder is ours, not the caller's: name theirs.
+        raise _cannot_write(folder, error) from None
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
     return found
 
 
+def _cannot_write(folder, error):
+    """One line for a write the system refused, naming `folder` (never the
+    temporary folder beside it); the error's kind and number kept (a
+    full disk stays an `OSError` with `errno.ENOSPC`)."""
+    why = error.strerror or _first(error)
+    kind = type(OSError(error.errno, why)) if error.errno else OSError
+    found = kind(f"folder {folder}: cannot write a preset there ({why})")
+    found.errno = error.errno  # its message stays the one line above
+    return found
+
+
+def _checked_assets(assets):
+    """`assets` as `[(name, path)]`, sorted, each name a plain file name
+    and each path an existing file (checked before anything is written)."""
+    if assets is None:
+        return []
+    if not isinstance(assets, collections.abc.Mapping):
+        raise ValueError(
+            "assets: expected a dict of {file name: path}; received "
+            f"{type(assets).__name__}"
+        )
+    checked = []
+    for name, source in assets.items():
+        if (
+            not isinstance(name, str)
+            or name in ("", ".", "..")
+            or any(c in name for c in "/\\\0")
+            or name != name.strip()
+        ):
+            raise ValueError(
+                f"assets: {_shown(name)} is not a file name (a plain name "
+                "such as 'vocab.json': no '/', not '.' or '..')"
+            )
+        if isinstance(source, bytes) or not isinstance(
+            source, (str, os.PathLike)
+        ):
+            raise ValueError(
+                f"assets[{name!r}]: expected the path of a file; received "
+                f"{_shown(source)} of type {type(source).__name__}"
+            )
+        try:
+            is_file = pathlib.Path(source).is_file()
+        except (OSError, ValueError):
+            is_file = False
+        if not is_file:
+            raise ValueError(
+                f"assets[{name!r}]: {_shown(source, 300)} is not a file "
+                "(no such file, or a folder)"
+            )
+        checked.append((name, pathlib.Path(source)))
+    return sorted(checked)
+
+
+def _checked_metadata(metadata, recorded):
+    """The caller's `metadata` (a dict), refused in one line where it sets
+    what the model records itself (`RECORDED`) to another value."""
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, collections.abc.Mapping):
+        raise ValueError(
+            "metadata: expected a dict of what to record; received "
+            f"{type(metadata).__name__}"
+        )
+    metadata = dict(metadata)
+    if "files" in metadata:
+        raise ValueError(
+            "metadata: 'files' is written by save_preset (the checksum of "
+            "each file it writes); received one"
+        )
+    for key in RECORDED:
+        if key in metadata and metadata[key] != recorded.get(key):
+            raise ValueError(
+                f"metadata[{key!r}]: the model's own is recorded "
+                f"({recorded.get(key)!r}); received {_shown(metadata[key])}"
+            )
+    return metadata
+
+
+def _check_parent(folder):
+    """Refuses a `folder` whose nearest existing parent is not a folder (a
+    path under a file)."""
+    for part in folder.absolute().parents:
+        try:
+            if not (part.exists() or part.is_symlink()):
+                continue
+            if part.is_dir():
+                return
+        except OSError as error:
+            raise _cannot_write(folder, error) from None
+        raise NotADirectoryError(
+            f"folder {folder}: cannot be made ({part} is a file, not a folder)"
+        )
+
+
+def check_target(folder, overwrite=False):
+    """Raises `FileExistsError` (one line) unless a preset may be written
+    at `folder`: nothing there, an empty folder, or, with `overwrite`, a
+    folder holding a preset and nothing else (`_foreign`)."""
+    folder = pathlib.Path(folder)
+    try:
+        _check_target(folder, overwrite)
+    except OSError as error:
+        if isinstance(error, FileExistsError):
+            raise
+        raise _cannot_write(folder, error) from None
+
+
 def _check_target(folder, overwrite):
-    """Refuses to write over anything but a preset (or an empty folder)."""
     if not folder.exists() and not folder.is_symlink():
         return
-    if not overwrite:
-        raise FileExistsError(
-            f"folder {folder} exists; pass overwrite=True to replace it"
-        )
     if folder.is_symlink() or not folder.is_dir():
         raise FileExistsError(
             f"folder {folder}: not a folder (a file or a link); nothing "
             "was replaced"
         )
-    if any(folder.iterdir()) and not (folder / METADATA_FILE).is_file():
+    if not any(folder.iterdir()):
+        return  # an empty folder: nothing to lose
+    if not overwrite:
+        raise FileExistsError(
+            f"folder {folder} exists; pass overwrite=True to replace it"
+        )
+    if not (folder / METADATA_FILE).is_file():
         raise FileExistsError(
             f"folder {folder} holds files but no {METADATA_FILE}: not a "
             "preset, so it is not replaced"
         )
+    other = _foreign(folder)
+    if other is not None:
+        raise FileExistsError(
+            f"folder {folder} holds {other}, which is not a file of its "
+            "preset: nothing was replaced (move it out, or choose another "
+            "folder)"
+        )
 
 
-def _replace(work, folder):
-    """Puts the finished `work` folder in `folder`'s place; an old preset
-    there is moved aside first and deleted only after the swap."""
+def _foreign(folder):
+    """The first path in `folder` (relative, sorted) that is not its
+    preset's own (`metadata.json` and the files its metadata lists), or
+    None. A `metadata.json` that lists nothing readable leaves every
+    other file foreign."""
+    try:
+        with open(folder / METADATA_FILE, encoding="utf-8") as handle:
+            listed = json.load(handle).get("files")
+    except (OSError, ValueError, AttributeError):
+        listed = None
+    own = {METADATA_FILE, *(listed if isinstance(listed, dict) else {})}
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        base = pathlib.Path(root).relative_to(folder)
+        links = [d for d in dirs if os.path.islink(os.path.join(root, d))]
+        for name in sorted(files + links):
+            relative = (base / name).as_posix()
+            if relative not in own:
+                return relative
+        dirs[:] = [d for d in dirs if d not in links]
+    return None
+
+
+def _replace(work, folder, overwrite=False):
+    """Puts the finished `work` folder in `folder`'s place. Without
+    `overwrite`, only where nothing (or an empty folder) is there now: a
+    rename that the system refuses over a folder that holds anything, so
+    a folder that appeared since the first check is never moved aside.
+    With it, what is there is checked again (a preset and nothing else),
+    moved aside, and deleted only after the swap."""
+    if not overwrite:
+        try:
+            os.rename(work, folder)
+        except (FileExistsError, IsADirectoryError, NotADirectoryError):
+            raise _appeared(folder) from None
+        except OSError as error:
+            if error.errno == errno.ENOTEMPTY:
+                raise _appeared(folder) from None
+            raise
+        return
     old = None
-    if folder.exists():
-        old = folder.with_name(f".{folder.name}.old.{os.getpid()}")
+    if folder.exists() or folder.is_symlink():
+        _check_target(folder, overwrite=True)
+        old = work.with_name(f"{work.name}.old")
         os.replace(folder, old)
     try:
-        os.replace(work, folder)
+        os.rename(work, folder)
     except OSError:
         if old is not None:
             os.replace(old, folder)
         raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _appeared(folder):
+    return FileExistsError(
+        f"folder {folder} was written by someone else while this preset "
+        "was saved; it is left as it is (pass overwrite=True to replace "
+        "a preset)"
+    )
 
 
 def upgrade(preset, folder=None):
@@ -410,6 +795,7 @@ def upgrade(preset, folder=None):
             "files",
             "format_version",
             "class",
+            "kind",
             "name",
             "date_saved",
             "keras_version",
@@ -430,12 +816,16 @@ def upgrade(preset, folder=None):
 
 
 def asset(preset, name):
-    """The path of asset `name` of a preset (checksums verified first)."""
-    verify(preset)
-    path = resolve(preset) / ASSETS_DIR / name
-    if not path.is_file():
-        raise PresetError(f"preset {preset}: it has no asset {name!r}")
-    return path
+    """The path of asset `name` of a preset, checksums verified first: an
+    asset its metadata does not list (so unchecked) is not given out."""
+    found = verify(preset)
+    key = f"{ASSETS_DIR}/{name}"
+    if not isinstance(name, str) or key not in found["files"]:
+        raise PresetError(
+            f"preset {preset}: it has no asset {_shown(name)} ({METADATA_FILE} "
+            "lists no checksum of it)"
+        )
+    return resolve(preset) / key
 
 
 def round_to_float16(model):
@@ -480,11 +870,24 @@ def _read_json(path, preset):
         raise PresetError(
             f"preset {preset}: {path.name} is not valid JSON ({error})"
         ) from None
+    except OSError as error:
+        raise PresetError(
+            f"preset {preset}: {path.name} cannot be read ({error.strerror})"
+        ) from None
 
 
 def read_json(folder, name, preset):
-    """A JSON file of a preset folder (one line if missing or damaged)."""
-    return _read_json(pathlib.Path(folder) / name, preset)
+    """A JSON file of a preset folder, `name` a path its `metadata.json`
+    lists (so checked by `verify`): one line if unlisted, missing or
+    damaged."""
+    folder = pathlib.Path(folder)
+    listed = _read_json(folder / METADATA_FILE, preset)
+    if not isinstance(listed, dict) or name not in (listed.get("files") or {}):
+        raise PresetError(
+            f"preset {preset}: {METADATA_FILE} lists no checksum of {name}, "
+            "which it must hold: incomplete or tampered with"
+        )
+    return _read_json(folder / name, preset)
 
 
 def _first(error):
@@ -493,10 +896,14 @@ def _first(error):
 
 
 __all__ = [
+    "FORMAT_VERSIONS",
     "KINDS",
     "LEGACY_KINDS",
     "PresetError",
+    "REQUIRED_FILES",
     "asset",
+    "check_metadata",
+    "check_target",
     "from_preset",
     "list",
     "class_name",
@@ -506,6 +913,7 @@ __all__ = [
     "task_class",
     "upgrade",
     "read_json",
+    "required_files",
     "resolve",
     "round_to_float16",
     "save_preset",

@@ -38,7 +38,6 @@ heteronym.
 """
 
 import dataclasses
-import json
 import threading
 
 from zoo import presets
@@ -100,7 +99,18 @@ class G2p:
             pronunciation; loaded on the first sentence with a
             heteronym.
         numbers: read numbers, money and abbreviations out.
+
+    A preset (a name or a folder) must hold the assets this class reads,
+    `preset_assets`, listed with their checksums in its metadata (a G2P
+    preset whose dictionary or tables were deleted or never listed is
+    refused in one line, not run without them), each of the shape it
+    reads (a `zoo.presets.PresetError` naming the asset otherwise). A
+    loaded `Transcriber` passed as `preset` is its network alone.
     """
+
+    # The assets a G2P preset holds beside its network, all read here
+    # (`zoo.presets.verify` refuses a preset that does not list each).
+    preset_assets = (DICTIONARY_ASSET, HOMOGRAPHS_ASSET, TENSES_ASSET)
 
     def __init__(
         self,
@@ -113,16 +123,21 @@ class G2p:
         check_method(method)
         if isinstance(preset, Transcriber):
             self.transcriber = preset
-            folder = None
+            found = None
         else:
             self.transcriber = shared(Transcriber, preset)
-            folder = presets.resolve(preset)
+            found = presets.verify(preset, needs=G2p)
         self.method = method
         self.numbers = bool(numbers)
         inventory = set(self.transcriber.target_symbols)
-        self.dictionary = _asset_lexicon(preset, folder, inventory)
-        self.homographs = _asset_json(preset, folder, HOMOGRAPHS_ASSET)
-        self.tenses = _asset_json(preset, folder, TENSES_ASSET)
+        self.dictionary = None
+        self.homographs = {}
+        self.tenses = {}
+        if found is not None:
+            folder = presets.resolve(preset)
+            self.dictionary = _asset_lexicon(preset, folder, found, inventory)
+            self.homographs = _homographs(preset, folder, inventory)
+            self.tenses = _tenses(preset, folder)
         self.user = None
         if lexicon is not None:
             if isinstance(lexicon, dict):
@@ -293,19 +308,22 @@ _DICTIONARIES = {}
 _DICTIONARIES_LOCK = threading.Lock()
 
 
-def _asset_lexicon(preset, folder, inventory):
-    """The preset's dictionary (`DICTIONARY_ASSET`), or None; read once
-    per process and file (its checksum: `presets.asset` verifies it)."""
-    if (
-        folder is None
-        or not (folder / presets.ASSETS_DIR / DICTIONARY_ASSET).is_file()
-    ):
-        return None
-    path = presets.asset(preset, DICTIONARY_ASSET)
-    key = (str(path.resolve()), presets.sha256(path))
+def _asset_lexicon(preset, folder, found, inventory):
+    """The preset's dictionary (`DICTIONARY_ASSET`, its checksum verified
+    with `found`, its metadata), read once per process and file."""
+    name = f"{presets.ASSETS_DIR}/{DICTIONARY_ASSET}"
+    path = folder / name
+    key = (str(path.resolve()), found["files"][name])
     with _DICTIONARIES_LOCK:
         if key not in _DICTIONARIES:
-            _DICTIONARIES[key] = lexicon_lib.Lexicon.from_file(path, inventory)
+            try:
+                read = lexicon_lib.Lexicon.from_file(path, inventory)
+            except ValueError as error:
+                raise presets.PresetError(
+                    f"preset {preset}: {name} is not a pronouncing "
+                    f"dictionary of the model's phonemes ({error})"
+                ) from None
+            _DICTIONARIES[key] = read
         return _DICTIONARIES[key]
 
 
@@ -325,13 +343,78 @@ def word_before(keys, tags, index):
 
 
 def _asset_json(preset, folder, name):
-    """The preset's JSON asset `name` (a heteronym table, the tenses), or
-    {} if it has none."""
-    if folder is None or not (folder / presets.ASSETS_DIR / name).is_file():
-        return {}
-    path = presets.asset(preset, name)
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
+    """The preset's JSON asset `name` (listed in its metadata, so its
+    checksum verified): one line if damaged."""
+    return presets.read_json(folder, f"{presets.ASSETS_DIR}/{name}", preset)
+
+
+def _bad_asset(preset, name, expected, received):
+    return presets.PresetError(
+        f"preset {preset}: {presets.ASSETS_DIR}/{name}: expected {expected}; "
+        f"received {received}"
+    )
+
+
+def _homographs(preset, folder, inventory):
+    """The heteronym table (`HOMOGRAPHS_ASSET`): `{word: {tag: phonemes}}`,
+    each phoneme one the model says; refused in one line otherwise."""
+    table = _asset_json(preset, folder, HOMOGRAPHS_ASSET)
+    shape = "{word: {tag: 'PH ON EH1 M Z'}}"
+    if not isinstance(table, dict):
+        raise _bad_asset(
+            preset, HOMOGRAPHS_ASSET, shape, f"a JSON {type(table).__name__}"
+        )
+    for word, readings in table.items():
+        if not isinstance(readings, dict) or not readings:
+            raise _bad_asset(
+                preset,
+                HOMOGRAPHS_ASSET,
+                shape,
+                f"{type(readings).__name__} {str(readings)[:40]!r} for "
+                f"{word!r}",
+            )
+        for tag, phones in readings.items():
+            said = phones.split() if isinstance(phones, str) else None
+            if not said or not inventory.issuperset(said):
+                raise _bad_asset(
+                    preset,
+                    HOMOGRAPHS_ASSET,
+                    "phonemes of the model (a string such as 'R EH1 K ER0 D')",
+                    f"{str(phones)[:40]!r} for {word!r} as {tag}",
+                )
+    return table
+
+
+TENSES = ("past", "present")
+
+
+def _tenses(preset, folder):
+    """The words that say a verb's tense (`TENSES_ASSET`): `{"after":
+    {word: tense}, "otherwise": tense}`, each tense one of `TENSES`;
+    refused in one line otherwise."""
+    found = _asset_json(preset, folder, TENSES_ASSET)
+    shape = '{"after": {word: "past" or "present"}, "otherwise": tense}'
+    if not isinstance(found, dict) or set(found) - {"after", "otherwise"}:
+        received = (
+            f"keys {sorted(found)}"
+            if isinstance(found, dict)
+            else f"a JSON {type(found).__name__}"
+        )
+        raise _bad_asset(preset, TENSES_ASSET, shape, received)
+    after = found.get("after", {})
+    if not isinstance(after, dict):
+        raise _bad_asset(
+            preset, TENSES_ASSET, shape, f"'after': {type(after).__name__}"
+        )
+    for word, tense in [*after.items(), ("otherwise", found.get("otherwise"))]:
+        if tense not in TENSES and not (word == "otherwise" and tense is None):
+            raise _bad_asset(
+                preset,
+                TENSES_ASSET,
+                "'past' or 'present' for each word",
+                f"{str(tense)[:40]!r} for {word!r}",
+            )
+    return found
 
 
 __all__ = ["G2p", "SOURCES", "Spoken"]
