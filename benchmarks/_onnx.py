@@ -4,11 +4,11 @@ The issue asked whether ONNX Runtime serves the presets faster than the
 NumPy runner (`zoo.engine`), so that the faster of the two is kept. A
 tagger is exported whole (`model.export(format="onnx")`); a transcriber
 as its encoder and one decoder step (`encoder_model()`,
-`decoder_step_model()`), driven by the engine's own greedy and beam
-loops (`zoo.engine.decoding`) through `OnnxPlan`, which answers what
-`zoo.engine.seq2seq.Seq2SeqPlan` answers. Each contender is the preset's
-own `tag` / `transcribe` with only the forward pass replaced, so the
-three runners do the same work around it.
+`decoder_step_model()`), driven by the one greedy and beam loop
+(`zoo.seq2seq.search`) through `OnnxPlan`, the Keras runner's plan with
+ONNX Runtime sessions in place of the compiled calls. Each contender is
+the preset's own `tag` / `transcribe` with only the forward pass
+replaced, so the three runners do the same work around it.
 
 Benchmark code only: the library ships no ONNX runner (the numbers in
 docs/presets.md say why).
@@ -19,9 +19,8 @@ import pathlib
 import keras
 import numpy as np
 
-from zoo.engine import decoding
-from zoo.engine.seq2seq import Memory
-from zoo.engine.seq2seq import clipped_log
+from zoo.seq2seq import search as decoding
+from zoo.seq2seq.decoding import KerasPlan
 
 
 def _session(model, path, sample):
@@ -59,52 +58,24 @@ def onnx_tagger(tagger, folder):
     return tagger
 
 
-class OnnxPlan:
-    """`Seq2SeqPlan`'s `encode`, `step` and `step_exps` on ONNX Runtime
-    sessions of a `zoo.Seq2Seq`'s encoder and decoder step."""
+class OnnxPlan(KerasPlan):
+    """`zoo.seq2seq.decoding.KerasPlan` with its encoder and decoder step
+    on ONNX Runtime sessions (exported once into `folder`)."""
 
     def __init__(self, model, folder):
         folder = pathlib.Path(folder)
         self.target_size = model.target_vocabulary_size
+        self._pad = False
         ids = np.array([[4, 5, 6]], "int32")
-        encoder = model.encoder_model()
-        self.encoder = _session(encoder, folder / "encoder.onnx", ids)
-        first = [keras.ops.convert_to_tensor(x) for x in encoder(ids)]
+        encoder_model = model.encoder_model()
+        encoder = _session(encoder_model, folder / "encoder.onnx", ids)
+        first = [keras.ops.convert_to_tensor(x) for x in encoder_model(ids)]
         sample = [keras.ops.convert_to_tensor(np.array([[2]], "int32"))]
-        sample += first
-        self.step_session = _session(
-            model.decoder_step_model(), folder / "step.onnx", sample
+        step = _session(
+            model.decoder_step_model(), folder / "step.onnx", sample + first
         )
-
-    def encode(self, source_ids):
-        ids = np.asarray(source_ids, np.int32)
-        values, mask, *states = self.encoder.run(
-            None, _feed(self.encoder, [ids])
-        )
-        return Memory(values, mask.astype(bool), None, states)
-
-    def _probabilities(self, previous, memory, states):
-        sources, hypotheses = previous.shape
-        rows = np.repeat(np.arange(sources), hypotheses)
-        arrays = [
-            previous.reshape(-1, 1).astype(np.int32),
-            memory.values[rows],
-            memory.mask[rows],
-            *states,
-        ]
-        probabilities, *states = self.step_session.run(
-            None, _feed(self.step_session, arrays)
-        )
-        return probabilities.reshape(sources, hypotheses, -1), states
-
-    def step(self, previous, memory, states):
-        probabilities, states = self._probabilities(previous, memory, states)
-        return clipped_log(probabilities), states
-
-    def step_exps(self, previous, memory, states):
-        probabilities, states = self._probabilities(previous, memory, states)
-        sums = np.ones(probabilities.shape[:2], np.float32)
-        return probabilities, sums, states
+        self._encoder = lambda *x: encoder.run(None, _feed(encoder, x))
+        self._step = lambda *x: step.run(None, _feed(step, x))
 
 
 def onnx_transcriber(transcriber, folder):

@@ -64,6 +64,7 @@ import keras  # noqa: E402
 
 import zoo  # noqa: E402
 from benchmarks import _common  # noqa: E402
+from benchmarks import _onnx  # noqa: E402
 from benchmarks import baselines  # noqa: E402
 from diagnostics import timing  # noqa: E402
 from recipes import seq2seq  # noqa: E402
@@ -148,8 +149,6 @@ def _with_runner(cls, preset, runner, args):
     the models exported once into `--onnx-folder`)."""
     if runner != "onnx":
         return cls.from_preset(preset, runner=runner)
-    from benchmarks import _onnx
-
     model = cls.from_preset(preset, runner="numpy")
     name = pathlib.Path(str(preset)).name
     folder = pathlib.Path(args.onnx_folder or tempfile.mkdtemp()) / name

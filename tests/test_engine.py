@@ -197,7 +197,8 @@ def test_a_classifier_matches_keras(pooling):
     _assert_matches_keras(model, _ids(rng, [4, 1, 3, 2], 15), None)
 
 
-def test_a_tagger_on_a_pretrained_bilm_matches_keras():
+def _bilm_tagger():
+    """A tagger on a pretrained biLM (ELMo), and the biLM's layer."""
     vocabulary = zoo.layers.TokenVocabulary(WORDS, name="vocabulary")
     characters = zoo.layers.CharacterVocabulary.from_words(
         [w for s in SENTENCES for w in s], name="characters"
@@ -217,6 +218,11 @@ def test_a_tagger_on_a_pretrained_bilm_matches_keras():
             characters=characters
         )
     )  # fmt: skip
+    return tagger, contextual
+
+
+def test_a_tagger_on_a_pretrained_bilm_matches_keras():
+    tagger, contextual = _bilm_tagger()
     inputs = tagger.encode(SENTENCES)
     _assert_matches_keras(tagger, inputs, inputs[0] != 0)
     encoder = zoo.engine.words.BiLM(contextual.encoder)
@@ -407,7 +413,7 @@ def test_top_k_ranks_larger_first_a_tie_to_the_lower_index():
     # keras.ops.top_k does on TensorFlow and JAX: larger first, a tie to
     # the lower index (a stable sort; PyTorch's topk breaks ties its own
     # way, so the rule is checked against NumPy, not the backend).
-    from zoo.engine.decoding import top_k
+    from zoo.seq2seq.search import top_k
 
     rng = np.random.default_rng(0)
     for trial in range(200):
@@ -430,7 +436,7 @@ def test_beam_search_ranking_candidates_only_changes_nothing(
     # Both must give the same ids and the same float32 scores, with
     # hypotheses ending at different steps, an empty source, and (tied)
     # every token equally likely, where only the index breaks ties.
-    from zoo.engine import decoding
+    from zoo.seq2seq import search as decoding
 
     keras.utils.set_random_seed(1)
     model = zoo.Seq2Seq(
@@ -469,3 +475,201 @@ def test_beam_search_ranking_candidates_only_changes_nothing(
     np.testing.assert_array_equal(got_scores, want_scores)
     if not tied and width > 1:
         assert len(set(np.count_nonzero(got_ids, axis=2).ravel())) > 2
+
+
+# ---- all-padding batches ----------------------------------------------
+# An empty sentence or text is a row of padding only; a batch of them
+# (`tag([[], []])`, `classify(["", ""])`, sources of padding only) must
+# answer as Keras does: no tags, the classifier's prior, the decoders'
+# immediate end. `every_backend`: the core tier runs every case on JAX
+# and PyTorch too (not a sample).
+TASK_WORDS = ["the", "dog", "sees", "a", "cat", "."]
+
+
+def _task_tagger(head):
+    vocabulary = zoo.layers.TokenVocabulary(TASK_WORDS, name="vocabulary")
+    characters = zoo.layers.CharacterVocabulary.from_words(
+        TASK_WORDS, name="characters"
+    )
+    backbone = zoo.stacked_rnn(
+        "lstm", 2, 5, vocabulary_size=vocabulary.vocabulary_size,
+        embedding_dim=4, bidirectional=True, residual=True,
+        char_vocabulary_size=characters.vocabulary_size, char_units=3,
+        name=f"empty_{head}",
+    )  # fmt: skip
+    return zoo.Tagger.from_network(
+        zoo.heads.sequence_tagger(
+            backbone, 4, labels=["", "DET", "NOUN", "VERB"],
+            vocabulary=vocabulary, characters=characters, head=head,
+        )
+    )  # fmt: skip
+
+
+def _task_classifier(pooling):
+    vocabulary = zoo.layers.TokenVocabulary(TASK_WORDS, name="vocabulary")
+    backbone = zoo.stacked_gru(
+        2, 5, vocabulary_size=vocabulary.vocabulary_size, embedding_dim=4,
+        bidirectional=True, name=f"empty_{pooling}",
+    )  # fmt: skip
+    return zoo.TextClassifier.from_network(
+        zoo.heads.sequence_classifier(
+            backbone, 3, pooling=pooling, attention_units=4,
+            labels=["animals", "food", "other"], vocabulary=vocabulary,
+        )
+    )  # fmt: skip
+
+
+def _empty_tagger(head):
+    tagger = _task_tagger(head)
+    empty = [[], []]
+    assert tagger.tag(empty) == [[], []]
+    assert tagger.tag(["", "  "]) == [[], []]
+    assert tagger(["", ""]) == [[], []]
+    # An empty sentence beside others changes nothing of theirs.
+    alone = tagger.tag([["the", "dog"]])[0]
+    assert tagger.tag([[], ["the", "dog"], []]) == [[], alone, []]
+    # The engine's outputs and Keras's on the same rows: the tags of a
+    # CRF's Viterbi path (none) over them.
+    inputs = tagger.encode(empty)
+    mask = inputs[0] != 0
+    got = zoo.engine.compile(tagger)(inputs)
+    want = helpers.to_numpy(tagger(inputs, training=False))
+    assert got.shape == want.shape == (2, 1, 4)
+    if head == "crf":
+        crf = tagger.get_layer("crf")
+        np.testing.assert_array_equal(
+            zoo.engine.crf_decoder(crf)(got, mask),
+            helpers.to_numpy(crf.decode(want, mask)),
+        )
+
+
+def _empty_classifier(pooling):
+    classifier = _task_classifier(pooling)
+    empty = ["", "  ", ""]
+    inputs = classifier.encode(empty)
+    assert not inputs.any()
+    # Keras's answer for a text of padding only: the model's prior.
+    want = helpers.to_numpy(classifier(inputs, training=False))
+    np.testing.assert_allclose(
+        zoo.engine.compile(classifier)(inputs), want, atol=ATOL
+    )
+    np.testing.assert_allclose(classifier.probabilities(empty), want, atol=ATOL)
+    labels = classifier.labels
+    found = classifier.classify(empty)
+    assert [label for label, _ in found] == [
+        labels[i] for i in want.argmax(axis=1)
+    ]
+    np.testing.assert_allclose([p for _, p in found], want.max(axis=1), 1e-5)
+
+
+def _empty_seq2seq(bridge):
+    model = zoo.Seq2Seq(
+        11, 9, embedding_dim=5, encoder={"units": 6, "bidirectional": True},
+        bridge=bridge, decoder={"units": 6}, attention="general",
+    )  # fmt: skip
+    source = np.zeros((3, 4), "int32")
+    options = dict(start_id=2, end_id=3, max_length=5)
+    want = zoo.greedy_decode(model, source, **options)
+    got = zoo.engine.decoder(model, "greedy", **options)(source)
+    _assert_decoded_equal(got, want)
+    beam = dict(options, beam_width=3, length_penalty=1.0)
+    want = zoo.beam_search(model, source, return_all_beams=True, **beam)
+    got = zoo.engine.decoder(model, "beam", return_all_beams=True, **beam)(
+        source
+    )
+    _assert_decoded_equal(got, want)
+    # Teacher forcing from sources of padding only: the real target steps.
+    target = np.array([[2, 5, 0], [2, 0, 0], [2, 4, 6]], "int32")
+    got = zoo.engine.compile(model)((source, target))
+    _assert_real_steps_equal(got, model((source, target)), target != 0)
+
+
+EMPTY = {
+    "tagger_softmax": lambda: _empty_tagger("softmax"),
+    "tagger_crf": lambda: _empty_tagger("crf"),
+    "classifier_mean": lambda: _empty_classifier("mean"),
+    "classifier_attention": lambda: _empty_classifier("attention"),
+    "seq2seq_dense_bridge": lambda: _empty_seq2seq("dense"),
+}
+
+
+@pytest.mark.every_backend
+@pytest.mark.parametrize("kind", sorted(EMPTY))
+def test_an_all_padding_batch_answers_as_keras_does(kind):
+    EMPTY[kind]()
+
+
+def test_a_batch_of_no_rows_gives_no_rows_and_no_steps_is_refused():
+    tagger = _task_tagger("softmax")
+    run = zoo.engine.compile(tagger)
+    ids = np.zeros((0, 3), "int32")
+    chars = np.zeros((0, 3, 4), "int32")
+    assert run((ids, chars)).shape == (0, 3, 4)
+    classifier = _task_classifier("max")
+    assert zoo.engine.compile(classifier)(ids).shape == (0, 3)
+    model = zoo.build_seq2seq(7, 8, "gru", 1, 4, embedding_dim=3)
+    options = dict(start_id=2, end_id=3, max_length=4)
+    found, scores = zoo.engine.decoder(model, **options)(ids)
+    assert found.shape == (0, 4) and scores.shape == (0,)
+    found, scores = zoo.engine.decoder(model, "beam", **options)(ids)
+    assert found.shape == (0, 4) and scores.shape == (0,)
+    # No timesteps at all: refused in the words of Keras's stack.
+    with pytest.raises(ValueError, match="has no timesteps"):
+        run((np.zeros((2, 0), "int32"), np.zeros((2, 0, 4), "int32")))
+    with pytest.raises(ValueError, match="has no timesteps"):
+        zoo.engine.compile(classifier)(np.zeros((2, 0), "int32"))
+
+
+# ---- long inputs --------------------------------------------------------
+def test_long_inputs_run_in_blocks_with_the_same_results(monkeypatch):
+    # A long input is projected a block of steps at a time and its words
+    # are read a chunk at a time (`functions.BLOCK_BYTES`, `words.
+    # CHUNK_WORDS`); with blocks of one step and chunks of three words,
+    # every path (masked, ragged, the plain loop, only final states, a
+    # biLM, a seq2seq with initial states) gives what it gives at once.
+    from zoo.engine import functions
+    from zoo.engine import words
+
+    rng = np.random.default_rng(6)
+    backbone = zoo.stacked_rnn(
+        "lstm", 2, 6, vocabulary_size=20, embedding_dim=5, bidirectional=True,
+        char_kind="both", char_vocabulary_size=9, char_units=4, residual=True,
+        name="blocks",
+    )  # fmt: skip
+    tagger = zoo.heads.sequence_tagger(backbone, 5, head="crf")
+    batches = []
+    for lengths in ([30], [30, 3, 1], [12, 11, 12]):  # one, ragged, masked
+        ids = _ids(rng, lengths, 20)
+        batches.append([ids, _chars(rng, ids, 9)])
+    seq2seq = zoo.Seq2Seq(
+        11, 9, embedding_dim=5, encoder={"units": 8, "bidirectional": True},
+        decoder={"units": 8}, attention="additive",
+    )  # fmt: skip
+    pair = (_ids(rng, [9, 2, 7], 11), _ids(rng, [6, 6, 3], 9))
+    elmo, _ = _bilm_tagger()
+    elmo_inputs = elmo.encode(SENTENCES)
+    x = rng.normal(size=(3, 5, 6)).astype("float32")
+    stacks = {}
+    for name, (masks, options) in STACKS.items():
+        stack = zoo.layers.StackedRNN(**{"return_sequences": True, **options})
+        mask = np.array(MASKS[masks], bool)
+        stack(x, mask=mask, training=False)  # builds it
+        stacks[name] = (stack, mask)
+
+    def run_all():
+        results = [zoo.engine.compile(tagger)(b) for b in batches]
+        results.append(zoo.engine.compile(seq2seq)(pair))
+        results.append(zoo.engine.compile(elmo)(elmo_inputs))
+        for stack, mask in stacks.values():
+            plan = zoo.engine.stacks.StackPlan(stack)
+            results += keras.tree.flatten(plan(x, mask))
+        return results
+
+    whole = run_all()
+    monkeypatch.setattr(functions, "BLOCK_BYTES", 4)
+    monkeypatch.setattr(words, "CHUNK_WORDS", 3)
+    blocked = run_all()
+    # At once, each equals Keras (the tests above); in blocks, the same.
+    assert len(blocked) == len(whole) >= 5 + len(STACKS)
+    for got, want in zip(blocked, whole):
+        np.testing.assert_allclose(got, want, atol=1e-6)

@@ -170,6 +170,28 @@ def test_a_bilm_scores_and_embeds_raw_text():
     )
 
 
+def test_a_bilm_refuses_what_is_not_text_in_one_line():
+    model, _, _ = _language_model()
+    bilm = zoo.BiLM.from_network(model)
+    refused = [
+        (None, TypeError, r"`sentence` must be a string or a list of words"
+         r"; received None of type NoneType"),
+        (5, TypeError, r"`sentence` must be .*received 5 of type int"),
+        (b"the cat", TypeError, r"`sentence` .*of type bytes"),
+        (["the", None], TypeError, r"`sentence\[1\]` must be a word"),
+        (["the", " "], ValueError, r"`sentence\[1\]` is empty"),
+    ]  # fmt: skip
+    for value, error, message in refused:
+        with pytest.raises(error, match=message):
+            bilm.next_words(value)
+    with pytest.raises(TypeError, match=r"`sentences\[1\]` must be a str"):
+        bilm.nll(["the cat", 3])
+    with pytest.raises(TypeError, match="`sentences` must be a list"):
+        bilm.perplexity(None)
+    assert bilm.next_words("") == bilm.next_words([]) == []
+    assert bilm.next_words(("the", "cat")) == bilm.next_words("the cat")
+
+
 @pytest.mark.parametrize("value", ["text", ["a", "b"], [["a"], "b"]])
 def test_raw_text_is_strings_and_lists_of_them(value):
     assert zoo.tasks.is_text(value)

@@ -50,17 +50,14 @@ NumPy's BLAS picks its own threads; on a busy machine
 import keras
 import numpy as np
 
-from zoo import validation as v
 from zoo import walk
-from zoo.engine import decoding
 from zoo.engine import graph as graph_lib
 from zoo.engine.layers import CRFLayer
 from zoo.engine.seq2seq import Seq2SeqPlan
 from zoo.seq2seq import Seq2Seq
+from zoo.seq2seq import decoding as seq2seq_decoding
 
 __all__ = ["compile", "crf_decoder", "decoder", "supports", "unsupported"]
-
-METHODS = ("greedy", "beam")
 
 
 def _check_model(model):
@@ -211,84 +208,21 @@ def unsupported(model):
     return None
 
 
-def _check_id(name, value, size):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        v.fail(name, value, "an integer token id", wrong_type=True)
-    if not 1 <= value < size:
-        raise ValueError(
-            f"`{name}` must be >= 1 (0 is padding) and < {size}; received "
-            f"{name}={value!r}."
-        )
-    return int(value)
-
-
 def decoder(model, method="greedy", **options):
-    """`zoo.seq2seq.compiled_decoder`'s NumPy twin: `source_ids -> (ids,
-    scores)`, equal to `zoo.seq2seq.greedy_decode` (`"greedy"`) or
-    `beam_search` (`"beam"`) with the same `options` (`start_id`,
-    `end_id`, `max_length`; `beam_width`, `length_penalty`,
-    `return_all_beams` for beam search), as int32 and float32 NumPy
-    arrays. Weights are read now (`refresh()` reads them again)."""
+    """`zoo.seq2seq.compiled_decoder` on the engine's NumPy plan:
+    `source_ids -> (ids, scores)`, the same loop (`zoo.seq2seq.search`)
+    and options (`start_id`, `end_id`, `max_length`; `beam_width`,
+    `length_penalty`, `return_all_beams` for `"beam"`), int32 and float32
+    NumPy arrays. Weights are read now (`refresh()` reads them again)."""
     if not isinstance(model, Seq2Seq):
         raise TypeError(
             "`model` must be a zoo.Seq2Seq (or zoo.Transcriber); received "
             f"{type(model).__name__}."
         )
-    v.check_choice("method", method, METHODS)
-    size = model.target_vocabulary_size
-    allowed = {"start_id", "end_id", "max_length"}
-    if method == "beam":
-        allowed |= {"beam_width", "length_penalty", "return_all_beams"}
-    unknown = sorted(set(options) - allowed)
-    if unknown:
-        raise TypeError(
-            f"decoder({method!r}) takes no option {unknown[0]!r}; it "
-            f"takes {', '.join(sorted(allowed))}."
-        )
-    for name in ("start_id", "end_id"):
-        options[name] = _check_id(name, options.get(name), size)
-    v.check_positive_int("max_length", options.get("max_length"))
-    if method == "beam":
-        v.check_positive_int("beam_width", options.setdefault("beam_width", 4))
-        v.check_number(
-            "length_penalty",
-            options.setdefault("length_penalty", 1.0),
-            float,
-            low=0.0,
-        )
-        v.check_bool(
-            "return_all_beams", options.setdefault("return_all_beams", False)
-        )
-    return Decoder(model, method, options)
-
-
-class Decoder:
-    """A `zoo.Seq2Seq`'s NumPy decoder (`decoder`)."""
-
-    def __init__(self, model, method, options):
-        self.model, self.options = model, dict(options)
-        self.decode = decoding.greedy if method == "greedy" else decoding.beam
-        self.plan = Seq2SeqPlan(model)
-
-    def __call__(self, source_ids):
-        size = self.model.source_vocabulary_size
-        ids = v.check_ids(
-            "source_ids",
-            np.asarray(source_ids),
-            size,
-            what=f"source token ids (source_vocabulary_size={size})",
-        )
-        if ids.ndim != 2:
-            raise ValueError(
-                "`source_ids` must be a (batch, steps) matrix of "
-                f"right-padded ids; received shape {ids.shape}."
-            )
-        return self.decode(self.plan, ids, **self.options)
-
-    def refresh(self):
-        """Reads the model's weights again (after training)."""
-        self.plan = Seq2SeqPlan(self.model)
-        return self
+    options = seq2seq_decoding.check_options(model, method, options)
+    return seq2seq_decoding.Decoder(
+        model, method, lambda: Seq2SeqPlan(model), options
+    )
 
 
 def crf_decoder(crf):

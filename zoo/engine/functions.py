@@ -13,6 +13,22 @@ import numpy as np
 FLOAT = np.float32
 
 
+# The most bytes of a layer's intermediate values that the engine holds
+# at once over a long input: a recurrent layer's projected inputs (`x W
+# + b`) are computed a block of steps at a time, just ahead of its loop,
+# and a character encoder reads a batch's words a chunk at a time. One
+# sentence of 200,000 words would otherwise hold 800 MB of projections
+# for each 128-unit bidirectional LSTM layer. An ordinary batch of
+# sentences fits in one block, computed as it always was.
+BLOCK_BYTES = 16 << 20
+
+
+def block_steps(width):
+    """How many rows of `width` float32 values fit in `BLOCK_BYTES`: at
+    least one."""
+    return max(1, BLOCK_BYTES // (4 * max(1, width)))
+
+
 def array(variable):
     """A Keras variable (or tensor) as a C-contiguous float32 array: read
     once, when the engine compiles a model."""

@@ -273,6 +273,18 @@ class Graph:
 
         for ref in _refs(self.outputs):
             visit(ref.key[0], ref.key[1])
+        # What each step is the last to read (a long input's intermediate
+        # values are let go as soon as nothing needs them).
+        kept = {ref.key for ref in _refs(self.outputs)}
+        last = {}
+        for i, step in enumerate(self.steps):
+            for ref in _refs([step.args, step.kwargs]):
+                last[ref.key] = i
+        release = [[] for _ in self.steps]
+        for key, i in last.items():
+            if key not in kept:
+                release[i].append(key)
+        self.release = [tuple(keys) for keys in release]
 
     def run(self, inputs, masks=None):
         """`(outputs, output masks)` for the flat list of inputs (and
@@ -282,8 +294,11 @@ class Graph:
         for key, x, mask in zip(self.inputs, inputs, masks):
             values[key] = x
             mask_of[key] = mask
-        for step in self.steps:
+        for step, done in zip(self.steps, self.release):
             step(values, mask_of)
+            for key in done:
+                values.pop(key, None)
+                mask_of.pop(key, None)
         return (
             _resolve(self.outputs, values),
             _resolve(self.outputs, mask_of, tensors=False),

@@ -128,7 +128,7 @@ class Dense(Layer):
         y = x.reshape(-1, x.shape[-1]) @ self.kernel
         if self.bias is not None:
             y += self.bias
-        y = y.reshape(*x.shape[:-1], -1)
+        y = y.reshape(*x.shape[:-1], y.shape[-1])
         if self.activation is fn.softmax:
             return fn.softmax(y)
         return fn.apply(self.activation, y)

@@ -6,7 +6,8 @@ characters of short and long words) is mostly padding at its later
 steps. Sorted by falling length, the rows still running at step `t` are
 the first `n_t` of them, so each step multiplies `h[:n_t] @ U` only, and
 each lane's input projection is one matmul over the real steps alone
-(gathered step by step, each step's rows side by side). A row that has
+(gathered step by step, each step's rows side by side; a block of steps
+at a time where they are many, `blocks`). A row that has
 ended keeps its state, as a masked step does in Keras; a backward lane
 starts each row at its own last step. Outputs at padded steps are zero.
 
@@ -97,38 +98,72 @@ def _simple_rnn(lane, states, n, x, out):
 STEPS = {"lstm": _lstm, "gru": _gru, "simple_rnn": _simple_rnn}
 
 
+def blocks(where, width):
+    """`(start, stop)` time steps of `where`, each block holding at most
+    `fn.BLOCK_BYTES` of projected inputs `width` wide (at least one
+    step), in time order."""
+    limit = fn.block_steps(width)
+    offsets = where.offsets
+    steps = len(offsets) - 1
+    bounds, start = [], 0
+    while start < steps:
+        stop = int(np.searchsorted(offsets, offsets[start] + limit, "right"))
+        stop = min(steps, max(start + 1, stop - 1))
+        bounds.append((start, stop))
+        start = stop
+    return bounds
+
+
 def run(group, inputs, where, initial=None, sequences=True):
     """`LaneGroup.run`'s results (outputs in each lane's reading order,
     or None without `sequences`; final states) for a group of fast lanes
-    over the `Layout` `where`."""
+    over the `Layout` `where`. Each lane's real steps are projected a
+    block of steps at a time (`blocks`), just ahead of its loop."""
     steps, batch = inputs[0].shape[:2]
     units = group.units
-    outputs = None
+    outputs = out = None
     if sequences:
-        outputs = np.zeros((steps, len(group.lanes), batch, units), FLOAT)
+        outputs = np.empty((steps, len(group.lanes), batch, units), FLOAT)
+        # One buffer for every lane: each writes the same real steps (in
+        # its own order), so the padding stays zero.
+        out = np.zeros((steps, batch, units), FLOAT)
     finals, gathered = [], {}
     step = STEPS[group.kind]
+    bounds = blocks(where, group.lanes[0].gates)
     for d, lane in enumerate(group.lanes):
         x = inputs[d]
-        if id(x) not in gathered:
-            gathered[id(x)] = x[where.time, where.rows]
-        projected = lane.project(gathered[id(x)])
         states = [np.zeros((batch, units), FLOAT)]
         if group.kind == "lstm":
             states.append(np.zeros((batch, units), FLOAT))
         if initial is not None:
             states = [np.asarray(s, FLOAT)[where.order] for s in initial[d]]
-        out = np.zeros((steps, batch, units), FLOAT) if sequences else None
-        times = range(steps - 1, -1, -1) if lane.reverse else range(steps)
-        for t in times:
-            n = where.counts[t]
-            if n:
-                start = where.offsets[t]
-                # Without sequences a step writes its rows' h in place.
-                target = out[t, :n] if sequences else states[0][:n]
-                step(lane, states, n, projected[start : start + n], target)
+        for start, stop in reversed(bounds) if lane.reverse else bounds:
+            first, last = where.offsets[start], where.offsets[stop]
+            # One block: the directions of a layer share their gather.
+            key = (id(x), start)
+            rows = gathered.get(key)
+            if rows is None:
+                rows = x[where.time[first:last], where.rows[first:last]]
+                if len(bounds) == 1:
+                    gathered[key] = rows
+            projected = lane.project(rows)
+            times = range(start, stop)
+            for t in reversed(times) if lane.reverse else times:
+                n = where.counts[t]
+                if n:
+                    at = where.offsets[t] - first
+                    # Without sequences a step writes its rows' h in place.
+                    target = out[t, :n] if sequences else states[0][:n]
+                    step(lane, states, n, projected[at : at + n], target)
         if sequences:
-            out = out[:, where.inverse]
-            outputs[:, d] = out[::-1] if lane.reverse else out
+            # The batch's own row order, the lane's reading order, straight
+            # into `outputs` ("clip": no temporary; every index is valid).
+            np.take(
+                out[::-1] if lane.reverse else out,
+                where.inverse,
+                axis=1,
+                out=outputs[:, d],
+                mode="clip",
+            )
         finals.append([s[where.inverse] for s in states])
     return outputs, finals

@@ -3,12 +3,14 @@ in NumPy float32, several directions at once.
 
 A `Lane` is one direction of one Keras recurrent layer (its weights,
 read once); a `LaneGroup` runs lanes of the same cell and width side by
-side. Each lane's whole input sequence is projected by one matmul
-(`x W + b`) before the loop; the loop only does `h U` for every lane in
-one batched matmul, `(lanes, batch, units) @ (lanes, units, gates)`, and
-the gates, in place. Running a bidirectional layer's two directions (or
-an ELMo biLM's forward and backward stacks) as one group halves the
-NumPy calls per step, which is what a step costs at batch 1.
+side. Each lane's input sequence is projected by one matmul (`x W + b`)
+before the loop (a long one a block of steps at a time, just ahead of
+the loop, so that its memory stays bounded: `functions.BLOCK_BYTES`);
+the loop only does `h U` for every lane in one batched matmul, `(lanes,
+batch, units) @ (lanes, units, gates)`, and the gates, in place. Running
+a bidirectional layer's two directions (or an ELMo biLM's forward and
+backward stacks) as one group halves the NumPy calls per step, which is
+what a step costs at batch 1.
 
 For the usual activations (tanh, sigmoid) the sigmoid gates' weights are
 scaled by 0.5 when read, so that one `tanh` over every gate gives them
@@ -35,6 +37,16 @@ def _bias(cell, width, rows=None):
     if cell.use_bias:
         return fn.array(cell.bias)
     return np.zeros(width if rows is None else (rows, width), FLOAT)
+
+
+def _reading(x, start, stop, reverse):
+    """Reading steps `start` to `stop` of time-major `x`: time steps
+    `start` to `stop`, or, reading backwards, the last `start` to
+    `stop` time steps, last first."""
+    if not reverse:
+        return x[start:stop]
+    steps = len(x)
+    return x[steps - stop : steps - start][::-1]
 
 
 class Lane:
@@ -131,6 +143,11 @@ class Lane:
     def num_states(self):
         return 2 if self.kind == "lstm" else 1
 
+    @property
+    def gates(self):
+        """The width of a step's projected input (`x kernel + bias`)."""
+        return self.kernel.shape[-1]
+
     def use_table(self, embeddings):
         """Reads token ids through `embeddings` (the embedding before
         this layer) projected once, now: `project(ids)` is then a lookup
@@ -146,7 +163,7 @@ class Lane:
         flat = x.reshape(-1, x.shape[-1])
         out = self.kernel_matrix.dot(flat)
         out += self.bias
-        return out.reshape(*x.shape[:-1], -1)
+        return out.reshape(*x.shape[:-1], out.shape[-1])
 
     def step(self, x, states):
         """One step of every row (all real) of `(rows, features)` inputs:
@@ -242,18 +259,6 @@ class LaneGroup:
         lanes = len(self.lanes)
         steps, batch = inputs[0].shape[:2]
         units = self.units
-        projected = None
-        for d, lane in enumerate(self.lanes):
-            x = lane.project(inputs[d])
-            if projected is None:
-                projected = np.empty((steps, lanes, *x.shape[1:]), FLOAT)
-            projected[:, d] = x[::-1] if lane.reverse else x
-        hold = None
-        if mask is not None and not mask.all():
-            keep = np.empty((steps, lanes, batch, 1), bool)
-            for d, reverse in enumerate(self.reverse):
-                keep[:, d, :, 0] = mask[::-1] if reverse else mask
-            hold = ~keep
         states = [np.zeros((lanes, batch, units), FLOAT)]
         if self.kind == "lstm":
             states.append(np.zeros((lanes, batch, units), FLOAT))
@@ -261,14 +266,53 @@ class LaneGroup:
             for k, state in enumerate(states):
                 for d, lane_states in enumerate(initial):
                     state[d] = lane_states[k]
+        outputs = None
         if sequences:
             outputs = np.empty((steps, lanes, batch, units), FLOAT)
-        else:
-            outputs = loops.Ring((lanes, batch, units))
         loop = loops.FAST[self.kind] if self.fast else loops.plain
-        states = loop(self, projected, hold, states, outputs)
+        masked = mask is not None and not mask.all()
+        size = fn.block_steps(lanes * batch * self.lanes[0].gates)
+        for start in range(0, steps, size):
+            stop = min(steps, start + size)
+            projected = self.project(inputs, start, stop)
+            hold = None
+            if masked:
+                keep = np.empty((stop - start, lanes, batch, 1), bool)
+                for d, reverse in enumerate(self.reverse):
+                    keep[:, d, :, 0] = _reading(mask, start, stop, reverse)
+                hold = ~keep
+            # A fresh ring each block: the one before holds the states.
+            out = (
+                outputs[start:stop]
+                if sequences
+                else loops.Ring((lanes, batch, units))
+            )
+            states = loop(self, projected, hold, states, out)
         finals = [[s[d] for s in states] for d in range(lanes)]
-        return (outputs if sequences else None), finals
+        if sequences:
+            # Copies: a final state may be a step of `outputs`, a view
+            # that would keep every step's outputs alive.
+            finals = [[s.copy() for s in lane] for lane in finals]
+        return outputs, finals
+
+    def project(self, inputs, start, stop):
+        """Every lane's projected inputs at its reading steps `start` to
+        `stop`, `(stop - start, lanes, batch, gates)`: a backward lane
+        reads its inputs from the last step."""
+        projected = None
+        steps = len(inputs[0])
+        for d, lane in enumerate(self.lanes):
+            if lane.reverse:
+                x = lane.project(inputs[d][steps - stop : steps - start])
+                x = x[::-1]
+            else:
+                x = lane.project(inputs[d][start:stop])
+            if projected is None:
+                projected = np.empty(
+                    (stop - start, len(self.lanes), *x.shape[1:]), FLOAT
+                )
+            projected[:, d] = x
+        return projected
 
     def times_recurrent(self, h, out):
         """`h @ recurrent` of every lane, `(lanes, batch, units)`."""

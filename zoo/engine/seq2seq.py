@@ -21,17 +21,11 @@ from zoo.engine import functions as fn
 from zoo.engine.layers import check_ids
 from zoo.engine.layers import lookup
 from zoo.engine.stacks import StackPlan
+from zoo.seq2seq.search import Memory
+from zoo.seq2seq.search import clipped_log
 from zoo.walk import optional_layer
 
 FLOAT = fn.FLOAT
-# The decoders clip probabilities here before the log.
-TINY = FLOAT(1e-30)
-
-
-def clipped_log(probabilities):
-    """The decoders' log-probabilities: the log of `probabilities`
-    clipped at TINY (`zoo.seq2seq`'s)."""
-    return np.log(np.maximum(probabilities, TINY))
 
 
 def _dense(layer):
@@ -45,7 +39,8 @@ def _apply_dense(weights, x, activation=None):
     # One 2-D product: NumPy runs `(sources, beams, width) @ kernel` as a
     # loop of small products, 8 times slower for beam search's 8,000-way
     # softmax (77.6 against 9.6 ms for 64 x 5 rows, one thread).
-    y = (x.reshape(-1, x.shape[-1]) @ kernel).reshape(*x.shape[:-1], -1)
+    y = x.reshape(-1, x.shape[-1]) @ kernel
+    y = y.reshape(*x.shape[:-1], kernel.shape[-1])
     if bias is not None:
         y += bias
     return y if activation is None else activation(y)
@@ -114,28 +109,6 @@ def _unit(x):
     """`x` over its L2 norm on the last axis (`SourceAttention`'s)."""
     norm = np.sqrt(np.sum(np.square(x), axis=-1, keepdims=True))
     return x / (norm + FLOAT(1e-6))
-
-
-class Memory:
-    """What the decoder reads of encoded sources: `values` (the encoder
-    outputs, zero at padding), `mask`, `keys` (the additive scorer's
-    `values W_e`, the cosine scorer's unit values, else None) and the
-    decoder's first `states`."""
-
-    def __init__(self, values, mask, keys, states):
-        self.values, self.mask, self.keys = values, mask, keys
-        self.states = states
-        self.full = bool(mask.all())
-
-    def take(self, rows):
-        """The memory of sources `rows` only."""
-        keys = None if self.keys is None else self.keys[rows]
-        return Memory(
-            self.values[rows],
-            self.mask[rows],
-            keys,
-            [s[rows] for s in self.states],
-        )
 
 
 class Seq2SeqPlan:
@@ -261,7 +234,7 @@ class Seq2SeqPlan:
         the logits less their largest and `sums` their totals, so that
         `exps / sums[..., None]` is the softmax (as `fn.softmax` computes
         it). Beam search reads the log-probabilities of its candidates
-        only (`decoding.beam`)."""
+        only (`zoo.seq2seq.search.beam`)."""
         sources, hypotheses = previous.shape
         x = previous.reshape(-1)
         if not self.decoder_ids:

@@ -18,6 +18,7 @@ import numpy as np
 from zoo.engine import functions as fn
 from zoo.engine.recurrent import Lane
 from zoo.engine.recurrent import LaneGroup
+from zoo.kernels import planning
 from zoo.layers.highway_wrapper import HighwayWrapper
 from zoo.layers.residual_wrapper import ResidualWrapper
 
@@ -87,20 +88,25 @@ class LayerPlan:
     def num_lanes(self):
         return len(self.lanes)
 
-    def combine(self, y, x):
-        """The block's skip connection of output `y` and input `x`."""
+    def combine(self, y, x, in_place=False):
+        """The block's skip connection of output `y` and input `x`, into
+        `y` itself with `in_place` (a merged sequence that nothing else
+        reads: a long one is not copied again)."""
         if self.skip is None:
             return y
         skip = x
         if self.projection is not None:
             skip = x @ self.projection
         if self.skip == "residual":
+            if in_place:
+                y += skip
+                return y
             return y + skip
         gate = x @ self.gate_kernel
         gate += self.gate_bias
         fn.sigmoid(gate, out=gate)
         # g y + (1 - g) s = s + g (y - s)
-        mixed = y - skip
+        mixed = np.subtract(y, skip, out=y if in_place else None)
         mixed *= gate
         mixed += skip
         return mixed
@@ -137,7 +143,10 @@ class LayerPlan:
                 last = finals[0][0]
             if self.skip is not None:
                 last = self.combine(last, last_step(x, mask))
-        return (None if y is None else self.combine(y, x)), last
+        if y is not None:
+            # The bidirectional merge is a new array: the skip goes into it.
+            y = self.combine(y, x, in_place=self.bidirectional)
+        return y, last
 
 
 class StackPlan:
@@ -217,6 +226,10 @@ class StackPlan:
         `(batch, steps)` mask and flat initial states; returns what the
         layer returns, as float32 arrays."""
         x = np.asarray(x)
+        if x.ndim >= 2 and not x.shape[1]:
+            # No timesteps: refused in Keras's words (a row of padding
+            # only is fine: it keeps zero states).
+            planning.check_inputs(x if x.ndim == 3 else x[..., None])
         if x.dtype.kind not in "iu":  # ids: after `use_table`
             x = x.astype(FLOAT, copy=False)
         xt = np.ascontiguousarray(np.swapaxes(x, 0, 1))
@@ -270,7 +283,9 @@ class Lockstep:
 
         Returns:
             One `(sequences, last, states)` a stack: every layer's
-            time-major output sequence (before the layers after it), the
+            time-major output sequence (before the layers after it) where
+            the stack's `output_mode` is `"all"`, else the top layer's
+            alone (None where the stack stops returning sequences); the
             top layer's last output (None unless the stack stops
             returning sequences) and the flat final states.
         """
@@ -326,13 +341,19 @@ class Lockstep:
                 )
                 start += size
                 layer_sequences, _, states = results[p]
-                layer_sequences.append(y)
+                # A layer below the top is kept only where the stack
+                # returns every layer (a long sequence is large).
+                if top or plan.output_mode == "all":
+                    layer_sequences.append(y)
                 states.extend(s for lane in lane_finals for s in lane)
                 for after in layer.after if y is not None else ():
                     y = after(y)
                 xs[p] = y
                 if last is not None:
                     results[p] = (layer_sequences, last, states)
+            # This layer's lane outputs are read: let them go before the
+            # next layer's are made.
+            sequences = out = None
         return results
 
 

@@ -3,10 +3,12 @@ recurrent and convolutional kinds, and both side by side), the ELMo biLM
 (`BiLMEncoder`, `ContextualEmbedding`) and `ScalarMix`.
 
 The character encoder runs once over every real word of every sentence
-of a batch, as one batch of words: padded words are skipped (their
-vector is zeros, as Keras makes it) and the characters are cut to the
-longest real word, which changes nothing (right padding is skipped by
-the recurrent kind, and reads like "same" padding for the convolution).
+of a batch, as one batch of words (a chunk of `CHUNK_WORDS` at a time
+where there are more, as in one enormous line): padded words are
+skipped (their vector is zeros, as Keras makes it) and the characters
+are cut to the batch's longest real word, which changes nothing (right
+padding is skipped by the recurrent kind, and reads like "same" padding
+for the convolution).
 The biLM's forward and backward stacks run side by side
 (`zoo.engine.stacks.Lockstep`), and the mix of its layers is summed
 straight into one array, never concatenated layer by layer.
@@ -28,6 +30,11 @@ from zoo.layers.scalar_mix import ScalarMix
 FLOAT = fn.FLOAT
 # What masked characters read before the max-pool: below any tanh.
 _BELOW_TANH = FLOAT(-2.0)
+# The character encoder reads at most this many words at once: a batch
+# of 64 sentences of 64 words in one go, one line of 200,000 words in
+# chunks (every word at once would hold 900 MB of the character stack's
+# projections).
+CHUNK_WORDS = 4096
 
 
 def _unsupported(layer, why):
@@ -64,10 +71,10 @@ class Convolution:
         columns = np.concatenate(
             [padded[:, j : j + steps] for j in range(self.width)], axis=-1
         )
-        y = columns.reshape(count * steps, -1) @ self.kernel
+        y = columns.reshape(count * steps, columns.shape[-1]) @ self.kernel
         if self.bias is not None:
             y += self.bias
-        return fn.apply(self.activation, y.reshape(count, steps, -1))
+        return fn.apply(self.activation, y.reshape(count, steps, y.shape[-1]))
 
 
 class Characters(Layer):
@@ -99,26 +106,31 @@ class Characters(Layer):
         vectors = np.zeros((batch * words, self.output_dim), FLOAT)
         real = np.flatnonzero(word_mask)
         if real.size:
-            used = char_mask[real]
-            width = chars - int(np.argmax(used.any(axis=0)[::-1]))
-            used = used[:, :width]
-            ids = flat[real, :width]
-            if self.lookup:  # the stack reads ids (`StackPlan.use_table`)
-                _check_ids(ids, len(self.table), self.name)
-                vectors[real] = self.stack(ids, used)
-            else:
-                x = lookup(self.table, ids, self.name)
-                parts = []
-                if self.stack is not None:
-                    parts.append(self.stack(x, used))
-                if self.convolutions:
-                    parts.append(self._convolve(x, used))
-                vectors[real] = (
-                    parts[0] if len(parts) == 1 else np.concatenate(parts, -1)
+            width = chars - int(np.argmax(char_mask[real].any(axis=0)[::-1]))
+            # A chunk of words at a time: the memory of a batch of any
+            # size stays bounded (`CHUNK_WORDS`); a word's vector is its
+            # own, whatever words it is read beside.
+            for start in range(0, real.size, CHUNK_WORDS):
+                rows = real[start : start + CHUNK_WORDS]
+                vectors[rows] = self._vectors(
+                    flat[rows, :width], char_mask[rows, :width]
                 )
-        return vectors.reshape(batch, words, -1), word_mask.reshape(
-            batch, words
-        )
+        vectors = vectors.reshape(batch, words, vectors.shape[-1])
+        return vectors, word_mask.reshape(batch, words)
+
+    def _vectors(self, ids, used):
+        """The vectors of `(words, chars)` ids of real words (`used`: the
+        characters that are not padding)."""
+        if self.lookup:  # the stack reads ids (`StackPlan.use_table`)
+            _check_ids(ids, len(self.table), self.name)
+            return self.stack(ids, used)
+        x = lookup(self.table, ids, self.name)
+        parts = []
+        if self.stack is not None:
+            parts.append(self.stack(x, used))
+        if self.convolutions:
+            parts.append(self._convolve(x, used))
+        return parts[0] if len(parts) == 1 else np.concatenate(parts, -1)
 
     def _convolve(self, x, char_mask):
         keep = char_mask[..., None]
@@ -171,7 +183,7 @@ class BiLM(Layer):
             x += self.bias
         x = fn.apply(self.activation, x)
         steps, batch = mask.shape[1], mask.shape[0]
-        x = x.reshape(steps, batch, -1)
+        x = x.reshape(steps, batch, x.shape[-1])
         maskt = np.ascontiguousarray(mask.T)
         index = _reverse_index(maskt)
         columns = np.arange(batch)
@@ -192,15 +204,21 @@ class BiLM(Layer):
     def mix(self, ids, weights, gamma):
         """`gamma * sum_l weights[l] * layer_l`, `(batch, words, 2 units)`,
         and the word mask."""
-        x, forward, backward, maskt, index = self.run(ids)
+        x, forward, backward, maskt, (index, columns) = self.run(ids)
         units = self.units
+        steps = len(x)
         mixed = np.empty((*x.shape[:2], 2 * units), FLOAT)
-        left, right = mixed[..., :units], mixed[..., units:]
-        np.multiply(x, weights[0], out=left)
-        right[...] = left
-        for weight, f, b in zip(weights[1:], forward, backward):
-            left += weight * f
-            right += weight * b[index]
+        # A block of steps at a time: a long sentence's terms are never
+        # all held at once (`fn.BLOCK_BYTES`).
+        size = fn.block_steps(2 * units * x.shape[1])
+        for start in range(0, steps, size):
+            at = slice(start, start + size)
+            left, right = mixed[at, :, :units], mixed[at, :, units:]
+            np.multiply(x[at], weights[0], out=left)
+            right[...] = left
+            for weight, f, b in zip(weights[1:], forward, backward):
+                left += weight * f[at]
+                right += weight * b[index[at], columns]
         mixed *= gamma
         return np.ascontiguousarray(mixed.transpose(1, 0, 2)), maskt.T
 

@@ -8,9 +8,10 @@ Keras 3 only:
   Luong / Bahdanau attention, teacher-forced training;
   `encoder_model()` and `decoder_step_model()` give the inference halves,
   sharing weights.
-- `greedy_decode`, `beam_search`: batched decoders written with
-  `keras.ops` loops; `compiled_decoder` jits them on TensorFlow or JAX;
-  `sequence_log_prob` scores given outputs.
+- `greedy_decode`, `beam_search`: batched decoders, the one NumPy loop
+  of each (`search`) over the model's compiled encoder and decoder step;
+  `compiled_decoder` checks the options once; `sequence_log_prob` scores
+  given outputs.
 - `shift_targets`: decoder inputs and targets for teacher forcing.
 - `PaddingMask`, `ApplyMask`, `StateBridge`, `SourceAttention`: the
   registered layers that join the stacks.

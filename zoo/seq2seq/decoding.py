@@ -1,18 +1,18 @@
-"""Greedy and beam-search decoding of a `zoo.Seq2Seq`, jit-compatible.
+"""Greedy and beam-search decoding of a `zoo.Seq2Seq` with Keras.
 
-Both decoders run `model.encoder_model()` once and then
-`model.decoder_step_model()` inside a `keras.ops.while_loop` over at most
-`max_length` steps, with fixed shapes and per-row finished flags, so the
-same code runs eagerly and traces under `tf.function` / `jax.jit`
-(`compiled_decoder`).
+The loops are `zoo.seq2seq.search`'s, the same NumPy loops that
+`zoo.engine` serves with: here they drive `KerasPlan`, the model's
+`encoder_model()` and `decoder_step_model()` compiled once for the
+backend, so the two runners cannot drift apart. Each decoder step is one
+compiled call on the rows still being decoded (on JAX, padded to a power
+of two, so that a few shapes compile).
 
 Why not `keras_hub.samplers`: its `GreedySampler` / `BeamSampler` would
 fit if the RNN states were packed into their `cache` tensor and the
 encoder outputs closed over by the `next(prompt, cache, index)` callback,
 but keras-hub is not a dependency of this package, the samplers decode
 into a prompt buffer of fixed length (a decoder-only layout) and
-`BeamSampler` has no length normalisation. A small decoder written with
-`keras.ops` is simpler to test and to reason about.
+`BeamSampler` has no length normalisation.
 
 Ids are range-checked where they enter: `source_ids` (and
 `sequence_log_prob`'s `target_ids`) must hold ids in `[0,
@@ -27,29 +27,19 @@ out-of-vocabulary tokens is the suggested convention, and mapping unknown
 source tokens to it is the caller's business). Outputs are right-padded
 `(batch, max_length)` int32 ids: the generated tokens, then `end_id` (if
 it came before `max_length`), then 0. A source row that is all padding
-decodes to `[end_id, 0, ...]` with score 0: its row starts finished, so
-whatever the decoder computes for it is ignored.
+decodes to `[end_id, 0, ...]` with score 0.
 """
 
-import functools
-
+import keras
+import numpy as np
 from keras import ops
 
 from zoo import inference
 from zoo import validation as v
+from zoo.seq2seq import search
 from zoo.seq2seq.model import _check_id
 
-# Scores of impossible continuations: finite, so that sums and products
-# with it never give NaN (as -inf - -inf or 0 * inf would).
-_IMPOSSIBLE = -1e9
-# Probabilities are clipped here before the log (a float32 softmax can
-# underflow to 0).
-_TINY = 1e-30
 METHODS = ("greedy", "beam")
-
-
-def _log_probs(probabilities):
-    return ops.log(ops.maximum(probabilities, _TINY))
 
 
 def _check_model(model):
@@ -76,42 +66,95 @@ def _check_beam(beam_width, length_penalty):
 
 
 def _check_source(model, source_ids):
-    """Range-checks concrete source ids (`zoo.validation.check_ids`)."""
+    """Range-checks concrete source ids (`zoo.validation.check_ids`) and
+    their shape; returns them as an int32 NumPy matrix."""
     size = model.source_vocabulary_size
-    return v.check_ids(
+    ids = v.check_ids(
         "source_ids",
         source_ids,
         size,
         what=f"source token ids (source_vocabulary_size={size})",
     )
-
-
-def _step(step_model, previous, encoder_outputs, source_mask, states):
-    outputs = step_model(
-        [previous, encoder_outputs, source_mask, *states], training=False
-    )
-    return _log_probs(outputs[0][:, 0, :]), list(outputs[1:])
-
-
-def _never_padding(log_probs):
-    """Makes id 0 (padding) impossible to generate."""
-    vocabulary = ops.arange(ops.shape(log_probs)[-1])
-    return ops.where(vocabulary == 0, _IMPOSSIBLE, log_probs)
-
-
-def _encode(model, source_ids):
-    source_ids = _check_source(model, source_ids)
-    source_ids = ops.convert_to_tensor(source_ids, "int32")
-    if len(source_ids.shape) != 2:
+    ids = np.asarray(ops.convert_to_numpy(ids)).astype(np.int32)
+    if ids.ndim != 2:
         raise ValueError(
             "`source_ids` must be a (batch, steps) matrix of right-padded "
-            f"ids; received shape {tuple(source_ids.shape)}."
+            f"ids; received shape {ids.shape}."
         )
-    encoder_outputs, source_mask, *states = model.encoder_model()(
-        source_ids, training=False
-    )
-    empty = ops.logical_not(ops.any(source_mask, axis=1))
-    return encoder_outputs, source_mask, states, empty
+    return ids
+
+
+def _bucket(rows):
+    """The next power of two: on JAX, each new shape compiles."""
+    return 1 << max(0, int(rows) - 1).bit_length()
+
+
+class KerasPlan:
+    """`zoo.seq2seq.search`'s plan of a `zoo.Seq2Seq` run by Keras: its
+    encoder model and decoder step model, each compiled once for the
+    backend (`zoo.inference.compile_function`), reading the model's
+    current weights at every call. Made once per model and `jit_compile`
+    (`plan`)."""
+
+    def __init__(self, model, jit_compile=False):
+        self.target_size = model.target_vocabulary_size
+        encoder = model.encoder_model()
+        step = model.decoder_step_model()
+        self._encoder = inference.compile_function(
+            model,
+            lambda ids: encoder(ids, training=False),
+            jit_compile=jit_compile,
+        )
+        self._step = inference.compile_function(
+            model,
+            lambda *inputs: step(list(inputs), training=False),
+            jit_compile=jit_compile,
+        )
+        self._pad = keras.backend.backend() == "jax"
+
+    def encode(self, source_ids):
+        outputs = self._encoder(np.asarray(source_ids, np.int32))
+        values, mask, *states = (ops.convert_to_numpy(x) for x in outputs)
+        return search.Memory(values, mask.astype(bool), None, states)
+
+    def _probabilities(self, previous, memory, states):
+        sources, hypotheses = previous.shape
+        rows = np.repeat(np.arange(sources), hypotheses)
+        inputs = [
+            previous.reshape(-1, 1).astype(np.int32),
+            memory.values[rows],
+            memory.mask[rows],
+            *states,
+        ]
+        count = len(rows)
+        if self._pad and _bucket(count) > count:
+            extra = _bucket(count) - count
+            inputs = [
+                np.concatenate([x, np.zeros((extra, *x.shape[1:]), x.dtype)])
+                for x in inputs
+            ]
+            inputs[2][count:] = True  # attention over something
+        outputs = [ops.convert_to_numpy(x)[:count] for x in self._step(*inputs)]
+        probabilities, *states = outputs
+        return probabilities.reshape(sources, hypotheses, -1), states
+
+    def step(self, previous, memory, states):
+        probabilities, states = self._probabilities(previous, memory, states)
+        return search.clipped_log(probabilities), states
+
+    def step_exps(self, previous, memory, states):
+        probabilities, states = self._probabilities(previous, memory, states)
+        sums = np.ones(probabilities.shape[:2], np.float32)
+        return probabilities, sums, states
+
+
+def plan(model, jit_compile=False):
+    """The model's `KerasPlan`, made once per model and `jit_compile`."""
+    key = ("plan", bool(jit_compile))
+    cache = model._inference_models  # the Seq2Seq's own cache
+    if key not in cache:
+        cache[key] = KerasPlan(model, jit_compile)
+    return cache[key]
 
 
 def greedy_decode(model, source_ids, *, start_id, end_id, max_length):
@@ -127,10 +170,7 @@ def greedy_decode(model, source_ids, *, start_id, end_id, max_length):
     Returns:
         `(ids, scores)`: `(batch, max_length)` int32 ids (0 after end) and
         the `(batch,)` float32 log-probability of each sequence under the
-        model (end included), as backend tensors.
-
-    To decode many batches, or on JAX (where an eager call compiles its
-    loop and setup ops anew each time), use `compiled_decoder`.
+        model (end included), as NumPy arrays.
 
     Example:
     ```python
@@ -139,48 +179,13 @@ def greedy_decode(model, source_ids, *, start_id, end_id, max_length):
     ```
     """
     _check_common(model, start_id, end_id, max_length)
-    step_model = model.decoder_step_model()
-    encoder_outputs, source_mask, states, empty = _encode(model, source_ids)
-    positions = ops.arange(max_length, dtype="int32")
-    zero = ops.zeros_like(ops.cast(empty, "int32"))  # (batch,)
-    first = ops.logical_and(
-        ops.expand_dims(empty, 1), ops.expand_dims(positions == 0, 0)
+    return search.greedy(
+        plan(model),
+        _check_source(model, source_ids),
+        start_id=start_id,
+        end_id=end_id,
+        max_length=max_length,
     )
-    tokens = ops.where(first, end_id, 0 * ops.expand_dims(zero, 1))
-    tokens = ops.cast(tokens, "int32")
-    scores = ops.cast(zero, "float32")
-    previous = ops.expand_dims(zero + start_id, 1)
-    step = ops.convert_to_tensor(0, "int32")
-
-    def cond(step, tokens, scores, finished, previous, *states):
-        return ops.logical_and(
-            step < max_length, ops.logical_not(ops.all(finished))
-        )
-
-    def body(step, tokens, scores, finished, previous, *states):
-        log_probs, states = _step(
-            step_model, previous, encoder_outputs, source_mask, states
-        )
-        log_probs = _never_padding(log_probs)
-        token = ops.cast(ops.argmax(log_probs, axis=-1), "int32")
-        token_log_prob = ops.take_along_axis(
-            log_probs, ops.expand_dims(token, 1), axis=1
-        )[:, 0]
-        live = ops.logical_not(finished)
-        token = ops.where(live, token, 0)
-        scores = scores + ops.where(live, token_log_prob, 0.0)
-        write = ops.logical_and(
-            ops.expand_dims(positions == step, 0), ops.expand_dims(live, 1)
-        )
-        tokens = ops.where(write, ops.expand_dims(token, 1), tokens)
-        finished = ops.logical_or(finished, token == end_id)
-        previous = ops.expand_dims(ops.where(finished, end_id, token), 1)
-        return (step + 1, tokens, scores, finished, previous, *states)
-
-    loop = ops.while_loop(
-        cond, body, (step, tokens, scores, empty, previous, *states)
-    )
-    return loop[1], loop[2]
 
 
 def beam_search(
@@ -209,8 +214,7 @@ def beam_search(
 
     Beam search is not guaranteed to find a more probable sequence than
     greedy decoding (the greedy prefix can fall out of the beam), though
-    it usually does. To decode many batches, or on JAX, use
-    `compiled_decoder`.
+    it usually does.
 
     Args:
         model: a `zoo.Seq2Seq`.
@@ -227,8 +231,9 @@ def beam_search(
         the best hypothesis and its `(batch,)` log-probability under the
         model (not length-normalised); with `return_all_beams=True`,
         `(batch, beam_width, max_length)` and `(batch, beam_width)`,
-        best first. Hypotheses that never got off the ground (more beams
-        than possible sequences) have scores near -1e9.
+        best first, as NumPy arrays. Hypotheses that never got off the
+        ground (more beams than possible sequences) have scores near
+        -1e9.
 
     Example:
     ```python
@@ -238,103 +243,16 @@ def beam_search(
     """
     _check_common(model, start_id, end_id, max_length)
     _check_beam(beam_width, length_penalty)
-    v.check_bool("return_all_beams", return_all_beams)
-    step_model = model.decoder_step_model()
-    vocabulary = model.target_vocabulary_size
-    beams = beam_width
-    encoder_outputs, source_mask, states, empty = _encode(model, source_ids)
-    # Every source row becomes `beams` consecutive rows.
-    encoder_outputs = ops.repeat(encoder_outputs, beams, axis=0)
-    source_mask = ops.repeat(source_mask, beams, axis=0)
-    states = [ops.repeat(s, beams, axis=0) for s in states]
-
-    positions = ops.arange(max_length, dtype="int32")
-    finished = ops.repeat(ops.expand_dims(empty, 1), beams, axis=1)  # (B, K)
-    zero = ops.zeros_like(ops.cast(finished, "int32"))  # (B, K)
-    first = ops.logical_and(
-        ops.expand_dims(finished, 2), positions == 0
-    )  # (B, K, L)
-    tokens = ops.cast(ops.where(first, end_id, 0), "int32")
-    lengths = ops.cast(finished, "int32")
-    # Only the first beam is live at the start, so the first step expands
-    # one hypothesis instead of `beams` copies of it.
-    beam_index = ops.arange(beams, dtype="int32")
-    scores = ops.where(beam_index == 0, 0.0, _IMPOSSIBLE)
-    scores = ops.cast(zero, "float32") + ops.cast(scores, "float32")
-    previous = ops.reshape(zero + start_id, (-1, 1))
-    step = ops.convert_to_tensor(0, "int32")
-    # A finished hypothesis has one continuation: padding, at no cost.
-    only_padding = ops.where(ops.arange(vocabulary) == 0, 0.0, _IMPOSSIBLE)
-    only_padding = ops.cast(only_padding, "float32")
-
-    def cond(step, tokens, scores, lengths, finished, previous, *states):
-        return ops.logical_and(
-            step < max_length, ops.logical_not(ops.all(finished))
-        )
-
-    def body(step, tokens, scores, lengths, finished, previous, *states):
-        log_probs, states = _step(
-            step_model, previous, encoder_outputs, source_mask, states
-        )
-        log_probs = _never_padding(log_probs)
-        log_probs = ops.reshape(log_probs, (-1, beams, vocabulary))
-        log_probs = ops.where(
-            ops.expand_dims(finished, 2), only_padding, log_probs
-        )
-        totals = ops.expand_dims(scores, 2) + log_probs  # (B, K, V)
-        new_lengths = lengths + ops.cast(ops.logical_not(finished), "int32")
-        norm = ops.power(ops.cast(new_lengths, "float32"), length_penalty)
-        ranked = totals / ops.expand_dims(norm, 2)
-        ranked = ops.reshape(ranked, (-1, beams * vocabulary))
-        _, best = ops.top_k(ranked, beams)  # (B, K), sorted
-        best = ops.cast(best, "int32")
-        source_beam = best // vocabulary
-        token = best % vocabulary
-
-        def pick(x):  # (B, K, ...) -> the surviving hypotheses' rows
-            index = source_beam
-            if len(x.shape) == 3:
-                index = ops.expand_dims(index, 2)  # broadcast over axis 2
-            return ops.take_along_axis(x, index, axis=1)
-
-        scores = ops.take_along_axis(
-            ops.reshape(totals, (-1, beams * vocabulary)), best, axis=1
-        )
-        was_finished = pick(finished)
-        lengths = pick(new_lengths)
-        tokens = pick(tokens)
-        live = ops.logical_not(was_finished)
-        token = ops.where(live, token, 0)
-        write = ops.logical_and(ops.expand_dims(live, 2), positions == step)
-        tokens = ops.where(write, ops.expand_dims(token, 2), tokens)
-        finished = ops.logical_or(was_finished, token == end_id)
-        states = [
-            ops.reshape(
-                pick(ops.reshape(s, (-1, beams, s.shape[-1]))),
-                (-1, s.shape[-1]),
-            )
-            for s in states
-        ]
-        previous = ops.reshape(ops.where(finished, end_id, token), (-1, 1))
-        return (
-            step + 1,
-            tokens,
-            scores,
-            lengths,
-            finished,
-            previous,
-            *states,
-        )
-
-    loop = ops.while_loop(
-        cond,
-        body,
-        (step, tokens, scores, lengths, finished, previous, *states),
+    return search.beam(
+        plan(model),
+        _check_source(model, source_ids),
+        start_id=start_id,
+        end_id=end_id,
+        max_length=max_length,
+        beam_width=beam_width,
+        length_penalty=length_penalty,
+        return_all_beams=return_all_beams,
     )
-    tokens, scores = loop[1], loop[2]
-    if return_all_beams:
-        return tokens, scores
-    return tokens[:, 0], scores[:, 0]
 
 
 def sequence_log_prob(model, source_ids, target_ids, *, start_id):
@@ -371,7 +289,8 @@ def sequence_log_prob(model, source_ids, target_ids, *, start_id):
     inputs = ops.concatenate([start, target_ids[:, :-1]], axis=1)
     real = target_ids != 0
     inputs = ops.where(real, inputs, 0)
-    log_probs = _log_probs(model((source_ids, inputs), training=False))
+    probabilities = model((source_ids, inputs), training=False)
+    log_probs = ops.log(ops.maximum(probabilities, float(search.TINY)))
     picked = ops.take_along_axis(
         log_probs, ops.expand_dims(target_ids, -1), axis=-1
     )[..., 0]
@@ -379,20 +298,13 @@ def sequence_log_prob(model, source_ids, target_ids, *, start_id):
 
 
 def compiled_decoder(model, method="greedy", *, jit_compile=False, **options):
-    """`greedy_decode` or `beam_search` compiled for the current backend.
-
-    TensorFlow: a `tf.function` (graph mode; `reduce_retracing=True`, so
-    new batch sizes and source widths soon stop retracing), compiled with
-    XLA when `jit_compile=True` (checked on CPU; on GPU, XLA cannot compile
-    the cuDNN LSTM/GRU kernels Keras picks there, so keep the default).
-    JAX: a `jax.jit` function that takes the model's current variable
-    values on each call (via `keras.StatelessScope`), so weights trained
-    later are used without recompiling; each new source shape compiles
-    once (pad sources to a few fixed widths). Other backends get the eager
-    function. The backend is imported lazily, here only.
-
-    On JAX prefer this to calling the decoders eagerly: eagerly, every
-    setup op and the loop compile separately at each call.
+    """`greedy_decode` or `beam_search` as one function of the source ids,
+    its options checked now: the one loop (`zoo.seq2seq.search`) over the
+    model's `KerasPlan`, whose encoder and decoder step are compiled for
+    the backend (`zoo.inference.compile_function`: a `tf.function`, with
+    XLA when `jit_compile=True`, TensorFlow only; a `jax.jit` function of
+    the current variable values; PyTorch's eager call under
+    `inference_mode`). The weights are read at each call.
 
     Args:
         model: a `zoo.Seq2Seq`.
@@ -413,11 +325,28 @@ def compiled_decoder(model, method="greedy", *, jit_compile=False, **options):
     ids, scores = decode(source_ids)
     ```
     """
-    v.check_choice("method", method, METHODS)
     v.check_bool("jit_compile", jit_compile)
-    decode = greedy_decode if method == "greedy" else beam_search
-    # Check the options now, not at the first call, and build the
-    # inference models outside any trace.
+    options = check_options(model, method, options)
+    return Decoder(model, method, lambda: plan(model, jit_compile), options)
+
+
+def check_options(model, method, options):
+    """A decoder's `method` and `options`, checked (each named with what
+    was received) and completed with beam search's defaults."""
+    v.check_choice("method", method, METHODS)
+    options = dict(options)
+    allowed = {"start_id", "end_id", "max_length"}
+    if method == "beam":
+        allowed |= {"beam_width", "length_penalty", "return_all_beams"}
+        options.setdefault("beam_width", 4)
+        options.setdefault("length_penalty", 1.0)
+        options.setdefault("return_all_beams", False)
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise TypeError(
+            f"decoder({method!r}) takes no option {unknown[0]!r}; it "
+            f"takes {', '.join(sorted(allowed))}."
+        )
     _check_common(
         model,
         options.get("start_id"),
@@ -425,19 +354,26 @@ def compiled_decoder(model, method="greedy", *, jit_compile=False, **options):
         options.get("max_length"),
     )
     if method == "beam":
-        _check_beam(
-            options.get("beam_width", 4), options.get("length_penalty", 1.0)
-        )
-    model.encoder_model()
-    model.decoder_step_model()
-    function = functools.partial(decode, model, **options)
-    compiled = inference.compile_function(
-        model, function, jit_compile=jit_compile
-    )
+        _check_beam(options["beam_width"], options["length_penalty"])
+        v.check_bool("return_all_beams", options["return_all_beams"])
+    return options
 
-    def run(source_ids):
-        # Here, not in the trace: a compiled call has no values to check.
-        source_ids = _check_source(model, source_ids)
-        return compiled(source_ids)
 
-    return run
+class Decoder:
+    """`source_ids -> (ids, scores)`: the one loop of `method` over a plan
+    (`make_plan()`: a `KerasPlan` or `zoo.engine`'s NumPy plan) with
+    checked `options`; the source ids are checked at each call."""
+
+    def __init__(self, model, method, make_plan, options):
+        self.model, self.options, self.make_plan = model, options, make_plan
+        self.decode = search.greedy if method == "greedy" else search.beam
+        self.plan = make_plan()
+
+    def __call__(self, source_ids):
+        ids = _check_source(self.model, source_ids)
+        return self.decode(self.plan, ids, **self.options)
+
+    def refresh(self):
+        """Makes the plan again (a NumPy plan reads the weights anew)."""
+        self.plan = self.make_plan()
+        return self

@@ -7,6 +7,7 @@ from zoo import inference
 from zoo import language_model
 from zoo import text as text_lib
 from zoo._package import PACKAGE
+from zoo.tasks.tagger import checked_words
 from zoo.tasks.task import Task
 from zoo.tasks.task import check_list
 
@@ -77,14 +78,11 @@ class BiLM(Task, keras.Model):
     @staticmethod
     def split(sentences):
         """Lists of words: a raw string split into words and punctuation
-        (`zoo.text.tokenize`, case kept), a list of words as it is."""
+        (`zoo.text.tokenize`, case kept), a list of words as it is; any
+        other item (None, a number, a word that is not a string) is
+        refused in one line naming it."""
         check_list("sentences", sentences, "a list of sentences")
-        return [
-            text_lib.tokenize(s, lowercase=False, split_punctuation=True)
-            if isinstance(s, str)
-            else list(s)
-            for s in sentences
-        ]
+        return [_words(s, f"sentences[{i}]") for i, s in enumerate(sentences)]
 
     def encode(self, sentences):
         """`(word ids, character ids)` for lists of words."""
@@ -128,8 +126,9 @@ class BiLM(Task, keras.Model):
 
     def next_words(self, sentence):
         """`["word -> most likely next word", ...]` after each prefix of
-        one sentence, by the forward direction (exact softmax)."""
-        words = self.split([sentence])[0]
+        one sentence (a raw string or a list of words), by the forward
+        direction (exact softmax)."""
+        words = _words(sentence, "sentence")
         layers = self.layers_of([words])[0]
         top = layers[:, -1, : self.encoder.units]
         softmax = self.get_layer("softmax")
@@ -159,6 +158,17 @@ class BiLM(Task, keras.Model):
             "backward_nll": [round(float(x), 4) for x in nll[:, 1]],
             "next_words": self.next_words(words),
         }
+
+
+def _words(sentence, name):
+    """One sentence's words: a raw string split into words and
+    punctuation (case kept), or a list or tuple of words (`checked_words`:
+    a `TypeError` naming `name` for anything else)."""
+    if isinstance(sentence, str):
+        return text_lib.tokenize(
+            sentence, lowercase=False, split_punctuation=True
+        )
+    return checked_words(sentence, name)
 
 
 def _encoder_function(model):
