@@ -208,3 +208,21 @@ def test_every_zoo_layer_declares_how_it_is_served(name):
         f"{name} declares {form!r} but the engine "
         f"{'has' if in_engine else 'has no'} NumPy form of it"
     )
+
+
+def test_a_very_long_sentence_is_tagged_alone_not_padded_into():
+    tagger = _tagger()
+    shapes = []
+    tag_ids = tagger.batch_tag_ids
+
+    def recorded(sentences):
+        shapes.append((len(sentences), max(len(s) for s in sentences)))
+        return tag_ids(sentences)
+
+    tagger.batch_tag_ids = recorded
+    long = ["the", "dog"] * 5000
+    sentences = [["a", "cat"]] * 63 + [long]
+    tagged = tagger.tag(sentences)
+    assert shapes == [(63, 2), (1, 10000)]
+    assert tagged[-1] == tagger.tag([long])[0]
+    assert tagged[0] == tagger.tag([["a", "cat"]])[0]

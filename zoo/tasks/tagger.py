@@ -155,18 +155,39 @@ def best_tags(outputs, real, decode=None):
     return decode(outputs, real)
 
 
+# The padded words a batch of `predict_tags` may hold, per sentence.
+PADDED_WORDS = 128
+
+
+def _batches(order, sentences, batch_size):
+    """`order` (indices sorted by length) cut into batches of at most
+    `batch_size` sentences and `batch_size * PADDED_WORDS` padded words."""
+    batch = []
+    for i in order:
+        padded = (len(batch) + 1) * max(len(sentences[i]), 1)
+        full = len(batch) == batch_size
+        if batch and (full or padded > batch_size * PADDED_WORDS):
+            yield batch
+            batch = []
+        batch.append(i)
+    if batch:
+        yield batch
+
+
 class SentenceTagging:
     """What a `Tagger` and a `zoo.tasks.TaggerEnsemble` share: tags for
     lists of words (`predict_tags`) and for raw text (`tag`), from a
     class's `labels` and `batch_tag_ids(sentences)`."""
 
     def predict_tags(self, sentences, batch_size=64):
-        """Tags for lists of words, batched by length (little padding)."""
+        """Tags for lists of words, batched by length (little padding), at
+        most `batch_size` sentences and `batch_size * PADDED_WORDS` padded
+        words a batch: a very long sentence goes alone, not padded into
+        by 63 short ones (a 20,000-word line among them took 7 GB)."""
         order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
         labels = self.labels
         result = [None] * len(sentences)
-        for start in range(0, len(order), batch_size):
-            batch = order[start : start + batch_size]
+        for batch in _batches(order, sentences, batch_size):
             columns = self.batch_tag_ids([sentences[i] for i in batch])
             for i, row in zip(batch, columns):
                 result[i] = [labels[j] for j in row[: len(sentences[i])]]
