@@ -75,7 +75,9 @@ def _check_source(model, source_ids):
         size,
         what=f"source token ids (source_vocabulary_size={size})",
     )
-    ids = np.asarray(ops.convert_to_numpy(ids)).astype(np.int32)
+    if not isinstance(ids, np.ndarray):  # a backend tensor
+        ids = ops.convert_to_numpy(ids)
+    ids = ids.astype(np.int32, copy=False)
     if ids.ndim != 2:
         raise ValueError(
             "`source_ids` must be a (batch, steps) matrix of right-padded "
