@@ -226,3 +226,20 @@ def test_a_very_long_sentence_is_tagged_alone_not_padded_into():
     assert shapes == [(63, 2), (1, 10000)]
     assert tagged[-1] == tagger.tag([long])[0]
     assert tagged[0] == tagger.tag([["a", "cat"]])[0]
+
+
+def test_a_very_long_text_is_classified_alone_not_padded_into():
+    classifier = _classifier()
+    widths = []
+    infer = classifier.infer
+
+    def recorded(inputs):
+        widths.append(np.shape(inputs))
+        return infer(inputs)
+
+    classifier.infer = recorded
+    long = " ".join(["the dog sees a cat ."] * 2000)
+    texts = ["a cat", long, "the dog sees a cat ."]
+    found = classifier.classify(texts)
+    assert [shape[0] for shape in widths] == [2, 1]
+    assert found == [classifier.classify([t])[0] for t in texts]

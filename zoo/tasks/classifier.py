@@ -8,6 +8,7 @@ from zoo._package import PACKAGE
 from zoo.tasks.task import LabelledText
 from zoo.tasks.task import Task
 from zoo.tasks.task import check_list
+from zoo.tasks.task import length_batches
 
 
 def words_of(vocabulary, text):
@@ -54,14 +55,17 @@ class TextClassifier(LabelledText, Task, keras.Model):
         return ids, characters.encode(words, width=ids.shape[1])
 
     def probabilities(self, texts, batch_size=64, max_length=None):
-        """`(len(texts), classes)` probabilities."""
-        rows = []
-        for start in range(0, len(texts), batch_size):
-            inputs = self.encode(texts[start : start + batch_size], max_length)
-            rows.append(self.infer(inputs))
-        if not rows:
-            return np.zeros((0, len(self.labels)), "float32")
-        return np.concatenate(rows)
+        """`(len(texts), classes)` probabilities, the texts batched by
+        length (`length_batches`, on their whitespace-separated words), so
+        one very long text does not pad every other to its length."""
+        result = np.zeros((len(texts), len(self.labels)), "float32")
+        lengths = [
+            len(t.split()) if isinstance(t, str) else len(t) for t in texts
+        ]
+        for batch in length_batches(lengths, batch_size):
+            inputs = self.encode([texts[i] for i in batch], max_length)
+            result[batch] = self.infer(inputs)
+        return result
 
     def classify(self, texts, batch_size=64, max_length=None):
         """`[(label, probability), ...]`, one pair per raw string (each

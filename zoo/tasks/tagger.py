@@ -12,6 +12,7 @@ from zoo._package import PACKAGE
 from zoo.tasks.task import LabelledText
 from zoo.tasks.task import Task
 from zoo.tasks.task import check_list
+from zoo.tasks.task import length_batches
 from zoo.walk import optional_layer
 
 # The 12 universal tags (Petrov, Das and McDonald 2012), as the Brown
@@ -155,25 +156,6 @@ def best_tags(outputs, real, decode=None):
     return decode(outputs, real)
 
 
-# The padded words a batch of `predict_tags` may hold, per sentence.
-PADDED_WORDS = 128
-
-
-def _batches(order, sentences, batch_size):
-    """`order` (indices sorted by length) cut into batches of at most
-    `batch_size` sentences and `batch_size * PADDED_WORDS` padded words."""
-    batch = []
-    for i in order:
-        padded = (len(batch) + 1) * max(len(sentences[i]), 1)
-        full = len(batch) == batch_size
-        if batch and (full or padded > batch_size * PADDED_WORDS):
-            yield batch
-            batch = []
-        batch.append(i)
-    if batch:
-        yield batch
-
-
 class SentenceTagging:
     """What a `Tagger` and a `zoo.tasks.TaggerEnsemble` share: tags for
     lists of words (`predict_tags`) and for raw text (`tag`), from a
@@ -184,10 +166,10 @@ class SentenceTagging:
         most `batch_size` sentences and `batch_size * PADDED_WORDS` padded
         words a batch: a very long sentence goes alone, not padded into
         by 63 short ones (a 20,000-word line among them took 7 GB)."""
-        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
         labels = self.labels
         result = [None] * len(sentences)
-        for batch in _batches(order, sentences, batch_size):
+        lengths = [len(s) for s in sentences]
+        for batch in length_batches(lengths, batch_size):
             columns = self.batch_tag_ids([sentences[i] for i in batch])
             for i, row in zip(batch, columns):
                 result[i] = [labels[j] for j in row[: len(sentences[i])]]

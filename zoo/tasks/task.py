@@ -103,6 +103,28 @@ def check_list(name, values, what="a list (one item per input)"):
         )
 
 
+# The padded words (or tokens) a batch of raw text may hold, per row.
+PADDED_WORDS = 128
+
+
+def length_batches(lengths, batch_size):
+    """The indices of inputs of `lengths`, sorted by length and cut into
+    batches of at most `batch_size` rows and `batch_size * PADDED_WORDS`
+    padded words: little padding, and a very long input goes alone
+    rather than padding many short ones to its length."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batch = []
+    for i in order:
+        padded = (len(batch) + 1) * max(lengths[i], 1)
+        full = len(batch) == batch_size
+        if batch and (full or padded > batch_size * PADDED_WORDS):
+            yield batch
+            batch = []
+        batch.append(i)
+    if batch:
+        yield batch
+
+
 class Task:
     """The mixin of every `zoo.tasks` model: presets, raw text in, and
     the compiled inference call.
