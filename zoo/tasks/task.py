@@ -51,8 +51,6 @@ _LOCK = threading.RLock()
 RUNNERS = ("auto", "numpy", "keras")
 _SHARED = {}
 _SHARED_LOCK = threading.Lock()
-# How a task model serves raw text (`Task.set_runner`).
-RUNNERS = ("auto", "numpy", "keras")
 
 
 def shared(cls, preset):
@@ -278,13 +276,14 @@ class Task:
         Whether the model was compiled plays no part.
         """
         v.check_choice("runner", runner, RUNNERS)
+        before = self.__dict__.get("_zoo_runner", "auto")
         with _LOCK:
             self.__dict__["_zoo_runner"] = runner
             object.__setattr__(self, "_zoo_compiled", {})
         if runner == "numpy":
             reason = self._numpy_refusal()
             if reason is not None:
-                self.__dict__["_zoo_runner"] = "auto"
+                self.__dict__["_zoo_runner"] = before  # the choice stands
                 raise ValueError(
                     f"runner='numpy' cannot serve {type(self).__name__} "
                     f"{self.name!r}: {reason} Use runner='keras' (or "
