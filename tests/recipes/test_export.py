@@ -39,18 +39,8 @@ def test_a_dest_through_a_file_and_a_foreign_run_are_refused(tmp_path, capsys):
         capsys,
     )
     assert line.endswith(f"not a folder ({tmp_path / 'file'} is a file)")
-    run = tmp_path / "run"
-    run.mkdir()
-    vocabulary = zoo.layers.TokenVocabulary(["a", "b"], name="vocabulary")
-    model = zoo.heads.sequence_tagger(
-        zoo.stacked_lstm(1, 4, vocabulary_size=4),
-        3,
-        labels=["", "A", "B"],
-        vocabulary=vocabulary,
-    )
-    model.save(run / "model.keras")
-    (run / "config.json").write_text(json.dumps({"dataset": "brown"}))
-    (run / "metrics.json").write_text("[]")
+    run = _finished_run(tmp_path / "run")
+    (run / "metrics.json").write_text("[]")  # damaged: a list
     line = _refused(["export", str(run), "y", "--dest", str(tmp_path)], capsys)
     assert "metrics.json is damaged: a JSON list" in line
     assert "not a finished run of recipes.tagging to export" in line
