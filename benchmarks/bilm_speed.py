@@ -7,7 +7,7 @@ PyTorch, side by side in one process (round robin, medians).
     python benchmarks/bilm_speed.py --quick            # a smoke run
     KERAS_BACKEND=torch python benchmarks/bilm_speed.py --keras-adam
 
-The zoo model is `zoo.language_model.bidirectional_language_model` as
+The zoo model is `zoo.tasks.BiLM.create` (`zoo.language_model.bilm_graph`) as
 `recipes.language_model` builds it by default (a character CNN and a
 projection, a forward and a backward 2-layer residual LSTM stack of 256,
 a sampled softmax of 512 negatives over 30,000 words), trained with
@@ -31,7 +31,6 @@ ratio zoo / PyTorch; writes `benchmarks/results/bilm_speed_cpu_BACKEND.json`.
 """
 
 import argparse
-import json
 import math
 import pathlib
 import statistics
@@ -71,7 +70,7 @@ def data(shape, seed=0):
 
 def zoo_model(shape, optimizer=None):
     tokens = ["<s>", "</s>"] + [f"w{i}" for i in range(shape["vocabulary"] - 4)]
-    model = zoo.language_model.bidirectional_language_model(
+    model = zoo.tasks.BiLM.create(
         zoo.layers.TokenVocabulary(tokens, name="vocabulary"),
         zoo.layers.CharacterVocabulary(CHAR_SET, name="characters"),
         units=shape["units"],
@@ -276,10 +275,8 @@ def main(argv=None):
         "one softmax call for both directions: "
         f"{result['ratio_zoo_to_pytorch_fused_adam_one_softmax']:.3f}"
     )
-    suffix = "_quick" if args.quick else ""
-    path = _common.RESULTS / f"bilm_speed_cpu_{backend}{suffix}.json"
-    path.write_text(json.dumps(result, indent=2) + "\n")
-    return result
+    path = _common.default_output("bilm_speed", args.quick, device="cpu")
+    return _common.save_json(path, result)
 
 
 if __name__ == "__main__":

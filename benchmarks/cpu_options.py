@@ -47,7 +47,6 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks import _common  # noqa: E402
-from benchmarks._common import matmul_peak  # noqa: E402
 from benchmarks._common import versions  # noqa: E402
 from benchmarks.peers import TorchContender  # noqa: E402
 from benchmarks.peers import flops_per_token  # noqa: E402
@@ -291,8 +290,7 @@ def main(argv=None):
     print("command:", _common.command_line(argv))
     print("machine:", json.dumps(machine_info()))
     print("versions:", json.dumps(versions()))
-    peak_start, source = matmul_peak()
-    print(f"matmul peak (start): {peak_start / 1e9:.1f} GFLOP/s, {source}")
+    peak_start, source = _common.peak_at_start()
 
     rng = np.random.default_rng(0)
     b, t, f = shape["batch"], shape["steps"], shape["features"]

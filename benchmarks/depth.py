@@ -22,7 +22,7 @@ suite's shapes (default: `peers.py`'s small shape, batch 64, 100 steps,
 128 features, 256 units, at every depth; no fixed-budget sweep), the
 machine and library versions, and the achieved FLOP/s against the
 fp32 matrix-multiply peak measured in the same process at the start and
-at the end of the run (`peers.matmul_peak`; FLOPs per training token
+at the end of the run (`_common.peak_at_start`; FLOPs per training token
 3 x sum over layers of 2 G H (in + H), `peers.flops_per_token`).
 
 Peak memory is the host process's resident memory: on a GPU it is not the
@@ -30,7 +30,6 @@ device memory. Results: `--output` (JSON) with a PNG next to it.
 """
 
 import argparse
-import logging
 import os
 import pathlib
 import statistics
@@ -48,10 +47,10 @@ import numpy as np  # noqa: E402
 import harness  # noqa: E402
 import zoo  # noqa: E402
 from benchmarks import _common  # noqa: E402
-from benchmarks._common import matmul_peak  # noqa: E402
 from benchmarks.peers import SHAPES  # noqa: E402
 from benchmarks.peers import flops_per_token  # noqa: E402
 from diagnostics import cost  # noqa: E402
+from diagnostics import timing  # noqa: E402
 from diagnostics.timing import machine_info  # noqa: E402
 
 
@@ -70,17 +69,8 @@ def parse_args(argv):
         help="peak memory, one fresh process per depth (default: on)",
     )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--output",
-        default=None,
-        help="JSON path (default benchmarks/results/depth_<cpu|gpu>_"
-        "<backend>.json, _quick.json with --quick); the plot goes "
-        "next to it as .png",
-    )
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="smoke test: tiny shapes, depths 1:3, 2 repeats",
+    _common.add_result_arguments(
+        parser, "depth", "tiny shapes, depths 1:3, 2 repeats"
     )
     args = parser.parse_args(argv)
     if args.quick:
@@ -160,33 +150,28 @@ def main(argv=None):
         f"{args.shape}: {shape}; blocks of {cost.TRAIN_BLOCK} train steps "
         f"and {cost.LATENCY_BLOCK} batch-1 calls, {args.repeats} repeats"
     )
-    peak_start, peak_source = matmul_peak()
-    print(f"matmul peak (start): {peak_start / 1e9:.1f} GFLOP/s, {peak_source}")
-    if kind == "gpu":
-        print(
-            "note: the matmul peak is the CPU's and peak memory the host "
-            "process's; on a GPU read the GFLOP/s and step columns"
-        )
+    peak_start, peak_source = _common.peak_at_start(
+        kind == "gpu",
+        "note: the matmul peak is the CPU's and peak memory the host "
+        "process's; on a GPU read the GFLOP/s and step columns",
+    )
 
     keras.utils.set_random_seed(args.seed)  # once: see regularisation.py
     data = cost.batch(ns.batch_size, ns.steps, ns.features, args.seed)
     models, stacks = [], []
     setup_start = time.perf_counter()
-    tf_logger = logging.getLogger("tensorflow")  # retracing warnings
-    level = tf_logger.level
-    tf_logger.setLevel(logging.ERROR)
-    for depth in args.depth_list:
-        start = time.perf_counter()
-        model, stack = cost.build(args.cell, depth, ns.units, ns.features)
-        cost.warm_up(model, data)
-        models.append(model)
-        stacks.append(stack)
-        print(
-            f"L={depth}: {stack.count_params():,} stack parameters, built "
-            f"and warmed up in {time.perf_counter() - start:.1f} s",
-            flush=True,
-        )
-    tf_logger.setLevel(level)
+    with timing.quiet_tensorflow():  # retracing warnings
+        for depth in args.depth_list:
+            start = time.perf_counter()
+            model, stack = cost.build(args.cell, depth, ns.units, ns.features)
+            cost.warm_up(model, data)
+            models.append(model)
+            stacks.append(stack)
+            print(
+                f"L={depth}: {stack.count_params():,} stack parameters, built "
+                f"and warmed up in {time.perf_counter() - start:.1f} s",
+                flush=True,
+            )
     print(f"setup took {time.perf_counter() - setup_start:.0f} s")
 
     run_start = time.perf_counter()

@@ -121,7 +121,7 @@ def main(argv=None):
     model = models.load_saved_model(
         args.model or run / "model.keras", "--model" if args.model else "--run"
     )
-    vocabulary = model.get_layer("vocabulary")
+    vocabulary = model.vocabulary
     known = set(vocabulary.tokens)
     data, counts = language_model.TASK.load_data(config)
     bilm = score_bilm(config, data, counts, model)
@@ -248,8 +248,8 @@ def score_bilm(config, data, counts, model):
     task = language_model.TASK
     state = State(
         data,
-        model.get_layer("vocabulary"),
-        model.get_layer("characters"),
+        model.vocabulary,
+        model.characters,
         counts,
     )
     zoo.language_model.compile(model)

@@ -15,7 +15,6 @@ with `fused=True`. Prints milliseconds per step; writes
 """
 
 import argparse
-import json
 import pathlib
 import statistics
 import sys
@@ -95,10 +94,8 @@ def main(argv=None):
     print("|---|---|")
     for key, value in ms.items():
         print(f"| {key} | {value:.1f} |")
-    suffix = "_quick" if args.quick else ""
-    path = _common.RESULTS / f"optimizer_speed_cpu_torch{suffix}.json"
-    path.write_text(json.dumps(result, indent=2) + "\n")
-    return result
+    path = _common.default_output("optimizer_speed", args.quick, device="cpu")
+    return _common.save_json(path, result)
 
 
 if __name__ == "__main__":

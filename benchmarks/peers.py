@@ -62,7 +62,6 @@ import numpy as np  # noqa: E402
 
 import zoo  # noqa: E402
 from benchmarks import _common  # noqa: E402
-from benchmarks._common import matmul_peak  # noqa: E402
 from benchmarks._common import torch  # noqa: E402
 from benchmarks._common import versions  # noqa: E402
 from diagnostics import timing  # noqa: E402
@@ -210,16 +209,11 @@ def parse_args(argv):
         help="allow TF32 in PyTorch on GPUs (default: strict fp32, "
         "the precision the Keras models run at)",
     )
-    parser.add_argument(
-        "--output",
-        default=None,
-        help="JSON path (default benchmarks/results/peers_<cpu|gpu>_"
-        "<backend>.json); the plot goes next to it as .png",
-    )
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="smoke test: first cell only, L=1,2, 2 repeats, tiny shapes",
+    _common.add_result_arguments(
+        parser,
+        "peers",
+        "first cell only, L=1,2, 2 repeats, tiny shapes",
+        quick_file=False,
     )
     args = parser.parse_args(argv)
     args.cells = [c.strip() for c in args.cells.split(",") if c.strip()]
@@ -300,13 +294,7 @@ def main(argv=None):
     print(
         f"shape {args.shape}: {shape}, latency: batch 1, {LATENCY_STEPS} steps"
     )
-    peak_start, peak_source = matmul_peak()
-    print(f"matmul peak (start): {peak_start / 1e9:.1f} GFLOP/s, {peak_source}")
-    if on_gpu:
-        print(
-            "note: the matmul peak above is the CPU's; on a GPU read the "
-            "GFLOP/s column, not the % of CPU peak"
-        )
+    peak_start, peak_source = _common.peak_at_start(on_gpu)
 
     rng = np.random.default_rng(0)
     b, t, f = shape["batch"], shape["steps"], shape["features"]

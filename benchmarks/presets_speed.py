@@ -67,7 +67,7 @@ from benchmarks import _common  # noqa: E402
 from benchmarks import _onnx  # noqa: E402
 from benchmarks import baselines  # noqa: E402
 from diagnostics import timing  # noqa: E402
-from recipes import seq2seq  # noqa: E402
+from recipes import g2p  # noqa: E402
 from recipes import tagging  # noqa: E402
 
 
@@ -76,8 +76,8 @@ def g2p_contenders(args):
     inputs, for the G2P task."""
     import phonetisaurus
 
-    config = seq2seq.Config(stress=True, quick=args.quick)
-    _, (train, _, test) = seq2seq.load_data(config)
+    config = g2p.Config(stress=True, quick=args.quick)
+    _, (train, _, test) = g2p.load_data(config)
     words = sorted(test)
     transcriber = zoo.Transcriber.from_preset(args.model)
     size = args.batch_size

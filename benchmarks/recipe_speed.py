@@ -3,7 +3,7 @@
     python benchmarks/recipe_speed.py [--steps 30] [--repeats 3]
 
 Trains each recipe's *default model* (the one `python -m recipes.tagging
---pretrained none` and `python -m recipes.seq2seq` build; the tagger's
+--pretrained none` and `python -m recipes.g2p` build; the tagger's
 default biLM is timed on its own by `benchmarks/bilm_speed.py`) for a
 fixed number of steps on its own batches (`recipes.task.Task`: the same
 data pipeline the recipe feeds `fit`, here on the `--quick` subset of

@@ -52,7 +52,7 @@ torch); results go to `--output` (JSON) and a PNG next to it.
 """
 
 import argparse
-import logging
+import itertools
 import os
 import pathlib
 import statistics
@@ -69,7 +69,6 @@ import numpy as np  # noqa: E402
 
 import zoo  # noqa: E402
 from benchmarks import _common  # noqa: E402
-from benchmarks._common import matmul_peak  # noqa: E402
 from benchmarks.peers import SHAPES  # noqa: E402
 from benchmarks.peers import KerasContender  # noqa: E402
 from benchmarks.peers import flops_per_token  # noqa: E402
@@ -160,17 +159,8 @@ def parse_args(argv):
     parser.add_argument(
         "--warmup", type=int, default=3, help="untimed train steps per model"
     )
-    parser.add_argument(
-        "--output",
-        default=None,
-        help="JSON path (default benchmarks/results/regularisation_"
-        "<cpu|gpu>_<backend>.json, _quick.json with --quick); the plot goes "
-        "next to it as .png",
-    )
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="smoke test: first cell only, tiny shapes, 2 repeats",
+    _common.add_result_arguments(
+        parser, "regularisation", "first cell only, tiny shapes, 2 repeats"
     )
     args = parser.parse_args(argv)
     args.cells = [c.strip() for c in args.cells.split(",") if c.strip()]
@@ -264,13 +254,7 @@ def main(argv=None):
     args.output = args.output or default
     kind = _common.accelerator()
     print(f"device: {kind}; shape {args.shape}: {shape}; rate {args.rate}")
-    peak_start, peak_source = matmul_peak()
-    print(f"matmul peak (start): {peak_start / 1e9:.1f} GFLOP/s, {peak_source}")
-    if kind == "gpu":
-        print(
-            "note: the matmul peak above is the CPU's; on a GPU read the "
-            "GFLOP/s column, not the % of CPU peak"
-        )
+    peak_start, peak_source = _common.peak_at_start(kind == "gpu")
 
     rng = np.random.default_rng(0)
     b, t, f = shape["batch"], shape["steps"], shape["features"]
@@ -279,29 +263,24 @@ def main(argv=None):
     ids = rng.integers(1, args.vocabulary, size=(b, t)).astype("int32")
     data = {False: (x, y, x[:1]), True: (ids, y, ids[:1])}
 
-    keys = [(cell, n) for cell in args.cells for n in args.layers]
     models = {}
     setup_start = time.perf_counter()
     # Seed once: on TensorFlow, `set_random_seed` between models makes every
     # model traced before it retrace its train step on its next call.
     keras.utils.set_random_seed(0)
-    # TensorFlow warns about retracing when it traces many models' steps.
-    tf_logger = logging.getLogger("tensorflow")
-    level = tf_logger.level
-    tf_logger.setLevel(logging.ERROR)
-    for cell, n in keys:
-        for config in args.configs:
+    with timing.quiet_tensorflow():  # retracing warnings
+        for key in itertools.product(args.cells, args.layers, args.configs):
+            cell, n, config = key
             model = build(cell, n, shape, config, args.rate, args.vocabulary)
             contender = KerasContender(model, data[CONFIGS[config]["tokens"]])
             for _ in range(args.warmup):  # trace, compile and warm up
                 contender.train_step()
-            models[(cell, n, config)] = contender
+            models[key] = contender
             print(
                 f"built and warmed up {cell} L={n} {config}: "
                 f"{contender.count_params():,} params",
                 flush=True,
             )
-    tf_logger.setLevel(level)
     print(f"setup took {time.perf_counter() - setup_start:.0f} s")
 
     run_start = time.perf_counter()

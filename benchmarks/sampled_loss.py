@@ -43,9 +43,9 @@ RESULT = pathlib.Path("benchmarks/results/sampled_loss.json")
 def hidden_states(model, sentences, batch_size=64):
     """`(forward hidden, backward hidden, forward targets, backward
     targets)` of the real words of `sentences`, flattened."""
-    vocabulary = model.get_layer("vocabulary")
-    characters = model.get_layer("characters")
-    encoder = model.get_layer("bilm")
+    vocabulary = model.vocabulary
+    characters = model.characters
+    encoder = model.encoder
     inside = keras.Model(
         model.inputs,
         [

@@ -14,7 +14,7 @@ from harness import flags
 from harness import rundir
 from recipes import models
 from recipes import pipeline
-from recipes.seq2seq import task as seq2seq_task
+from recipes.g2p import task as g2p_task
 from zoo.walk import iter_layers
 
 
@@ -51,7 +51,7 @@ class Tagger:
         model, labels = models.load_init_model(
             path, flag="--model", kind=None if classifiers else "tagger"
         )
-        self.kind = models.model_kind(model)
+        self.kind = getattr(model, "preset_kind", None)  # its task class's
         if self.kind is None:
             raise harness.UsageError(
                 f"--model {path}: neither a tagger nor a classifier saved "
@@ -60,14 +60,8 @@ class Tagger:
         self.model = model
         self.labels = labels
         self.path = str(path)
-        try:
-            self.words = model.get_layer("vocabulary")
-            encoder = model.get_layer("encoder")
-        except ValueError:
-            raise harness.UsageError(
-                f"--model {path}: not a {self.kind} saved by the recipes "
-                "(no 'vocabulary' and 'encoder' layers)"
-            ) from None
+        self.words = model.vocabulary
+        encoder = model.backbone
         self.embedding = next(
             layer
             for layer in encoder.layers
@@ -80,9 +74,7 @@ class Tagger:
             (x for x in encoder.layers if isinstance(x, zoo.CharacterEncoder)),
             None,
         )
-        self.characters = (
-            model.get_layer("characters") if self.encoder_characters else None
-        )
+        self.characters = model.characters if self.encoder_characters else None
         self.stack = next(
             (x for x in encoder.layers if isinstance(x, zoo.StackedRNN)), None
         ) or find_stack(encoder)
@@ -154,83 +146,74 @@ def _preset_kind(path):
         return None
 
 
+def _saved_class(path):
+    """The class name of a run's saved model (its folder or `model.keras`,
+    read from the archive without building the model), or None."""
+    config = _saved_config(path)
+    return config.get("class_name") if isinstance(config, dict) else None
+
+
 def is_language_model(path):
     """Whether `path` names a biLM: a preset of kind `language_model` (a
-    shipped name or a folder), or a `recipes.language_model` run folder
-    or `model.keras` (a `zoo.tasks.BiLM`, or a model with a `bilm`
-    layer; read from the archive, without building the model)."""
+    shipped name or a folder), or a `recipes.language_model` run (its
+    folder or `model.keras`: a `zoo.tasks.BiLM`)."""
     kind = _preset_kind(path)
     if kind is not None:
         return kind == "language_model"
-    config = _saved_config(path)
-    if config is None:
-        return False
-    if config.get("class_name") == "BiLM":
-        return True
-    layers = config.get("config", {}).get("layers", [])
-    return any(layer.get("name") == "bilm" for layer in layers)
+    return _saved_class(path) == "BiLM"
 
 
 class BiLM:
     """A biLM (`--model` a shipped preset's name, a preset folder, or a
-    `recipes.language_model` run), opened up: words -> its characters ->
-    every layer of its encoder (0: the character layer; 1..L: each LSTM
-    layer, forward and backward halves side by side), as ELMo mixes
-    them."""
+    `recipes.language_model` run: a `zoo.tasks.BiLM`) as the probes read
+    it: every layer of its encoder (0: the character layer; 1..L: each
+    LSTM layer, forward and backward halves side by side), as ELMo mixes
+    them (`zoo.tasks.BiLM.layers_of`)."""
 
     mix_from = 0  # ELMo's mix includes the character layer
 
     def __init__(self, path):
-        self.model = models.load_language_model(path, flag="--model")
-        self.encoder = zoo.language_model.encoder_of(self.model)
-        self.characters = self.model.get_layer("characters")
+        self.model = models.load_task_model(path, "--model", zoo.tasks.BiLM)
         self.path = str(path)
 
     @property
     def num_layers(self):
-        return self.encoder.num_layers
+        return self.model.encoder.num_layers
 
     def states(self, sentences, batch_size=64):
         """Per layer (0..L), one `(tokens, 2 * units)` array with the
         states of every token of `sentences` (lists of words), in order."""
-        per_layer = None
+        per_word = []
         for start in range(0, len(sentences), batch_size):
-            batch = sentences[start : start + batch_size]
-            chars = self.characters.encode(batch)
-            outputs = self.encoder(chars, training=False)
-            per_layer = _gather(per_layer, outputs, batch)
-        return [np.concatenate(parts) for parts in per_layer]
+            per_word += self.model.layers_of(sentences[start:][:batch_size])
+        words = np.concatenate(per_word)  # (tokens, layers, 2 * units)
+        return [words[:, layer] for layer in range(words.shape[1])]
 
 
 def is_g2p_run(path):
     """Whether `path` names a G2P model: a `seq2seq` preset, or a run of
-    `recipes.seq2seq` (its folder or `model.keras`: a
-    `zoo.tasks.Transcriber`, or, from an earlier release, a model beside
-    the run's `vocab.json`)."""
+    `recipes.g2p` (its folder or `model.keras`: a
+    `zoo.tasks.Transcriber`)."""
     kind = _preset_kind(path)
     if kind is not None:
         return kind == "seq2seq"
-    path = pathlib.Path(path)
-    folder = path if path.is_dir() else path.parent
-    if (folder / "vocab.json").is_file():
-        return True
-    config = _saved_config(path)
-    return config is not None and config.get("class_name") == "Transcriber"
+    return _saved_class(path) == "Transcriber"
 
 
 class Speller:
-    """A G2P model (`recipes.seq2seq.load`: a run or a preset, a
+    """A G2P model (`recipes.g2p.load`: a run or a preset, a
     `zoo.tasks.Transcriber`), opened up: a word's letters -> ids -> the
     source embedding -> every encoder layer's states."""
 
     mix_from = 1  # a probe's mix: the encoder's layers
 
     def __init__(self, path):
-        model = seq2seq_task.TASK.load(path)
+        model = g2p_task.TASK.load(path)
         self.model = model
         self.path = str(path)
-        self.embedding = model.get_layer(f"{model.name}_source_embedding")
-        self.stack = model.get_layer(f"{model.name}_encoder")
+        seq2seq = model.backbone
+        self.embedding = seq2seq.get_layer(f"{seq2seq.name}_source_embedding")
+        self.stack = seq2seq.get_layer(f"{seq2seq.name}_encoder")
         self.all = all_layers(self.stack, self.embedding.output_dim)
 
     @property
@@ -244,7 +227,8 @@ class Speller:
         per_layer = None
         for start in range(0, len(words), batch_size):
             batch = [
-                self.model.encode_word(w) for w in words[start:][:batch_size]
+                self.model.preprocessor.source_ids(w)
+                for w in words[start:][:batch_size]
             ]
             ids = pipeline.pad(batch)
             embedded = self.embedding(ids, training=False)

@@ -29,7 +29,6 @@ import harness
 from diagnostics import _shared
 from harness import files
 from harness import plots
-from recipes import models
 
 EXAMPLE = "The keys to the cabinet are on the table ."
 QUICK_TOKENS = 12
@@ -145,7 +144,7 @@ def main(argv=None):
     lock = _shared.lock_output(output)
     try:
         states, rows = trace(tagger, words)
-        tags = models.as_task(tagger.model).predict_tags([words])[0]
+        tags = tagger.model.predict_tags([words])[0]
         files.write_rows(rows, output, "activations")
         per_layer = []
         for layer in range(len(states)):

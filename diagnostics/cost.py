@@ -41,7 +41,6 @@ summary.json (machine, command) and cost.png.
 
 import argparse
 import json
-import logging
 import os
 import pathlib
 import statistics
@@ -326,13 +325,10 @@ def print_table(rows):
         )
 
 
+@timing.quiet_tensorflow()  # no retracing warnings
 def build_all(args, depths, data):
     """Both sweeps' models, built and warmed up; `(rows, models)`."""
     rows, models = [], []
-    # TensorFlow warns about retracing when it traces many models' steps.
-    tf_logger = logging.getLogger("tensorflow")
-    level = tf_logger.level
-    tf_logger.setLevel(logging.ERROR)
     for sweep in ("fixed_width", "fixed_budget"):
         for depth in depths:
             units = args.units
@@ -353,7 +349,6 @@ def build_all(args, depths, data):
                 f"built and warmed up in {time.perf_counter() - start:.1f} s",
                 flush=True,
             )
-    tf_logger.setLevel(level)
     return rows, models
 
 

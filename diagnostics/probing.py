@@ -34,7 +34,7 @@ side by side), and the mix is ELMo's: of layers 0..L. Run it on
 `--dataset wnut16` and `pos` is the entity tag: a semantic property
 beside the syntactic ones.
 
-A G2P run of `recipes.seq2seq` (`--model` its folder, with `vocab.json`)
+A G2P run of `recipes.g2p` (`--model` its folder) or a G2P preset
 is probed letter by letter: layer 0 is the letter embedding, 1..L the
 encoder's layers, over words of CMUdict's train and test splits (the
 recipe's split). `--train-sentences` / `--test-sentences` then count
@@ -204,7 +204,7 @@ def check(args, g2p=False):
             + (
                 "a tagger or classifier; a G2P run takes "
                 if g2p
-                else "a G2P run (--model a recipes.seq2seq folder); "
+                else "a G2P run (--model a recipes.g2p folder); "
                 "a tagger or classifier takes "
             )
             + ", ".join(p for p in PROPERTIES if (p in LETTERS) == g2p)

@@ -10,11 +10,14 @@ these helpers:
   in order on even rounds and reversed on odd ones, so the drift of a
   shared, noisy machine spreads over all of them alike;
 - `peak_rss_mb`: this process's peak resident memory;
-- `machine_info`, `versions`: what the numbers were measured on.
+- `machine_info`, `versions`: what the numbers were measured on;
+- `quiet_tensorflow`: no retracing warnings while many models are built.
 
 Every function runs on any Keras backend; only `versions` imports Keras.
 """
 
+import contextlib
+import logging
 import os
 import pathlib
 import platform
@@ -107,3 +110,16 @@ def versions():
         out[backend] = __import__(backend).__version__
     out["numpy"] = np.__version__
     return out
+
+
+@contextlib.contextmanager
+def quiet_tensorflow():
+    """TensorFlow's logger at ERROR inside the block (it warns about
+    retracing when it traces many models' train steps), as it was after."""
+    logger = logging.getLogger("tensorflow")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)

@@ -163,7 +163,7 @@ def main(task, prog, doc, help_texts, argv=None, predictor=None):
 HELP_PACKAGES = (
     "recipes.tagging",
     "recipes.classification",
-    "recipes.seq2seq",
+    "recipes.g2p",
     "recipes.translation",
     "recipes.language_model",
     "recipes.presets",

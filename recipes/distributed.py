@@ -71,6 +71,7 @@ import tempfile
 import keras
 
 import harness
+import zoo
 from harness import flags
 from harness import rundir
 from harness import tf_config
@@ -300,8 +301,10 @@ class Setup:
     def predictor(self, model):
         """A model for predictions in a callback: the same weights, but
         run on this process alone (no strategy: a prediction on one
-        worker would otherwise wait for the others)."""
-        if not self.active:
+        worker would otherwise wait for the others). A task model is its
+        own: its text methods run on its runner (`zoo.engine`'s NumPy
+        pass by default), outside the strategy."""
+        if not self.active or isinstance(model, zoo.tasks.Task):
             return model
         return keras.Model(model.inputs, model.outputs, name=model.name)
 

@@ -29,7 +29,8 @@ from harness import tf_config
 RECIPES = (
     "recipes.tagging",
     "recipes.classification",
-    "recipes.seq2seq",
+    "recipes.g2p",
+    "recipes.seq2seq",  # recipes.g2p's earlier name
     "recipes.translation",
 )
 MAX_WORKERS = 64

@@ -1,11 +1,10 @@
 """The recipes' models: the backbone a config asks for, and the models
 the recipes saved (loading them, their kind and their labels).
 
-Recipes save `zoo.layers.LabelNames`, so `import zoo` alone loads their
-models; `LabelNames` below keeps the name the first release saved it
-under (`recipes>LabelNames`), so those files load too.
+Recipes save `zoo.tasks` models, so `import zoo` alone loads them.
 """
 
+import json
 import pathlib
 import zipfile
 
@@ -15,12 +14,6 @@ import harness
 import zoo
 from recipes import settings
 from recipes.data import vectors
-
-
-@keras.saving.register_keras_serializable(package="recipes")
-class LabelNames(zoo.layers.LabelNames):
-    """`zoo.layers.LabelNames` under its first release's registered name."""
-
 
 # The stack options that describe a token embedding, not float inputs.
 _EMBEDDING = ("embedding_dim", "embedding_dropout")
@@ -71,64 +64,20 @@ def backbone(
         raise harness.UsageError(str(error).splitlines()[0]) from None
 
 
-optional_layer = zoo.walk.optional_layer
-
+# The recipe that trains each kind of model.
 SAVED_BY = {
     "tagger": "recipes.tagging",
     "classifier": "recipes.classification",
     "language_model": "recipes.language_model",
-    "seq2seq": "recipes.seq2seq",
+    "seq2seq": "recipes.g2p",
 }
-# The `zoo.tasks` class each recipe trains, by kind.
-TASK_CLASSES = {
-    "tagger": zoo.tasks.Tagger,
-    "classifier": zoo.tasks.TextClassifier,
-    "language_model": zoo.tasks.BiLM,
-    "seq2seq": zoo.tasks.Transcriber,
-}
-
-
-def legacy_kind(model):
-    """What a model saved before the recipes saved `zoo.tasks` classes
-    is, from its layers: `"seq2seq"` (a `zoo.Seq2Seq`), `"tagger"` (a
-    `crf` layer, or one output per token), `"language_model"` (a `bilm`
-    layer), `"classifier"` (one output per text); None for any other
-    model. Run folders of this release record their class instead."""
-    if isinstance(model, zoo.Seq2Seq):
-        return "seq2seq"
-    names = {layer.name for layer in model.layers}
-    if "crf" in names:
-        return "tagger"
-    if "bilm" in names:
-        return "language_model"
-    outputs = getattr(model, "outputs", None) or []
-    rank = len(outputs[0].shape) if outputs else 0
-    return {3: "tagger", 2: "classifier"}.get(rank)
 
 
 def model_kind(model):
     """What a recipe's model is: its `zoo.tasks` class's kind
-    (`"tagger"`, `"classifier"`, `"language_model"` or `"seq2seq"`), or
-    for a model of an earlier release `legacy_kind`; None for any other
-    model."""
-    kind = getattr(model, "preset_kind", None)
-    return kind if kind is not None else legacy_kind(model)
-
-
-def as_task(model):
-    """`model` as its `zoo.tasks` class: a functional model of an earlier
-    release wrapped (`from_network`, the same layers), a task model or a
-    model of no known kind as it is. A `zoo.Seq2Seq` needs its symbols
-    (`recipes.seq2seq` converts it)."""
-    if isinstance(model, zoo.tasks.Task) or isinstance(model, zoo.Seq2Seq):
-        return model
-    kind = legacy_kind(model)
-    if kind is None:
-        return model
-    try:
-        return TASK_CLASSES[kind].from_network(model)
-    except (TypeError, ValueError):
-        return model  # not functional, or lacks a layer the task needs
+    (`"tagger"`, `"classifier"`, `"language_model"` or `"seq2seq"`);
+    None for any other model."""
+    return getattr(model, "preset_kind", None)
 
 
 def is_preset(path):
@@ -160,7 +109,7 @@ def load_saved_model(path, flag, kind=None):
             return zoo.presets.from_preset(path, kind=kind)
         except zoo.presets.PresetError as error:
             raise harness.UsageError(f"{flag}: {error}") from None
-    model = as_task(_load_file(path, flag))
+    model = _load_file(path, flag)
     found = model_kind(model)
     if kind is not None and found != kind:
         raise harness.UsageError(
@@ -187,12 +136,25 @@ def _load_file(path, flag):
             "bytes, not a zip archive): empty or cut short; save it again"
         )
     try:
+        if path.suffix == ".keras" and _first_layout(path):
+            return zoo.tasks.convert.load_model(path)  # a 0.1.0 run's
         return keras.saving.load_model(path, safe_mode=True, compile=False)
     except Exception as error:  # noqa: BLE001 - any load failure
         first = str(error).strip().splitlines()[:1]
         raise harness.UsageError(
             f"{flag} {path}: cannot load ({first[0] if first else error})"
         ) from None
+
+
+def _first_layout(path):
+    """Whether a `.keras` file holds a task model as 0.1.0 saved it
+    (`zoo.tasks.convert`)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            config = json.loads(archive.read("config.json"))
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        return False
+    return zoo.tasks.convert.is_first_layout(config)
 
 
 def load_task_model(path, flag, task_class):
@@ -221,7 +183,7 @@ def load_language_model(path, flag="--pretrained"):
         what = f"a {found}" if found else "another kind of model"
         raise harness.UsageError(
             f"{flag} {path}: {what}, not a language model saved by "
-            "recipes.language_model (it has no 'bilm' layer)"
+            "recipes.language_model (no biLM encoder)"
         ) from None
     return model
 
@@ -240,7 +202,7 @@ def pretrained_bilm(config, init_model, what):
             "biLM it was trained with; drop --pretrained"
         )
     bilm = load_language_model(config.pretrained)
-    spelling = bilm.get_layer("characters")
+    spelling = bilm.characters
     characters = zoo.layers.CharacterVocabulary(
         spelling.characters, max_chars=spelling.max_chars, name="characters"
     )
@@ -328,22 +290,13 @@ def load_init_model(path, flag="--init-from", kind=None):
     `"classifier"`): the model must be one (a classifier is no tagger to
     inspect or fine-tune, even where the label sets match)."""
     path = pathlib.Path(path)
-    # A preset says its kind before it is read; a file is checked below
-    # (after the first release's models, which have no kind, are named).
+    # A preset says its kind before it is read; a file is checked below.
     model = load_saved_model(path, flag, kind if is_preset(path) else None)
-    try:
-        labels = model.get_layer("labels").labels
-    except ValueError:
+    labels = getattr(model, "labels", None)
+    if labels is None:
         raise harness.UsageError(
-            f"{flag} {path}: not a model saved by this recipe (it has "
-            "no 'labels' layer)"
-        ) from None
-    if "string" in str(model.inputs[0].dtype):
-        raise harness.UsageError(
-            f"{flag} {path}: saved by the first release, whose models "
-            "read raw text (TextVectorization, TensorFlow only); it still "
-            "loads with keras.saving.load_model on TensorFlow, but the "
-            "recipes now train models that read token ids: retrain it"
+            f"{flag} {path}: not a model saved by this recipe (a "
+            "zoo.tasks.Tagger or TextClassifier, which name their labels)"
         )
     found = model_kind(model)
     if kind is not None and found != kind:

@@ -87,7 +87,7 @@ class Task:
     def preset_assets(self, config, folder):
         """Files a preset of this task's runs carries beside its model
         (written into `folder`): `{name: path}`; none by default (a G2P
-        preset's dictionary and heteronym table: `recipes.seq2seq`)."""
+        preset's dictionary and heteronym table: `recipes.g2p`)."""
         return {}
 
     def stages(self, config, state):
@@ -113,8 +113,10 @@ class Task:
         raise NotImplementedError
 
     def task_model(self, model, config, state):
-        """`model_for`'s model as the `zoo.tasks` class the task trains."""
-        return self.task_class.from_network(model)
+        """`model_for`'s model as the `zoo.tasks` class the task trains
+        (`model_for` builds that class from a backbone and a
+        preprocessor: the model as it is)."""
+        return model
 
     def load(self, output):
         """The task model of a run's folder (or its `model.keras`) or a

@@ -14,8 +14,8 @@ import harness
 from diagnostics import __main__ as diagnostics_cli
 from harness import errors
 from recipes import classification
+from recipes import g2p
 from recipes import launch
-from recipes import seq2seq
 from recipes import stacks
 from recipes import tagging
 from recipes import training
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.tf_tier
 CLIS = {
     "recipes.tagging": (tagging.main, []),
     "recipes.classification": (classification.main, []),
-    "recipes.seq2seq": (seq2seq.main, []),
+    "recipes.g2p": (g2p.main, []),
     "recipes.stacks": (stacks.main, []),
     "recipes.launch": (launch.main, []),
     "tuning.search": (search.main, []),
@@ -47,7 +47,7 @@ CLIS = {
 SEEDED = (
     "recipes.tagging",
     "recipes.classification",
-    "recipes.seq2seq",
+    "recipes.g2p",
     "recipes.stacks",
     "tuning.search",
     "diagnostics gradients",
@@ -264,7 +264,7 @@ def test_a_supervisor_names_a_child_that_cannot_start():
 PREDICTORS = {
     "recipes.tagging": tagging.main,
     "recipes.classification": classification.main,
-    "recipes.seq2seq": seq2seq.main,
+    "recipes.g2p": g2p.main,
 }
 
 
@@ -290,13 +290,10 @@ def _tampered_tagger_preset(folder):
     import zoo
 
     vocabulary = zoo.layers.TokenVocabulary(["a", "b"], name="vocabulary")
-    network = zoo.heads.sequence_tagger(
+    zoo.Tagger(
         zoo.stacked_lstm(1, 4, vocabulary_size=4),
-        3,
-        labels=["", "A", "B"],
-        vocabulary=vocabulary,
-    )
-    zoo.Tagger.from_network(network).save_to_preset(folder)
+        zoo.tasks.TaggerPreprocessor(vocabulary, ["", "A", "B"]),
+    ).save_to_preset(folder)
     found = json.loads((folder / "metadata.json").read_text())
     found["files"] = {}
     (folder / "metadata.json").write_text(json.dumps(found))

@@ -190,9 +190,8 @@ def test_a_classifier_matches_keras(pooling):
     backbone = zoo.stacked_gru(
         2, 6, vocabulary_size=15, embedding_dim=4, name=f"c_{pooling}"
     )
-    labels = ["a", "b", "c"]
     model = zoo.heads.sequence_classifier(
-        backbone, 3, pooling=pooling, attention_units=5, labels=labels
+        backbone, 3, pooling=pooling, attention_units=5
     )
     _assert_matches_keras(model, _ids(rng, [4, 1, 3, 2], 15), None)
 
@@ -203,7 +202,7 @@ def _bilm_tagger():
     characters = zoo.layers.CharacterVocabulary.from_words(
         [w for s in SENTENCES for w in s], name="characters"
     )
-    bilm = zoo.language_model.bidirectional_language_model(
+    bilm = zoo.tasks.BiLM.create(
         vocabulary, characters, units=6, num_layers=2, char_units=5, seed=1
     )
     contextual = zoo.language_model.contextual_embedding(bilm)
@@ -212,12 +211,10 @@ def _bilm_tagger():
         embedding_dim=3, char_vocabulary_size=characters.vocabulary_size,
         char_units=3, contextual=contextual, bidirectional=True, name="elmo"
     )  # fmt: skip
-    tagger = zoo.Tagger.from_network(
-        zoo.heads.sequence_tagger(
-            backbone, 4, labels=["", "A", "B", "C"], vocabulary=vocabulary,
-            characters=characters
-        )
-    )  # fmt: skip
+    preprocessor = zoo.tasks.TaggerPreprocessor(
+        vocabulary, ["", "A", "B", "C"], characters=characters
+    )
+    tagger = zoo.Tagger(backbone, preprocessor)
     return tagger, contextual
 
 
@@ -320,11 +317,11 @@ def test_the_g2p_preset_transcribes_what_its_metadata_recorded():
     words = recorded["words"]
     source = g2p.source_batch(words)
     options = dict(start_id=2, end_id=3, max_length=g2p.max_target_length)
-    greedy = zoo.engine.decoder(g2p, "greedy", **options)
+    greedy = zoo.engine.decoder(g2p.backbone, "greedy", **options)
     ids, _ = greedy(source)
     assert [" ".join(g2p.decode_ids(r)) for r in ids] == recorded["greedy"]
     options.update(beam_width=g2p.beam_width, length_penalty=1.0)
-    beam = zoo.engine.decoder(g2p, "beam", **options)
+    beam = zoo.engine.decoder(g2p.backbone, "beam", **options)
     ids, scores = beam(source)
     assert [" ".join(g2p.decode_ids(r)) for r in ids] == recorded["beam"]
     np.testing.assert_allclose(scores, recorded["beam_scores"], atol=2e-4)
@@ -344,7 +341,7 @@ def test_the_g2p_preset_decodes_as_keras_decoders_do():
         options = dict(start_id=2, end_id=3, max_length=g2p.max_target_length)
         if method == "beam":
             options.update(beam_width=g2p.beam_width, length_penalty=1.0)
-        got = zoo.engine.decoder(g2p, method, **options)(source)
+        got = zoo.engine.decoder(g2p.backbone, method, **options)(source)
         _assert_decoded_equal(got, (want_ids, want_scores))
 
 
@@ -497,12 +494,10 @@ def _task_tagger(head):
         char_vocabulary_size=characters.vocabulary_size, char_units=3,
         name=f"empty_{head}",
     )  # fmt: skip
-    return zoo.Tagger.from_network(
-        zoo.heads.sequence_tagger(
-            backbone, 4, labels=["", "DET", "NOUN", "VERB"],
-            vocabulary=vocabulary, characters=characters, head=head,
-        )
-    )  # fmt: skip
+    preprocessor = zoo.tasks.TaggerPreprocessor(
+        vocabulary, ["", "DET", "NOUN", "VERB"], characters=characters
+    )
+    return zoo.Tagger(backbone, preprocessor, head=head)
 
 
 def _task_classifier(pooling):
@@ -511,12 +506,12 @@ def _task_classifier(pooling):
         2, 5, vocabulary_size=vocabulary.vocabulary_size, embedding_dim=4,
         bidirectional=True, name=f"empty_{pooling}",
     )  # fmt: skip
-    return zoo.TextClassifier.from_network(
-        zoo.heads.sequence_classifier(
-            backbone, 3, pooling=pooling, attention_units=4,
-            labels=["animals", "food", "other"], vocabulary=vocabulary,
-        )
-    )  # fmt: skip
+    preprocessor = zoo.tasks.TextClassifierPreprocessor(
+        vocabulary, ["animals", "food", "other"]
+    )
+    return zoo.TextClassifier(
+        backbone, preprocessor, pooling=pooling, attention_units=4
+    )
 
 
 def _empty_tagger(head):

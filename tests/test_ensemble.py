@@ -23,14 +23,12 @@ def tiny_tagger(seed, head="softmax", labels=("", "DET", "NOUN", "VERB")):
         seed=seed, embedding_dim=3,
     )  # fmt: skip
     vocabulary = zoo.layers.TokenVocabulary(WORDS, name="vocabulary")
-    network = zoo.heads.sequence_tagger(
-        backbone, len(labels), labels=list(labels), vocabulary=vocabulary,
-        head=head,
-    )  # fmt: skip
-    for i, weight in enumerate(network.weights):  # distinct members
+    preprocessor = zoo.tasks.TaggerPreprocessor(vocabulary, list(labels))
+    tagger = zoo.tasks.Tagger(backbone, preprocessor, head=head)
+    for i, weight in enumerate(tagger.weights):  # distinct members
         rng = np.random.default_rng(seed * 100 + i)
         weight.assign(rng.normal(0, 0.5, weight.shape).astype("float32"))
-    return zoo.tasks.Tagger.from_network(network)
+    return tagger
 
 
 SENTENCES = [["the", "dog", "runs"], ["the", "cat", "sees", "the", "dog"]]

@@ -229,6 +229,22 @@ def _two_layers(cell, bidirectional, features, **kwargs):
     return stack
 
 
+# Three rows of 7, 4 and 1 real steps, right-padded.
+RIGHT_PADDED = np.array(
+    [[True] * 7, [True] * 4 + [False] * 3, [True] + [False] * 6]
+)
+
+
+def _right_padded(features, **options):
+    """A `StackedRNN(**options)`, built in a model over `features`-wide
+    inputs and randomised, and a `(3, 7, features)` batch for
+    `RIGHT_PADDED`: `(stack, x, mask)`."""
+    inputs = keras.Input((None, features))
+    stack = zoo.StackedRNN(**options)
+    _randomise(keras.Model(inputs, stack(inputs)))
+    return stack, _inputs((3, 7, features)), RIGHT_PADDED
+
+
 def _gradients(model, x, mask=None):
     import torch
 
@@ -286,19 +302,13 @@ def test_model_fused_equals_per_layer_and_reference(
 def test_right_padded_mask_is_fused(cell, bidirectional, return_sequences):
     """A packed sequence on a GPU, the padded batch on a CPU: the same
     outputs and gradients as Keras's loop, whatever the padding holds."""
-    inputs = keras.Input((None, 5))
-    stack = zoo.StackedRNN(
+    stack, x, mask = _right_padded(
+        5,
         cell=cell,
         units=6,
         num_layers=2,
         bidirectional=bidirectional,
         return_sequences=return_sequences,
-    )
-    model = keras.Model(inputs, stack(inputs))
-    _randomise(model)
-    x = _inputs((3, 7, 5))
-    mask = np.array(
-        [[True] * 7, [True] * 4 + [False] * 3, [True] + [False] * 6]
     )
     runs, lengths = fused.plan(stack, mask, None, False, "float32")
     assert runs == {0: 2}
@@ -456,13 +466,8 @@ def test_input_dropout_draws_keras_own_mask(cell):
 )
 def test_residual_and_highway_layers_are_fused_one_by_one(kwargs):
     kwargs.setdefault("return_sequences", True)
-    inputs = keras.Input((None, 6))
-    stack = zoo.StackedRNN(cell="lstm", units=6, num_layers=3, **kwargs)
-    model = keras.Model(inputs, stack(inputs))
-    _randomise(model)
-    x = _inputs((3, 7, 6))
-    mask = np.array(
-        [[True] * 7, [True] * 4 + [False] * 3, [True] + [False] * 6]
+    stack, x, mask = _right_padded(
+        6, cell="lstm", units=6, num_layers=3, **kwargs
     )
     runs, _ = fused.plan(stack, mask, None, False, "float32")
     assert len(runs) == 3

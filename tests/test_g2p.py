@@ -9,8 +9,10 @@ import unicodedata
 import pytest
 
 import zoo
-from zoo.tasks import lexicon as lexicon_lib
-from zoo.tasks import verbalize as verbalize_lib
+from zoo.languages.en import g2p as g2p_lib
+from zoo.languages.en import homographs
+from zoo.languages.en import lexicon as lexicon_lib
+from zoo.languages.en import verbalize as verbalize_lib
 
 
 @pytest.fixture(scope="module")
@@ -84,8 +86,6 @@ def test_a_verb_read_by_tense_takes_the_one_the_word_before_says(
 
 
 def test_the_word_before_a_verb_skips_adverbs_and_not():
-    from zoo.tasks import g2p as g2p_lib
-
     keys = ["she", "had", "not", "really", "read", "it"]
     tags = ["PRON", "VERB", "PRT", "ADV", "VERB", "PRON"]
     assert g2p_lib.skipped_before_verb("not", "PRT")
@@ -235,3 +235,55 @@ def test_the_lexicon_reader_keeps_every_variant_in_order():
     assert entries == {"read": [("R", "IY1", "D"), ("R", "EH1", "D")]}
     found = lexicon_lib.Lexicon(entries).lookup("READ")
     assert found[1] == ("R", "EH1", "D")
+
+
+def test_g2p_is_english_and_the_generic_tasks_do_not_know_it():
+    assert zoo.G2p is zoo.languages.en.G2p is g2p_lib.G2p
+    assert zoo.languages.en.TRANSCRIBER == "g2p_en_cmudict"
+    assert not hasattr(zoo.tasks, "G2p")
+
+
+def test_the_dictionary_asset_is_written_as_it_is_read(tmp_path):
+    entries = {
+        "read": [("R", "IY1", "D"), ("R", "EH1", "D")],
+        "café": [("K", "AE0", "F", "EY1")],
+    }
+    path = lexicon_lib.write(entries, tmp_path / "cmudict.dict.gz")
+    assert lexicon_lib.read(path) == entries
+    # The same entries, the same bytes (a preset's checksum).
+    (tmp_path / "again").mkdir()
+    again = lexicon_lib.write(entries, tmp_path / "again" / path.name)
+    assert path.read_bytes() == again.read_bytes()
+
+
+def test_the_homograph_tables_come_from_a_dictionary_and_a_tagged_corpus():
+    entries = {
+        "record": [
+            ("R", "EH1", "K", "ER0", "D"),
+            ("R", "IH0", "K", "AO1", "R", "D"),
+        ],
+        "the": [("DH", "AH0")],
+    }
+    sentences = [
+        (["I", "will", "record", "it"], ["ppss", "md", "vb", "ppo"]),
+        (["the", "record"], ["at", "nn"]),
+    ]
+    universal = {
+        "ppss": "PRON", "ppo": "PRON", "md": "VERB", "vb": "VERB",
+        "at": "DET", "nn": "NOUN",
+    }.get  # fmt: skip
+    found = homographs.tables(entries, sentences, universal)
+    assert found == {
+        g2p_lib.HOMOGRAPHS_ASSET: {
+            "record": {
+                "NOUN": "R EH1 K ER0 D",
+                "ADJ": "R EH1 K ER0 D",
+                "VERB": "R IH0 K AO1 R D",
+            }
+        },
+        # One verb: too few to say a tense after any word.
+        g2p_lib.TENSES_ASSET: {"after": {}, "otherwise": "present"},
+    }
+    assert set(found) == set(g2p_lib.G2p.preset_assets) - {
+        g2p_lib.DICTIONARY_ASSET
+    }

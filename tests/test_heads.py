@@ -24,14 +24,10 @@ def _tagger(head="crf", chars=True):
         char_vocabulary_size=characters.vocabulary_size if chars else None,
         char_units=4,
     )
-    model = zoo.heads.sequence_tagger(
-        backbone,
-        4,
-        labels=["", "DET", "NOUN", "VERB"],
-        vocabulary=words,
-        characters=characters,
-        head=head,
+    preprocessor = zoo.tasks.TaggerPreprocessor(
+        words, ["", "DET", "NOUN", "VERB"], characters=characters
     )
+    model = zoo.tasks.Tagger(backbone, preprocessor, head=head)
     return model, words, characters
 
 
@@ -47,7 +43,7 @@ def test_a_crf_tagger_over_words_and_characters_trains_and_reloads(tmp_path):
     sentences = [["The", "cat", "sat"], ["the", "cat"]] * 8
     x = _inputs(words, characters, sentences)
     y = np.array([[1, 2, 3], [1, 2, 0]] * 8)
-    crf = model.get_layer("crf")
+    crf = model.crf
     model.compile(keras.optimizers.Adam(0.05), loss=crf.loss)
     model.fit(x, y, epochs=30, verbose=0)
     emissions = model.predict(x, verbose=0)
@@ -58,7 +54,8 @@ def test_a_crf_tagger_over_words_and_characters_trains_and_reloads(tmp_path):
     np.testing.assert_allclose(
         again.predict(x, verbose=0), emissions, rtol=1e-5, atol=1e-5
     )
-    assert again.get_layer("characters").characters == characters.characters
+    assert again.characters.characters == characters.characters
+    assert again.crf.get_config() == crf.get_config()
 
 
 def test_character_vocabulary_keeps_case_and_cuts_long_words():
@@ -73,7 +70,7 @@ def test_character_vocabulary_keeps_case_and_cuts_long_words():
     "kwargs,error,message",
     [
         ({"head": "hmm"}, ValueError, "head"),
-        ({"characters": "abc"}, TypeError, "CharacterVocabulary"),
+        ({"dropout": 2}, ValueError, "dropout"),
     ],
 )
 def test_bad_head_arguments_name_the_argument(kwargs, error, message):
@@ -84,9 +81,17 @@ def test_bad_head_arguments_name_the_argument(kwargs, error, message):
 
 def test_characters_need_a_backbone_that_reads_them():
     backbone = zoo.stacked_lstm(1, 4, vocabulary_size=10)
-    spell = zoo.layers.CharacterVocabulary(["a"])
+    preprocessor = zoo.tasks.TaggerPreprocessor(
+        zoo.layers.TokenVocabulary(["a"]),
+        ["", "A", "B"],
+        characters=zoo.layers.CharacterVocabulary(["a"]),
+    )
     with pytest.raises(ValueError, match="with `characters`, character ids"):
-        zoo.heads.sequence_tagger(backbone, 3, characters=spell)
+        zoo.tasks.Tagger(backbone, preprocessor)
+    with pytest.raises(TypeError, match="CharacterVocabulary"):
+        zoo.tasks.TaggerPreprocessor(
+            zoo.layers.TokenVocabulary(["a"]), ["", "A"], characters="abc"
+        )
 
 
 def test_char_vocabulary_size_needs_token_inputs():

@@ -27,7 +27,7 @@ def _vocabularies():
 
 def _model(num_sampled=4, **kwargs):
     vocabulary, characters = _vocabularies()
-    model = zoo.language_model.bidirectional_language_model(
+    model = zoo.tasks.BiLM.create(
         vocabulary,
         characters,
         units=8,
@@ -194,39 +194,6 @@ def test_k_targets_a_step_score_each_from_its_own_slice():
         zoo.layers.SampledSoftmax(9)([hidden, np.zeros((2, 4, 3), "int32")])
 
 
-def test_an_older_graph_is_rewired_onto_its_own_layers():
-    """A language model saved with one softmax call per direction (the
-    graph before 2026-12-07) keeps its layers and weights under
-    `rewired`, which calls the softmax once for both directions: the
-    same exact outputs, the same weight objects."""
-    model, words, chars = _model()
-    encoder = zoo.language_model.encoder_of(model)
-    softmax = model.get_layer("softmax")
-    w = keras.Input((None,), dtype="int32")
-    c = keras.Input((None, None), dtype="int32")
-    top = model.get_layer("top_dropout")(
-        encoder(model.get_layer("characters")(c))[-1]
-    )
-    targets = model.get_layer("targets")(model.get_layer("vocabulary")(w))
-    halves = encoder.split_directions(top)
-    older = keras.Model(
-        [w, c],
-        keras.ops.stack(
-            [softmax([h, t]) for h, t in zip(halves, targets)], axis=-1
-        ),
-        name=model.name,
-    )
-    again = zoo.language_model.rewired(older)
-    expected = older.predict((words, chars), verbose=0)
-    np.testing.assert_allclose(
-        again.predict((words, chars), verbose=0), expected, atol=1e-5
-    )
-    assert [id(v) for v in again.weights] == [id(v) for v in older.weights]
-    assert len(again.operations) < len(older.operations)  # one call, no split
-    with pytest.raises(ValueError, match="not a bidirectional language"):
-        zoo.language_model.rewired(keras.Sequential([keras.layers.Dense(2)]))
-
-
 def test_the_softmax_refuses_targets_out_of_range():
     layer = zoo.layers.SampledSoftmax(9, num_sampled=3)
     hidden = np.zeros((1, 2, 5), "float32")
@@ -314,9 +281,11 @@ def test_bad_arguments_are_named():
         ValueError,
         match=r"must hold the sentence boundaries.*lacks \['<s>', '</s>'\]",
     ):
-        zoo.language_model.bidirectional_language_model(plain, characters)
+        zoo.tasks.BiLM.create(plain, characters)
     with pytest.raises(TypeError, match="`characters` must be"):
-        zoo.language_model.bidirectional_language_model(vocabulary, vocabulary)
+        zoo.tasks.BiLM.create(vocabulary, vocabulary)
+    with pytest.raises(TypeError, match="`encoder` must be a"):
+        zoo.language_model.bilm_graph(keras.layers.Dense(2), vocabulary)
     tagger = zoo.heads.sequence_tagger(
         zoo.stacked_lstm(1, 4, vocabulary_size=9), 3
     )
@@ -373,7 +342,7 @@ def test_the_model_scores_the_next_word_forward_and_the_previous_backward():
     nll = model.predict((words, chars), verbose=0)
     encoder = zoo.language_model.encoder_of(model)
     top = _numpy(encoder(chars)[-1])
-    softmax = model.get_layer("softmax")
+    softmax = model.softmax
     kernel, bias = (_numpy(w) for w in (softmax.kernel, softmax.bias))
     bos, eos = 2, 3  # "<s>", "</s>" in WORDS
     for row, sentence in enumerate(SENTENCES):

@@ -197,3 +197,48 @@ def test_the_framework_check_sees_an_import_in_a_function(tmp_path):
     path = tmp_path / "bad.py"
     path.write_text("import jax\n\ndef f():\n    import torch.nn\n")
     assert _framework_imports(path) == [("jax", True), ("torch", False)]
+
+
+# The common modules directly under `recipes/` (`recipes.task`,
+# `recipes.encoder_decoder`, ...) and the corpora (`recipes.data`) are
+# shared; a recipe package (`recipes/<name>/`) uses them, never another
+# recipe package. `recipes.seq2seq`, the G2P recipe's earlier name, only
+# forwards to `recipes.g2p` by name (no import).
+SHARED_RECIPE_PACKAGES = {"data"}
+# None known: classification's ULMFiT stage runs the language-model
+# recipe as its own command.
+KNOWN_SIDEWAYS = set()
+
+
+def _recipe_packages():
+    return sorted(
+        path.name
+        for path in (ROOT / "recipes").iterdir()
+        if (path / "__init__.py").is_file()
+    )
+
+
+def test_no_recipe_package_imports_another():
+    packages = set(_recipe_packages())
+    found = set()
+    for name in packages - SHARED_RECIPE_PACKAGES:
+        for path in _sources(f"recipes/{name}"):
+            for top, full, _ in _imports(path):
+                parts = full.split(".")
+                if top != "recipes" or len(parts) < 2:
+                    continue
+                if parts[1] in packages - SHARED_RECIPE_PACKAGES - {name}:
+                    found.add((name, parts[1], str(path.relative_to(ROOT))))
+    wrong = sorted(f for f in found if f[:2] not in KNOWN_SIDEWAYS)
+    assert wrong == []
+
+
+def test_the_generic_tasks_import_nothing_language_specific():
+    """`zoo.languages` may use `zoo.tasks`, never the other way round."""
+    wrong = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in _sources("zoo/tasks")
+        for _, name, _ in _imports(path)
+        if name == "zoo.languages" or name.startswith("zoo.languages.")
+    ]
+    assert wrong == []

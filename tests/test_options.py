@@ -148,7 +148,7 @@ def test_the_keras_options_have_keras_defaults(cell):
 
 
 def test_the_builder_declares_its_input_options():
-    builder = _keyword_defaults(zoo.stacked_rnn)
+    builder = _keyword_defaults(zoo.Backbone)
     for option in options.INPUT_OPTIONS:
         assert builder[option.name] == option.default, option.name
     # The builder's one different default: a backbone returns sequences.
@@ -160,7 +160,7 @@ def test_the_builder_declares_its_input_options():
 
 def test_the_character_options_are_the_encoders_defaults():
     declared = {o.name: o.default for o in options.CHARACTER_OPTIONS}
-    builder = _keyword_defaults(zoo.stacked_rnn)
+    builder = _keyword_defaults(zoo.Backbone)
     for name in ("char_vocabulary_size", "char_embedding_dim", "char_units"):
         assert builder[name] == declared[name], name
     assert builder["char_kind"] == declared["char_kind"]
@@ -196,7 +196,7 @@ def test_the_character_options_are_checked_by_their_names():
 
 
 def test_the_builder_documents_every_option_it_takes():
-    documented = zoo.stacked_rnn.__doc__
+    documented = zoo.Backbone.__doc__
     names = {o.name for o in options.ALL_OPTIONS} - {"max_chars"}
     for name in sorted(names):
         assert f"`{name}`" in documented or f"    {name}:" in documented, name

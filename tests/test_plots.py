@@ -1,6 +1,8 @@
 """`harness.plots`: epoch axes with whole epochs only, and titles that
 fit inside their figure (wrapped at spaces, not cut at the edges)."""
 
+import contextlib
+
 import pytest
 
 from harness import plots
@@ -72,11 +74,20 @@ def test_a_quick_runs_learning_curves_title_fits(tmp_path, kept_figures):
         assert box.y0 >= ax.title.get_window_extent().y1
 
 
+@contextlib.contextmanager
+def _figure(width, height):
+    """A figure of one plot, `width` x `height` inches, closed after."""
+    plt = plots.pyplot()
+    fig, _ = plt.subplots(figsize=(width, height))
+    try:
+        yield fig
+    finally:
+        plt.close(fig)
+
+
 @pytest.mark.parametrize("width", [3.0, 4.0, 6.0, 9.0])
 def test_a_long_title_is_wrapped_inside_the_figure(width):
-    plt = plots.pyplot()
-    fig, ax = plt.subplots(figsize=(width, 3))
-    try:
+    with _figure(width, 3) as fig:
         text = plots.fit_title(fig, f"best val_accuracy\n{QUICK_TITLE}", 9)
         fig.tight_layout()
         assert _inside(text, fig)
@@ -86,32 +97,22 @@ def test_a_long_title_is_wrapped_inside_the_figure(width):
         assert " ".join(lines).split() == (
             f"best val_accuracy {QUICK_TITLE}".split()
         )
-    finally:
-        plt.close(fig)
 
 
 def test_a_non_breaking_space_keeps_a_count_together():
-    plt = plots.pyplot()
-    fig, _ = plt.subplots(figsize=(3, 3))
-    try:
+    with _figure(3, 3) as fig:
         title = "best val_accuracy over depth x width (2\u00a0trials)"
         text = plots.fit_title(fig, title, 9)
         assert _inside(text, fig)
         assert any(
             "(2\u00a0trials)" in line for line in text.get_text().split("\n")
         )
-    finally:
-        plt.close(fig)
 
 
 def test_a_word_wider_than_the_figure_shrinks_then_splits():
-    plt = plots.pyplot()
-    fig, _ = plt.subplots(figsize=(2, 2))
-    try:
+    with _figure(2, 2) as fig:
         path = "/data/" + "very-long-folder-name/" * 6 + "train.tsv"
         text = plots.fit_title(fig, f"files from {path}", 10)
         assert _inside(text, fig)
         assert text.get_fontsize() == 7
         assert text.get_text().replace("\n", "") == f"files from{path}"
-    finally:
-        plt.close(fig)

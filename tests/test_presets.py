@@ -1,6 +1,6 @@
 """`zoo.presets`: a task model written as a keras-hub-style folder loads
 back as its recorded class, the same (float16 storage within its
-rounding); a preset of the first format (kind only) still loads; a
+rounding); a preset of the first format (kind only) is refused; a
 damaged, changed, missing or mismatched preset is refused in one line;
 an overwrite replaces only a preset; every shipped preset computes what
 its metadata recorded, from `zoo` alone."""
@@ -23,8 +23,7 @@ def _outputs(model, words, chars):
 
 
 def _bilm():
-    model, words, chars = _model()
-    return zoo.BiLM.from_network(model), words, chars
+    return _model()
 
 
 @pytest.fixture
@@ -123,14 +122,15 @@ def _first_format(model, folder):
     (folder / "metadata.json").write_text(json.dumps(metadata))
 
 
-def test_a_preset_of_the_first_format_loads_as_its_task_class(tmp_path):
-    model, words, chars = _model()  # a plain functional model
+def test_a_preset_of_the_first_format_is_refused_in_one_line(tmp_path):
+    """The first format (before 0.1.0: `kind` only, no `class`) is no
+    longer read: refused by its `format_version`, before the model is."""
+    model, _, _ = _model()  # a plain functional model
     _first_format(model, tmp_path / "old")
-    loaded = zoo.presets.from_preset(tmp_path / "old")
-    assert type(loaded) is zoo.BiLM
-    np.testing.assert_allclose(
-        _outputs(loaded, words, chars), _outputs(model, words, chars)
-    )
+    for call in (zoo.presets.from_preset, zoo.BiLM.from_preset):
+        _refused_in_one_line(
+            tmp_path / "old", UNKNOWN_FORMAT, "received 1", call=call
+        )
 
 
 def test_a_run_folder_is_no_preset(tmp_path):
@@ -348,17 +348,22 @@ def _tamper(folder, how, outside):
         _resign(folder, "assets/x.txt")
 
 
+# What a `format_version` this code does not read is refused with.
+UNKNOWN_FORMAT = "format_version: expected one of " + ", ".join(
+    map(str, zoo.presets.FORMAT_VERSIONS)
+)
 TAMPERING = {
     "files emptied": "lists no checksum of config.json",
     "weights' line deleted": "lists no checksum of model.weights.h5",
     "config's line deleted": "lists no checksum of config.json",
     "weights changed, files emptied": "lists no checksum of config.json",
-    "format_version 99": "format_version: expected one of 1, 2",
+    "format_version 1": UNKNOWN_FORMAT,
+    "format_version 99": UNKNOWN_FORMAT,
     'format_version "2"': "received '2'",
     "format_version 2.0": "received 2.0",
     "format_version true": "received True",
     "format_version null": "received None",
-    "format_version missing": "format_version: expected one of 1, 2",
+    "format_version missing": UNKNOWN_FORMAT,
     "class 5": "class: expected a registered zoo task class name",
     "class null": "received None",
     'class ""': "received ''",
@@ -467,7 +472,8 @@ def test_the_recorded_class_is_the_models_own(tiny, tmp_path):
         )
         assert "\n" not in str(error.value)
         assert not (tmp_path / "p").exists()
-    # Its own values, repeated, are fine (an upgrade keeps its metadata).
+    # Its own values, repeated, are fine (`recipes.presets assets` keeps
+    # its metadata).
     found = model.save_to_preset(
         tmp_path / "p", metadata={"class": "zoo>BiLM", "kind": "language_model"}
     )
@@ -631,19 +637,3 @@ def test_a_re_signed_asset_of_the_wrong_shape_is_refused(
         words,
         call=lambda p: zoo.G2p(p, method="greedy", tagger=None),
     )
-
-
-def test_an_upgrade_rewrites_a_first_format_preset_in_place(tmp_path):
-    """`upgrade` replaces the old preset with itself in the current format
-    (a preset and nothing else in the folder, so the overwrite is let)."""
-    model, words, chars = _model()
-    _first_format(model, tmp_path / "old")
-    found = zoo.presets.upgrade(tmp_path / "old")
-    assert found["format_version"] == zoo.presets.FORMAT_VERSION
-    assert found["class"] == "zoo>BiLM"
-    assert found["upgraded_from_format"] == 1
-    loaded = zoo.presets.from_preset(tmp_path / "old")
-    np.testing.assert_allclose(
-        _outputs(loaded, words, chars), _outputs(model, words, chars)
-    )
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["old"]

@@ -174,11 +174,11 @@ def test_mask_value_with_a_vocabulary_is_refused():
 
 
 def test_duplicate_label_names_are_refused():
-    backbone = _backbone()
+    vocabulary = zoo.layers.TokenVocabulary(["the"])
     with pytest.raises(ValueError, match=r"`labels`.*'a'"):
-        zoo.heads.sequence_classifier(backbone, 2, labels=["a", "a"])
+        zoo.tasks.TextClassifierPreprocessor(vocabulary, ["a", "a"])
     with pytest.raises(ValueError, match=r"`labels`.*'b'"):
-        zoo.heads.sequence_tagger(backbone, 3, labels=["a", "b", "b"])
+        zoo.tasks.TaggerPreprocessor(vocabulary, ["a", "b", "b"])
     with pytest.raises(ValueError, match=r"`labels`.*'a'"):
         zoo.layers.LabelNames(["a", "b", "a"])
 

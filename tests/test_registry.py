@@ -42,12 +42,13 @@ def test_model_needs_its_input():
 
 def test_overrides_replace_defaults():
     model = zoo.create_model(
-        "gru_residual_deep", input_dim=3, units=4, num_layers=3
+        "gru_deep_residual_base", input_dim=3, units=4, num_layers=3
     )
-    # The old name builds the renamed variant.
     stack = model.get_layer("gru_deep_residual_base_stack")
     assert stack.num_layers == 3
-    assert "gru_residual_deep" not in zoo.list_models()
+    # The name of 0.1.0's first days is gone, not an alias.
+    with pytest.raises(ValueError, match="Unknown model 'gru_residual_deep'"):
+        zoo.create_model("gru_residual_deep", input_dim=3)
     assert [s.units for s in stack.layer_specs] == [4, 4, 4]
     assert model.count_params() == zoo.count_params(
         "gru", 3, 4, num_layers=3, residual=True, layer_norm=True

@@ -34,15 +34,10 @@ def _tagger(crf=False, characters=True):
         embedding_dim=4,
         **extra,
     )
-    model = zoo.heads.sequence_tagger(
-        backbone,
-        4,
-        labels=["", "DET", "NOUN", "VERB"],
-        vocabulary=vocabulary,
-        characters=spell,
-        head="crf" if crf else "softmax",
+    preprocessor = zoo.tasks.TaggerPreprocessor(
+        vocabulary, ["", "DET", "NOUN", "VERB"], characters=spell
     )
-    return zoo.Tagger.from_network(model)
+    return zoo.Tagger(backbone, preprocessor, head="crf" if crf else "softmax")
 
 
 def _classifier():
@@ -50,10 +45,10 @@ def _classifier():
     backbone = zoo.stacked_lstm(
         1, 4, vocabulary_size=vocabulary.vocabulary_size, embedding_dim=4
     )
-    model = zoo.heads.sequence_classifier(
-        backbone, 2, labels=["animals", "other"], vocabulary=vocabulary
+    preprocessor = zoo.tasks.TextClassifierPreprocessor(
+        vocabulary, ["animals", "other"]
     )
-    return zoo.TextClassifier.from_network(model)
+    return zoo.TextClassifier(backbone, preprocessor)
 
 
 def _transcriber(**decoding):
@@ -95,15 +90,26 @@ def test_a_tagger_saves_and_reloads_as_a_tagger(tmp_path):
     assert recorded == again.fixed_outputs()
 
 
-def test_a_tagger_needs_its_vocabulary_and_labels():
+def test_a_tagger_needs_its_backbone_and_preprocessor():
     backbone = zoo.stacked_lstm(1, 4, vocabulary_size=9, embedding_dim=4)
-    plain = zoo.heads.sequence_tagger(backbone, 3)
-    with pytest.raises(ValueError, match="no `vocabulary` layer"):
-        zoo.Tagger.from_network(plain)
+    vocabulary = zoo.layers.TokenVocabulary(WORDS)
+    with pytest.raises(TypeError, match="`preprocessor` must be a zoo.tasks"):
+        zoo.Tagger(backbone, vocabulary)
+    with pytest.raises(TypeError, match="`backbone` must be a built Keras"):
+        zoo.Tagger("model", zoo.tasks.TaggerPreprocessor(vocabulary, ["", "A"]))
+    spelled = zoo.tasks.TaggerPreprocessor(
+        vocabulary,
+        ["", "A"],
+        characters=zoo.layers.CharacterVocabulary.from_words(WORDS),
+    )
+    with pytest.raises(ValueError, match="with `characters`, character ids"):
+        zoo.Tagger(backbone, spelled)
+    with pytest.raises(TypeError, match="`vocabulary` must be a zoo.layers"):
+        zoo.tasks.TaggerPreprocessor(["the"], ["", "A"])
+    with pytest.raises(ValueError, match="`conventions` must be one of"):
+        zoo.tasks.TaggerPreprocessor(vocabulary, ["", "A"], conventions="x")
     with pytest.raises(TypeError, match="a list of sentences"):
         _tagger().tag("the dog")
-    with pytest.raises(TypeError, match="functional keras.Model"):
-        zoo.Tagger.from_network("model")
 
 
 def test_a_classifier_classifies_raw_text():
@@ -128,9 +134,9 @@ def test_a_transcriber_keeps_its_symbols_and_settings(tmp_path):
     assert all(p in ("AA", "B", "K") for row in phones for p in row)
     assert transcriber(words, method="greedy") == phones
     config = transcriber.get_config()
-    assert config["source_symbols"] == list("abc")
+    assert config["preprocessor"]["config"]["source_symbols"] == list("abc")
     assert config["beam_width"] == 3
-    assert "source_vocabulary_size" not in config
+    assert config["backbone"]["class_name"] == "Seq2Seq"
     transcriber.save(tmp_path / "g2p.keras")
     loaded = keras.saving.load_model(tmp_path / "g2p.keras", safe_mode=True)
     assert type(loaded) is zoo.Transcriber
@@ -147,15 +153,17 @@ def test_a_transcriber_keeps_its_symbols_and_settings(tmp_path):
 
 
 def test_a_transcriber_refuses_sizes_that_do_not_match_its_symbols():
-    with pytest.raises(ValueError, match="source_vocabulary_size"):
-        zoo.Transcriber(list("ab"), ["X"], source_vocabulary_size=9)
+    preprocessor = zoo.tasks.TranscriberPreprocessor(list("ab"), ["X"])
+    with pytest.raises(ValueError, match="source_vocabulary_size=9"):
+        zoo.Transcriber(zoo.Seq2Seq(9, 5), preprocessor)
+    with pytest.raises(TypeError, match="`backbone` must be a zoo.Seq2Seq"):
+        zoo.Transcriber(keras.layers.Dense(3), preprocessor)
     with pytest.raises(ValueError, match="distinct non-empty strings"):
-        zoo.Transcriber(list("aa"), ["X"])
+        zoo.tasks.TranscriberPreprocessor(list("aa"), ["X"])
 
 
 def test_a_bilm_scores_and_embeds_raw_text():
-    model, _, _ = _language_model()
-    bilm = zoo.BiLM.from_network(model)
+    bilm, _, _ = _language_model()
     sentences = ["the cat sat .", ["a", "dog"]]
     rows = bilm.nll(sentences)
     assert [row.shape for row in rows] == [(4, 2), (2, 2)]
@@ -171,8 +179,7 @@ def test_a_bilm_scores_and_embeds_raw_text():
 
 
 def test_a_bilm_refuses_what_is_not_text_in_one_line():
-    model, _, _ = _language_model()
-    bilm = zoo.BiLM.from_network(model)
+    bilm, _, _ = _language_model()
     refused = [
         (None, TypeError, r"`sentence` must be a string or a list of words"
          r"; received None of type NoneType"),
@@ -200,39 +207,3 @@ def test_raw_text_is_strings_and_lists_of_them(value):
 @pytest.mark.parametrize("value", [[], [1, 2], np.zeros((2, 3)), [["a", 1]]])
 def test_anything_else_goes_to_keras(value):
     assert not zoo.tasks.is_text(value)
-
-
-@pytest.mark.parametrize(
-    "word, tag, form",
-    [
-        ("https://x.co/a", "X", "address"),
-        ("me@example.org", "X", "address"),
-        ("@united", "NOUN", "Smith"),
-        ("$AAPL", "NOUN", "Smith"),
-        ("#DeflateGate", "NOUN", "DeflateGate"),
-        ("RT", "X", "!"),
-        ("3,000", "NUM", "3,000"),
-        ("!!!", ".", "!"),
-        ("😂", "X", "!"),
-        ("&amp;", None, "&"),
-        ("$", None, "$"),  # a dollar sign: the model's
-        ("dog", None, "dog"),
-    ],
-)
-def test_what_brown_never_shows_is_tagged_by_rule_and_read_as_brown(
-    word, tag, form
-):
-    from zoo.tasks import tagger
-
-    assert tagger.universal_rule(word) == tag
-    assert tagger.model_form(word) == form
-
-
-def test_a_sentence_is_read_in_browns_spelling():
-    from zoo.tasks import tagger
-
-    words = ['"', "Mr", "Smith", '"', "-", "10", "%", "“", "x", "”", '"']
-    assert tagger.model_forms(words) == [
-        "``", "Mr.", "Smith", "''", "--", "10", "percent", "``", "x", "''",
-        "``",
-    ]  # fmt: skip

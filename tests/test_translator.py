@@ -156,7 +156,7 @@ def test_translator_saves_reloads_and_becomes_a_preset(pieces, tmp_path):
     model.save_to_preset(tmp_path / "preset")
     preset = zoo.tasks.Translator.from_preset(tmp_path / "preset")
     assert preset.translate(SPANISH[:3]) == expected
-    config = model.get_config()
+    config = model.get_config()["preprocessor"]["config"]
     assert "source_symbols" not in config
     assert isinstance(config["source_subwords"], str)
 
@@ -164,8 +164,12 @@ def test_translator_saves_reloads_and_becomes_a_preset(pieces, tmp_path):
 def test_translator_refuses_a_bad_subword_model(pieces):
     source, target = pieces
     with pytest.raises(ValueError, match="`target_subwords` is not a"):
-        zoo.tasks.Translator(source.proto, b"junk")
-    with pytest.raises(ValueError, match="`source_vocabulary_size`=9 does"):
+        zoo.tasks.TranslatorPreprocessor(source.proto, b"junk")
+    preprocessor = zoo.tasks.TranslatorPreprocessor(source.proto, target.proto)
+    with pytest.raises(ValueError, match="source_vocabulary_size=9 does"):
+        zoo.tasks.Translator(zoo.Seq2Seq(9, target.size), preprocessor)
+    with pytest.raises(TypeError, match="zoo.tasks.TranslatorPreprocessor"):
         zoo.tasks.Translator(
-            source.proto, target.proto, source_vocabulary_size=9
+            zoo.Seq2Seq(source.size, target.size),
+            zoo.tasks.TranscriberPreprocessor(["a"], ["b"]),
         )

@@ -10,7 +10,7 @@ import numpy as np
 
 import zoo
 from recipes import classification
-from recipes import seq2seq
+from recipes import g2p
 from recipes import settings
 from recipes import tagging
 from recipes import translation
@@ -22,7 +22,7 @@ from zoo import validation
 RECIPES = {
     "tagging": tagging,
     "classification": classification,
-    "seq2seq": seq2seq,
+    "seq2seq": g2p,
     "translation": translation,
 }
 TASKS = tuple(RECIPES)

@@ -6,7 +6,9 @@ Importing `zoo` registers every custom layer (for `.keras` loading with
 Besides the names below, its public modules: `zoo.options` (every option,
 declared once), `zoo.cells` (every cell's facts, in one table),
 `zoo.layers`, `zoo.heads`, `zoo.language_model` (the ELMo-style
-biLM), `zoo.metrics` (the mean per weighted step), `zoo.seq2seq`,
+biLM), `zoo.languages` (what is particular to one language: English's
+`G2p` and its data in `zoo.languages.en`), `zoo.metrics` (the mean per
+weighted step), `zoo.seq2seq`,
 `zoo.tasks` (the trained task models, which read raw text: `Tagger`,
 `TextClassifier`, `Transcriber`, `BiLM`; their presets in
 `zoo.presets`), `zoo.text`,
@@ -24,6 +26,7 @@ from zoo import cells
 from zoo import fused  # noqa: F401  (`zoo.fused.disabled()`)
 from zoo import heads
 from zoo import language_model  # noqa: F401  (registers its layers)
+from zoo import languages
 from zoo import layers
 from zoo import metrics
 from zoo import models  # noqa: F401  (registers the variants)
@@ -39,12 +42,14 @@ from zoo import text
 from zoo import validation
 from zoo import walk
 from zoo._package import PACKAGE
+from zoo.builders import Backbone
 from zoo.builders import stacked_gru
 from zoo.builders import stacked_lstm
 from zoo.builders import stacked_rnn
 from zoo.builders import stacked_simple_rnn
 from zoo.fast_path import fast_path_report
 from zoo.inference import inference_function
+from zoo.languages.en import G2p
 from zoo.layers import CRF
 from zoo.layers import CharacterEncoder
 from zoo.layers import CRFLoss
@@ -69,7 +74,6 @@ from zoo.seq2seq import build_seq2seq
 from zoo.seq2seq import greedy_decode
 from zoo.summary import summary
 from zoo.tasks import BiLM
-from zoo.tasks import G2p
 from zoo.tasks import Tagger
 from zoo.tasks import TextClassifier
 from zoo.tasks import Transcriber
@@ -109,6 +113,7 @@ __all__ = [
     "greedy_decode",
     "heads",
     "inference_function",
+    "languages",
     "layers",
     "list_models",
     "metrics",
@@ -122,6 +127,7 @@ __all__ = [
     "register_model",
     "reset_states",
     "seq2seq",
+    "Backbone",
     "stacked_gru",
     "stacked_lstm",
     "stacked_rnn",

@@ -15,10 +15,10 @@ one. The heads thread the backbone's mask: padding never reaches a
 pooled vector, and a tagger's output keeps the mask for the loss.
 
 Both heads end in a float32 softmax (it stays float32 under mixed
-precision) and, when `labels` are given, a `zoo.layers.LabelNames` layer
-named `labels`; with `vocabulary` (a `zoo.layers.TokenVocabulary`) the
-model also starts with it, so the saved file carries what turns text into
-its inputs.
+precision). They map ids to outputs; the task models (`zoo.tasks.Tagger`,
+`zoo.tasks.TextClassifier`) are the same graphs (`tagger_graph`,
+`classifier_graph`) with a preprocessor that turns raw text into the ids
+and the outputs into names.
 """
 
 import keras
@@ -28,40 +28,32 @@ from zoo.layers.bag_of_words import TfIdf
 from zoo.layers.crf import CRF
 from zoo.layers.pooling import MODES as POOLINGS
 from zoo.layers.pooling import SequencePooling
-from zoo.layers.token_features import TokenFeatures
-from zoo.layers.vocabulary import CharacterVocabulary
-from zoo.layers.vocabulary import LabelNames
-from zoo.layers.vocabulary import TokenVocabulary
 
-__all__ = ["HEADS", "POOLINGS", "sequence_classifier", "sequence_tagger"]
+__all__ = [
+    "HEADS",
+    "POOLINGS",
+    "backbone_inputs",
+    "classifier_graph",
+    "sequence_classifier",
+    "sequence_tagger",
+    "tagger_graph",
+]
 
 HEADS = ("softmax", "crf")
 
 
-def _inputs(backbone, vocabulary, characters=None, token_features=None):
-    if not hasattr(backbone, "input") and not hasattr(backbone, "inputs"):
+def backbone_inputs(backbone, characters=False, token_features=None):
+    """`(inputs, features)`: new `keras.Input`s for `backbone`'s inputs
+    (token ids first, named `inputs`; then character ids, `chars`, and
+    float token features, `features`, each at most once) and the
+    backbone called on them. `characters`: the model reads character ids
+    (the backbone must take them); `token_features`: the
+    `zoo.layers.TokenFeatures` whose width the backbone's float input
+    must have, or None."""
+    if not isinstance(backbone, keras.Model) or not hasattr(backbone, "inputs"):
         raise TypeError(
             "`backbone` must be a built Keras model from a zoo builder or "
             f"`zoo.create_model`; received {type(backbone).__name__}."
-        )
-    if vocabulary is not None and not isinstance(vocabulary, TokenVocabulary):
-        raise TypeError(
-            "`vocabulary` must be a `zoo.layers.TokenVocabulary` or None; "
-            f"received {type(vocabulary).__name__}."
-        )
-    if characters is not None and not isinstance(
-        characters, CharacterVocabulary
-    ):
-        raise TypeError(
-            "`characters` must be a `zoo.layers.CharacterVocabulary` or "
-            f"None; received {type(characters).__name__}."
-        )
-    if token_features is not None and not isinstance(
-        token_features, TokenFeatures
-    ):
-        raise TypeError(
-            "`token_features` must be a `zoo.layers.TokenFeatures` or "
-            f"None; received {type(token_features).__name__}."
         )
     try:
         specs = list(backbone.inputs)
@@ -70,8 +62,6 @@ def _inputs(backbone, vocabulary, characters=None, token_features=None):
             "`backbone` must have its inputs defined (build it with "
             f"`input_dim` or `vocabulary_size`); {error}"
         ) from None
-    # Token ids first; then character ids (integers) and token features
-    # (floats, `zoo.stacked_rnn(token_features=...)`), each at most once.
     kinds = ["inputs"] + [
         "chars" if "int" in str(spec.dtype) else "features"
         for spec in specs[1:]
@@ -79,7 +69,7 @@ def _inputs(backbone, vocabulary, characters=None, token_features=None):
     if (
         len(specs) > 3
         or len(set(kinds)) != len(kinds)
-        or (characters is not None and "chars" not in kinds)
+        or (characters and "chars" not in kinds)
         or (token_features is not None and "features" not in kinds)
     ):
         raise ValueError(
@@ -99,34 +89,18 @@ def _inputs(backbone, vocabulary, characters=None, token_features=None):
         keras.Input(shape=tuple(spec.shape[1:]), dtype=spec.dtype, name=n)
         for spec, n in zip(specs, kinds)
     ]
-    carriers = {
-        "inputs": vocabulary,
-        "chars": characters,
-        "features": token_features,
-    }
-    x = [
-        tensor if carriers[kind] is None else carriers[kind](tensor)
-        for tensor, kind in zip(inputs, kinds)
-    ]
     if len(inputs) > 1:
-        return inputs, backbone(x)
-    return inputs[0], backbone(x[0])
+        return inputs, backbone(inputs)
+    return inputs[0], backbone(inputs[0])
 
 
 def _outputs(
-    features,
-    units,
-    labels,
-    seed,
-    dropout,
-    name,
-    crf=False,
-    argument=None,
-    wide=None,
+    features, units, seed, dropout, name, crf=False, argument=None, wide=None
 ):
-    """The head's dropout and output layer; with `wide` (a bag-of-words
-    tensor), the softmax reads the sum of two logits: `"deep_logits"`
-    of the (dropped-out) features and `"wide_logits"` of `wide`."""
+    """`(outputs, crf)`: the head's dropout and output layer (and the
+    `zoo.layers.CRF` on it, or None); with `wide` (a bag-of-words
+    tensor), the softmax reads the sum of two logits: `"deep_logits"` of
+    the (dropped-out) features and `"wide_logits"` of `wide`."""
     v.check_positive_int(argument or "num_outputs", units)
     v.check_rate("dropout", dropout)
     if dropout:
@@ -152,48 +126,64 @@ def _outputs(
             dtype="float32",
             name="emissions" if crf else name,
         )(features)
-    if crf:
-        outputs = CRF(units, name="crf")(outputs)
-    if labels is not None:
-        labels = list(labels)
-        if len(labels) != units:
-            raise ValueError(
-                f"`labels` must name every output column: {units} "
-                f"expected; received {len(labels)} ({labels[:5]!r}...)."
-            )
-        outputs = LabelNames(labels, name="labels")(outputs)
-    return outputs
+    if not crf:
+        return outputs, None
+    layer = CRF(units, name="crf")
+    return layer(outputs), layer
+
+
+def tagger_graph(
+    backbone,
+    num_tags,
+    *,
+    head="softmax",
+    dropout=0.0,
+    seed=None,
+    characters=False,
+    token_features=None,
+):
+    """`(inputs, outputs, crf)` of a tagger on `backbone`: what
+    `sequence_tagger` and `zoo.tasks.Tagger` are models of (`crf`: the
+    `zoo.layers.CRF`, or None for a softmax head). `characters` and
+    `token_features` as `backbone_inputs` takes them."""
+    v.check_choice("head", head, HEADS)
+    inputs, features = backbone_inputs(backbone, characters, token_features)
+    if len(features.shape) != 3:
+        raise ValueError(
+            "`backbone` must return one vector per timestep for a tagger "
+            f"(build it with return_sequences=True); its output has shape "
+            f"{tuple(features.shape)}."
+        )
+    outputs, crf = _outputs(
+        features,
+        num_tags,
+        seed,
+        dropout,
+        "tags",
+        crf=head == "crf",
+        argument="num_tags",
+    )
+    return inputs, outputs, crf
 
 
 def sequence_tagger(
     backbone,
     num_tags,
     *,
-    labels=None,
-    vocabulary=None,
-    characters=None,
-    token_features=None,
     head="softmax",
     dropout=0.0,
     seed=None,
     name="tagger",
 ):
-    """A softmax (or a CRF) over `num_tags` at every timestep of `backbone`.
+    """A softmax (or a CRF) over `num_tags` at every timestep of `backbone`:
+    a model of token ids (for raw text in and tag names out, a
+    `zoo.tasks.Tagger` on the same backbone, with its preprocessor).
 
     Args:
         backbone: a model returning `(batch, timesteps, width)`; with
             two inputs (token ids and character ids, `zoo.stacked_rnn(...,
             char_vocabulary_size=...)`) the tagger takes both.
         num_tags: output columns (recipes keep column 0 for padding).
-        labels: optional names of the columns (a `LabelNames` layer),
-            distinct.
-        vocabulary: optional `zoo.layers.TokenVocabulary` put first.
-        characters: optional `zoo.layers.CharacterVocabulary` put first
-            on the character input.
-        token_features: optional `zoo.layers.TokenFeatures` put first on
-            the backbone's float features input (`zoo.stacked_rnn(...,
-            token_features=layer.num_features)`), so the tagger computes
-            word shapes and gazetteer matches for new text.
         head: `"softmax"` (independent per-token probabilities) or
             `"crf"` (a `Dense` to emission scores, then a
             `zoo.layers.CRF` named `crf`: the model outputs the
@@ -207,25 +197,57 @@ def sequence_tagger(
         A `keras.Model` from the backbone's inputs to probabilities (or
         CRF emission scores) of shape `(batch, timesteps, num_tags)`.
     """
-    v.check_choice("head", head, HEADS)
-    inputs, features = _inputs(backbone, vocabulary, characters, token_features)
-    if len(features.shape) != 3:
-        raise ValueError(
-            "`backbone` must return one vector per timestep for a tagger "
-            f"(build it with return_sequences=True); its output has shape "
-            f"{tuple(features.shape)}."
-        )
-    outputs = _outputs(
-        features,
-        num_tags,
-        labels,
-        seed,
-        dropout,
-        "tags",
-        crf=head == "crf",
-        argument="num_tags",
+    inputs, outputs, _ = tagger_graph(
+        backbone, num_tags, head=head, dropout=dropout, seed=seed
     )
     return keras.Model(inputs, outputs, name=name)
+
+
+def classifier_graph(
+    backbone,
+    num_classes,
+    *,
+    pooling="mean",
+    attention_units=64,
+    dropout=0.0,
+    seed=None,
+    wide=None,
+    characters=False,
+):
+    """`(inputs, outputs)` of a classifier on `backbone`: what
+    `sequence_classifier` and `zoo.tasks.TextClassifier` are models of."""
+    v.check_choice("pooling", pooling, POOLINGS)
+    if wide is not None and not isinstance(wide, TfIdf):
+        raise TypeError(
+            "`wide` must be a `zoo.layers.TfIdf` or None; received "
+            f"{type(wide).__name__}."
+        )
+    inputs, features = backbone_inputs(backbone, characters)
+    if len(features.shape) == 2:
+        if pooling != "last":
+            raise ValueError(
+                f"`backbone` returns one vector per sequence (shape "
+                f"{tuple(features.shape)}), which only pooling='last' "
+                f"takes; received pooling={pooling!r} (build the backbone "
+                "with return_sequences=True for it)."
+            )
+    else:
+        features = SequencePooling(
+            pooling, attention_units=attention_units, name="pooling"
+        )(features)
+    bag = None
+    if wide is not None:
+        bag = wide(inputs[0] if isinstance(inputs, list) else inputs)
+    outputs, _ = _outputs(
+        features,
+        num_classes,
+        seed,
+        dropout,
+        "classes",
+        argument="num_classes",
+        wide=bag,
+    )
+    return inputs, outputs
 
 
 def sequence_classifier(
@@ -234,15 +256,15 @@ def sequence_classifier(
     *,
     pooling="mean",
     attention_units=64,
-    labels=None,
-    vocabulary=None,
-    characters=None,
     dropout=0.0,
     seed=None,
     wide=None,
     name="classifier",
 ):
-    """One softmax over `num_classes` per sequence of `backbone`.
+    """One softmax over `num_classes` per sequence of `backbone`: a model
+    of token ids (for raw text in and class names out, a
+    `zoo.tasks.TextClassifier` on the same backbone, with its
+    preprocessor).
 
     With `wide` (a `zoo.layers.TfIdf` over the same token ids), a
     wide-and-deep classifier (Cheng et al. 2016): the softmax reads the
@@ -260,12 +282,6 @@ def sequence_classifier(
         pooling: `"last"`, `"mean"`, `"max"` or `"attention"`
             (`zoo.layers.SequencePooling`; all ignore padding).
         attention_units: hidden size of the attention pooling.
-        labels: optional names of the classes (a `LabelNames` layer),
-            distinct.
-        vocabulary: optional `zoo.layers.TokenVocabulary` put first.
-        characters: optional `zoo.layers.CharacterVocabulary` put first
-            on the character input (a backbone with two inputs: token
-            and character ids).
         dropout: dropout on the pooled vector before the softmax.
         seed: seed of that dropout (which the bag of words gets too).
         wide: optional `zoo.layers.TfIdf` (adapted to the training texts)
@@ -276,36 +292,13 @@ def sequence_classifier(
         A `keras.Model` from the backbone's inputs to probabilities of
         shape `(batch, num_classes)`.
     """
-    v.check_choice("pooling", pooling, POOLINGS)
-    if wide is not None and not isinstance(wide, TfIdf):
-        raise TypeError(
-            "`wide` must be a `zoo.layers.TfIdf` or None; received "
-            f"{type(wide).__name__}."
-        )
-    inputs, features = _inputs(backbone, vocabulary, characters)
-    if len(features.shape) == 2:
-        if pooling != "last":
-            raise ValueError(
-                f"`backbone` returns one vector per sequence (shape "
-                f"{tuple(features.shape)}), which only pooling='last' "
-                f"takes; received pooling={pooling!r} (build the backbone "
-                "with return_sequences=True for it)."
-            )
-    else:
-        features = SequencePooling(
-            pooling, attention_units=attention_units, name="pooling"
-        )(features)
-    bag = None
-    if wide is not None:
-        bag = wide(inputs[0] if isinstance(inputs, list) else inputs)
-    outputs = _outputs(
-        features,
+    inputs, outputs = classifier_graph(
+        backbone,
         num_classes,
-        labels,
-        seed,
-        dropout,
-        "classes",
-        argument="num_classes",
-        wide=bag,
+        pooling=pooling,
+        attention_units=attention_units,
+        dropout=dropout,
+        seed=seed,
+        wide=wide,
     )
     return keras.Model(inputs, outputs, name=name)

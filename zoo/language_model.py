@@ -5,7 +5,7 @@ its layers into any model.
         [*zoo.language_model.BOUNDARIES, *words], name="vocabulary")
     characters = zoo.layers.CharacterVocabulary.from_words(
         words, name="characters")
-    bilm = zoo.language_model.bidirectional_language_model(
+    bilm = zoo.tasks.BiLM.create(
         vocabulary, characters, units=256, num_layers=2)
     zoo.language_model.compile(bilm, "adam")
     bilm.fit((word_ids, char_ids), mask, sample_weight=mask)
@@ -43,14 +43,14 @@ __all__ = [
     "LanguageModelLoss",
     "LanguageModelTargets",
     "backward_nll",
-    "bidirectional_language_model",
+    "bilm_graph",
+    "check_vocabularies",
     "compile",
     "contextual_embedding",
     "encoder_of",
     "forward_nll",
     "metrics",
     "nll",
-    "rewired",
 ]
 
 BOUNDARIES = ("<s>", "</s>")
@@ -128,47 +128,10 @@ def _boundary_ids(vocabulary):
     return ids[BOUNDARIES[0]], ids[BOUNDARIES[1]]
 
 
-def bidirectional_language_model(
-    vocabulary,
-    characters,
-    *,
-    units=256,
-    num_layers=2,
-    char_embedding_dim=16,
-    char_units=128,
-    char_kernel_size=3,
-    dropout=0.1,
-    num_sampled=512,
-    seed=None,
-    name="bilm_model",
-):
-    """An ELMo-style biLM as a functional Keras model.
-
-    Inputs `(word ids, character ids)`: `(batch, words)` ids of
-    `vocabulary` and `(batch, words, chars)` ids of `characters`. Layers:
-    `vocabulary` and `characters` (which keep the words and characters,
-    so a saved model says how to spell its inputs), `bilm` (a
-    `zoo.layers.BiLMEncoder`), `targets` (`LanguageModelTargets`) and
-    `softmax` (a `zoo.layers.SampledSoftmax` shared by both directions,
-    as in ELMo, and called once for both: while training the two
-    directions share each batch's draw of negatives). Output `nll`:
-    `(batch, words, 2)` float32, the forward and backward negative
-    log-likelihood of each word's targets.
-
-    Args:
-        vocabulary: a `zoo.layers.TokenVocabulary` holding `BOUNDARIES`,
-            its words ordered by falling frequency (the sampler assumes
-            it); the words predicted.
-        characters: a `zoo.layers.CharacterVocabulary`; what is read.
-        units: width of the projection and of each LSTM layer.
-        num_layers: LSTM layers per direction.
-        char_embedding_dim: the character embedding's width.
-        char_units, char_kernel_size: the character convolution's.
-        dropout: the `BiLMEncoder`'s, and before the softmax.
-        seed: optional integer seed of dropout and sampling.
-        num_sampled: negatives of the sampled softmax (0: full softmax).
-        name: the model's name.
-    """
+def check_vocabularies(vocabulary, characters):
+    """Refuses a `vocabulary` that is no `zoo.layers.TokenVocabulary` or
+    `characters` that are no `zoo.layers.CharacterVocabulary`, naming
+    the argument."""
     if not isinstance(vocabulary, TokenVocabulary):
         raise TypeError(
             "`vocabulary` must be a `zoo.layers.TokenVocabulary`; received "
@@ -179,40 +142,52 @@ def bidirectional_language_model(
             "`characters` must be a `zoo.layers.CharacterVocabulary`; "
             f"received {type(characters).__name__}."
         )
+
+
+def bilm_graph(encoder, vocabulary, *, dropout=0.1, num_sampled=512, seed=None):
+    """`(inputs, nll, softmax)`: an ELMo-style biLM's graph on `encoder`
+    (a `zoo.layers.BiLMEncoder`) predicting the words of `vocabulary`
+    (what `zoo.tasks.BiLM` is a model of).
+
+    Inputs `(word ids, character ids)`: `(batch, words)` ids of
+    `vocabulary` and `(batch, words, chars)` character ids. Layers:
+    the encoder, `top_dropout`, `targets` (`LanguageModelTargets`) and
+    `softmax` (a `zoo.layers.SampledSoftmax` shared by both directions,
+    as in ELMo, and called once for both: while training the two
+    directions share each batch's draw of negatives). Output `nll`:
+    `(batch, words, 2)` float32, the forward and backward negative
+    log-likelihood of each word's targets.
+
+    Args:
+        encoder: the `zoo.layers.BiLMEncoder` (the backbone).
+        vocabulary: a `zoo.layers.TokenVocabulary` holding `BOUNDARIES`,
+            its words ordered by falling frequency (the sampler assumes
+            it); the words predicted.
+        dropout: dropout before the softmax.
+        num_sampled: negatives of the sampled softmax (0: full softmax).
+        seed: optional integer seed of dropout and sampling.
+    """
+    if not isinstance(encoder, BiLMEncoder):
+        raise TypeError(
+            "`encoder` must be a `zoo.layers.BiLMEncoder`; received "
+            f"{type(encoder).__name__}."
+        )
     bos_id, eos_id = _boundary_ids(vocabulary)
-    encoder = BiLMEncoder(
-        characters.vocabulary_size,
-        units,
-        num_layers,
-        char_embedding_dim=char_embedding_dim,
-        char_units=char_units,
-        char_kernel_size=char_kernel_size,
-        dropout=dropout,
-        seed=seed,
-        name="bilm",
+    words = keras.Input((None,), dtype="int32", name="words")
+    chars = keras.Input((None, None), dtype="int32", name="chars")
+    layers = encoder(chars)
+    top = keras.layers.Dropout(dropout, seed=seed, name="top_dropout")(
+        layers[-1]
     )
-    top_dropout = keras.layers.Dropout(dropout, seed=seed, name="top_dropout")
-    targets = LanguageModelTargets(bos_id, eos_id, name="targets")
+    forward_targets, backward_targets = LanguageModelTargets(
+        bos_id, eos_id, name="targets"
+    )(words)
     softmax = SampledSoftmax(
         vocabulary.vocabulary_size,
         num_sampled=num_sampled,
         seed=seed,
         name="softmax",
     )
-    return _wired(
-        vocabulary, characters, encoder, top_dropout, targets, softmax, name
-    )
-
-
-def _wired(
-    vocabulary, characters, encoder, top_dropout, targets, softmax, name
-):
-    """The language model's graph on these layers."""
-    words = keras.Input((None,), dtype="int32", name="words")
-    chars = keras.Input((None, None), dtype="int32", name="chars")
-    layers = encoder(characters(chars))
-    top = top_dropout(layers[-1])
-    forward_targets, backward_targets = targets(vocabulary(words))
     # Both directions in one softmax call: `top` (batch, words, 2 *
     # units), the forward half first, against (batch, words, 2) targets.
     # One gather of the kernel's rows a step instead of one per direction
@@ -221,47 +196,24 @@ def _wired(
     # the two directions share (ELMo draws one per direction; each is an
     # unbiased sampled softmax).
     stacked = ops.stack([forward_targets, backward_targets], axis=-1)
-    nll = softmax([top, stacked])
-    return keras.Model([words, chars], nll, name=name)
-
-
-def rewired(model):
-    """A language model built by `bidirectional_language_model`, perhaps
-    by an older release whose graph called the softmax once per
-    direction, on the current graph: the same layers (and so the same
-    weights, shared, not copied), wired as `bidirectional_language_model`
-    wires them now."""
-    encoder_of(model)  # names what it lacks
-    return _wired(
-        model.get_layer("vocabulary"),
-        model.get_layer("characters"),
-        model.get_layer("bilm"),
-        model.get_layer("top_dropout"),
-        model.get_layer("targets"),
-        model.get_layer("softmax"),
-        model.name,
-    )
+    return [words, chars], softmax([top, stacked]), softmax
 
 
 def encoder_of(model):
-    """The `BiLMEncoder` of a language model built by
-    `bidirectional_language_model` (its `bilm` layer).
+    """The `BiLMEncoder` of a language model (a `zoo.tasks.BiLM`: its
+    backbone).
 
     Raises:
         ValueError: `model` is not such a language model (a tagger, a
             classifier ...), naming what it lacks.
     """
-    try:
-        encoder = model.get_layer("bilm")
-    except (ValueError, AttributeError):
-        encoder = None
+    encoder = getattr(model, "backbone", None)
     if not isinstance(encoder, BiLMEncoder):
         name = getattr(model, "name", type(model).__name__)
         raise ValueError(
-            f"`model` ({name}) is not a bidirectional language model: it "
-            "has no `bilm` layer (a zoo.layers.BiLMEncoder); pass a model "
-            "built by zoo.language_model.bidirectional_language_model (what "
-            "python -m recipes.language_model saves)"
+            f"`model` ({name}) is not a bidirectional language model: its "
+            "backbone is no zoo.layers.BiLMEncoder; pass a zoo.tasks.BiLM "
+            "(what python -m recipes.language_model saves)"
         )
     return encoder
 
@@ -271,7 +223,7 @@ def contextual_embedding(
 ):
     """A `zoo.layers.ContextualEmbedding` on the encoder of `model`, a
     trained language model; it reads the character ids that `model`'s
-    `characters` layer spells. `mix`: `"learned"`, `"average"` or
+    preprocessor's `characters` spell. `mix`: `"learned"`, `"average"` or
     `"top"` (the layer's)."""
     return ContextualEmbedding(
         encoder_of(model),

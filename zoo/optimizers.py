@@ -195,10 +195,10 @@ class DiscriminativeAdam(Adam):
         unfreeze_steps: group `k` is frozen (no update, its moments kept
             at zero) until step `k * unfreeze_steps`; 0 unfreezes every
             group from the start.
-        beta_1, beta_2, epsilon, amsgrad: `zoo.optimizers.Adam`'s (its
-            fused step on PyTorch included).
-        **kwargs: the other `keras.optimizers.Optimizer` arguments
-            (`weight_decay`, `clipnorm`, `name`, ...).
+        **kwargs: `zoo.optimizers.Adam`'s other arguments, by name:
+            `beta_1`, `beta_2`, `epsilon`, `amsgrad` (its fused step on
+            PyTorch included), and those of `keras.optimizers.Optimizer`
+            (`weight_decay`, `clipnorm`, ...).
     """
 
     def __init__(
@@ -207,22 +207,10 @@ class DiscriminativeAdam(Adam):
         groups=(),
         decay=2.6,
         unfreeze_steps=0,
-        beta_1=0.9,
-        beta_2=0.999,
-        epsilon=1e-7,
-        amsgrad=False,
         name="discriminative_adam",
         **kwargs,
     ):
-        super().__init__(
-            learning_rate=learning_rate,
-            beta_1=beta_1,
-            beta_2=beta_2,
-            epsilon=epsilon,
-            amsgrad=amsgrad,
-            name=name,
-            **kwargs,
-        )
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         if isinstance(groups, str) or not all(
             isinstance(group, (list, tuple))
             and group

@@ -8,8 +8,6 @@ arguments overriding the variant's defaults.
 import fnmatch
 
 _ENTRYPOINTS = {}
-# Old names that `create_model` still takes (not listed by `list_models`).
-_ALIASES = {"gru_residual_deep": "gru_deep_residual_base"}
 
 
 def register_model(fn):
@@ -32,7 +30,6 @@ def list_models(pattern="*"):
 
 def model_doc(name):
     """The first line of a variant's docstring."""
-    name = _ALIASES.get(name, name)
     _check_name(name)
     return (_ENTRYPOINTS[name].__doc__ or "").strip().splitlines()[0]
 
@@ -55,6 +52,5 @@ def create_model(name, /, **overrides):
     encoder = zoo.create_model("lstm_base", vocabulary_size=10_000)
     ```
     """
-    name = _ALIASES.get(name, name)
     _check_name(name)
     return _ENTRYPOINTS[name](**overrides)

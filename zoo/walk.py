@@ -87,3 +87,24 @@ def optional_layer(model, name):
         return model.get_layer(name)
     except ValueError:
         return None
+
+
+def graph_config(model):
+    """The functional graph of `model` as Keras's functional config (its
+    layers and the nodes that call them), or None for a model that is no
+    functional graph. A functional model whose config is its
+    constructor's arguments (`zoo.Backbone`, the `zoo.tasks` models) is
+    read through a plain `keras.Model` over the same inputs, outputs and
+    layers."""
+    config = model.get_config() if hasattr(model, "get_config") else None
+    if config and "layers" in config and "input_layers" in config:
+        return config
+    try:
+        inputs, outputs = model.inputs, model.outputs
+    except (AttributeError, ValueError):
+        return None
+    if not inputs or not outputs or not isinstance(model, keras.Model):
+        return None
+    inputs = inputs if len(inputs) > 1 else inputs[0]
+    outputs = outputs if len(outputs) > 1 else outputs[0]
+    return keras.Model(inputs, outputs, name=model.name).get_config()

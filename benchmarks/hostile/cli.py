@@ -39,7 +39,7 @@ TF = ("tensorflow",)
 MAINS = {
     "tagging": "recipes.tagging",
     "classification": "recipes.classification",
-    "seq2seq": "recipes.seq2seq",
+    "seq2seq": "recipes.g2p",
     "stacks": "recipes.stacks",
     "launch": "recipes.launch",
     "search": "tuning.search",
@@ -394,7 +394,7 @@ def _seq2seq_config_init_from():
 
 add(
     "config/seq2seq init_from",
-    "recipes.seq2seq takes no --init-from, so a --config file's "
+    "recipes.g2p takes no --init-from, so a --config file's "
     "`init_from` is refused in one line, not ignored",
     _seq2seq_config_init_from,
 )
@@ -532,7 +532,56 @@ add(
     backends=TF,
 )
 
-# --- CSV files (recipes.classification --dataset csv) ------------------------
+# --- training files: CSV (classification) and CoNLL-U (tagging) --------------
+
+
+def add_file_attempts(kind, cli, argv_of, file_name, files, what, naming):
+    """One attempt per `(label, content, names[, extra flags])` of
+    `files`: a training file `file_name` holding `content` is one line
+    (under 1,000 characters) naming `names`, exit 2; then a folder given
+    as --train-file is one line naming it."""
+    for label, content, names, *flags in files:
+        flags = flags[0] if flags else ()
+
+        def check(content=content, names=tuple(names), flags=tuple(flags)):
+            path = write(scratch(), file_name, content)
+            expect_data_error(cli, argv_of(*flags, train=path), *names)
+
+        add(
+            f"{kind}/{label}",
+            f"{what} with {label} is one line (under 1,000 characters) "
+            f"naming {naming}, exit 2",
+            check,
+        )
+
+    def directory():
+        folder = scratch()
+        expect_cli(cli, argv_of(train=folder), str(folder))
+
+    add(
+        f"{kind}/a directory as --train-file",
+        "a folder given as --train-file is one line naming it",
+        directory,
+    )
+
+
+def add_dev_unseen(kind, cli, argv_of, file_name, content, unseen, what):
+    """A dev and test file `file_name` holding `content`, whose `what`
+    `unseen` the training file lacks, is one line naming it."""
+
+    def check():
+        dev = write(scratch(), file_name, content)
+        argv = argv_of("--dev-file", str(dev), "--test-file", str(dev))
+        expect_cli(cli, argv, unseen)
+
+    add(
+        f"{kind}/dev {what} never seen in train",
+        f"a dev/test {what} the training file lacks is one line naming it",
+        check,
+    )
+
+
+# CSV files (recipes.classification --dataset csv)
 
 HEADER = "text,label\n"
 GOOD_ROWS = csv_text(20).split("\n", 1)[1]
@@ -616,25 +665,15 @@ CSVS = [
         ["--text-column", "label"],
     ),
 ]
-for _label, _content, _names, _extra in CSVS:
-
-    def _csv_check(content=_content, names=tuple(_names), extra=tuple(_extra)):
-        path = write(scratch(), "train.csv", content)
-        expect_data_error(
-            "classification", classification_argv(*extra, train=path), *names
-        )
-
-    add(
-        f"csv/{_label}",
-        f"a training CSV with {_label} is one line (under 1,000 "
-        "characters) naming the file, line or column, exit 2",
-        _csv_check,
-    )
-
-
-def _csv_directory():
-    folder = scratch()
-    expect_cli("classification", classification_argv(train=folder), str(folder))
+add_file_attempts(
+    "csv",
+    "classification",
+    classification_argv,
+    "train.csv",
+    CSVS,
+    "a training CSV",
+    "the file, line or column",
+)
 
 
 def _csv_missing():
@@ -643,31 +682,18 @@ def _csv_missing():
 
 
 add(
-    "csv/a directory as --train-file",
-    "a folder given as --train-file is one line naming it",
-    _csv_directory,
-)
-add(
     "csv/nonexistent --train-file",
     "a --train-file that does not exist is one line naming it",
     _csv_missing,
 )
-
-
-def _csv_dev_label_unseen():
-    folder = scratch()
-    dev = write(folder, "dev.csv", HEADER + "a ship sails,boat\n")
-    expect_cli(
-        "classification",
-        classification_argv("--dev-file", str(dev), "--test-file", str(dev)),
-        "boat",
-    )
-
-
-add(
-    "csv/dev label never seen in train",
-    "a dev/test label the training file lacks is one line naming it",
-    _csv_dev_label_unseen,
+add_dev_unseen(
+    "csv",
+    "classification",
+    classification_argv,
+    "dev.csv",
+    HEADER + "a ship sails,boat\n",
+    "boat",
+    "label",
 )
 
 # --- CoNLL-U and column files (recipes.tagging) ------------------------------
@@ -714,44 +740,23 @@ CONLLUS = [
         ["train.conllu:", "2,000,002"],
     ),
 ]
-for _label, _content, _names in CONLLUS:
-
-    def _conllu_check(content=_content, names=tuple(_names)):
-        path = write(scratch(), "train.conllu", content)
-        expect_data_error("tagging", tagging_argv(train=path), *names)
-
-    add(
-        f"conllu/{_label}",
-        f"a CoNLL-U training file with {_label} is one line (under 1,000 "
-        "characters) naming the file and line, exit 2",
-        _conllu_check,
-    )
-
-
-def _conllu_directory():
-    folder = scratch()
-    expect_cli("tagging", tagging_argv(train=folder), str(folder))
-
-
-def _conllu_dev_tag_unseen():
-    folder = scratch()
-    dev = write(folder, "dev.conllu", token_line(1, "run", "X") + "\n")
-    expect_cli(
-        "tagging",
-        tagging_argv("--dev-file", str(dev), "--test-file", str(dev)),
-        "X",
-    )
-
-
-add(
-    "conllu/a directory as --train-file",
-    "a folder given as --train-file is one line naming it",
-    _conllu_directory,
+add_file_attempts(
+    "conllu",
+    "tagging",
+    tagging_argv,
+    "train.conllu",
+    CONLLUS,
+    "a CoNLL-U training file",
+    "the file and line",
 )
-add(
-    "conllu/dev tag never seen in train",
-    "a dev/test tag the training file lacks is one line naming it",
-    _conllu_dev_tag_unseen,
+add_dev_unseen(
+    "conllu",
+    "tagging",
+    tagging_argv,
+    "dev.conllu",
+    token_line(1, "run", "X") + "\n",
+    "X",
+    "tag",
 )
 
 COLUMNS = [

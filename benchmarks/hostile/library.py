@@ -474,18 +474,20 @@ add(
     "classifier with duplicate labels",
     "refused naming labels",
     lambda: a.refused(
-        lambda: zoo.heads.sequence_classifier(backbone(), 2, labels=["a", "a"]),
+        lambda: zoo.tasks.TextClassifierPreprocessor(
+            zoo.layers.TokenVocabulary(["the"]), ["a", "a"]
+        ),
         "labels",
     ),
 )
 add(
-    "classifier with 3 labels for 2 classes",
-    "refused naming labels",
+    "classifier whose preprocessor is a vocabulary",
+    "refused naming preprocessor",
     lambda: a.refused(
-        lambda: zoo.heads.sequence_classifier(
-            backbone(), 2, labels=["a", "b", "c"]
+        lambda: zoo.tasks.TextClassifier(
+            backbone(), zoo.layers.TokenVocabulary(["the"])
         ),
-        "labels",
+        "preprocessor",
     ),
 )
 add(

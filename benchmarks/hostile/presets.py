@@ -358,13 +358,9 @@ for _label, _files in {
 
 def _tiny_tagger():
     vocabulary = zoo.layers.TokenVocabulary(["a", "b"], name="vocabulary")
-    return zoo.Tagger.from_network(
-        zoo.heads.sequence_tagger(
-            zoo.stacked_lstm(1, 4, vocabulary_size=4),
-            3,
-            labels=["", "A", "B"],
-            vocabulary=vocabulary,
-        )
+    return zoo.Tagger(
+        zoo.stacked_lstm(1, 4, vocabulary_size=4),
+        zoo.tasks.TaggerPreprocessor(vocabulary, ["", "A", "B"]),
     )
 
 
@@ -438,6 +434,10 @@ TAMPERED_METADATA = {
         _weights_changed_files_emptied,
         "config.json",
     ),
+    "format_version 1 (the first format, no longer read)": (
+        _set("format_version", 1),
+        "format_version",
+    ),
     "format_version 99": (_set("format_version", 99), "format_version"),
     "format_version '2'": (_set("format_version", "2"), "format_version"),
     "class 5": (_set("class", 5), "class: expected a registered"),
@@ -488,7 +488,7 @@ def _emptied():
     return folder
 
 
-for _module in ("tagging", "classification", "seq2seq"):
+for _module in ("tagging", "classification", "g2p"):
     add(
         f"{_module} predict --model <300 characters>",
         "one line naming the model, exit 2",

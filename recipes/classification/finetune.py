@@ -3,16 +3,23 @@ the task's texts first (`LanguageModelStage`, a stage of the training
 loop), then the classifier trained with discriminative rates and gradual
 unfreezing (`fine_tune_optimizer`)."""
 
+import json
+import sys
+
+import keras
+
+import harness
 import zoo
 from harness import files
-from recipes import checkpoints
+from harness import processes
 from recipes import models
 from recipes import settings
-from recipes.language_model import config as lm_config
-from recipes.language_model import task as lm_task
 
 FINE_TUNE_TEXT = "fine_tune_text.txt"
 FINE_TUNE_RUN = "language_model"
+# The stage's settings, as `python -m recipes.language_model --config`
+# reads them.
+STAGE_CONFIG = "language_model.json"
 
 
 class LanguageModelStage:
@@ -34,36 +41,46 @@ class LanguageModelStage:
         text = output / FINE_TUNE_TEXT
         lines = (" ".join(str(t).split()) for t, _ in state.data.train)
         files.write_text(text, "\n".join(line for line in lines if line))
-        stage_config = lm_config.Config(
-            output=str(output / FINE_TUNE_RUN),
-            corpora="",
-            text_file=str(text),
-            init_from=config.pretrained,
-            epochs=config.fine_tune_epochs,
-            shards=1,
-            lr_schedule="slanted",
-            ema=config.ema,
-            seed=config.seed,
-            quick=config.quick,
-            tensorboard=False,
-        )
+        stage = {
+            "output": str(output / FINE_TUNE_RUN),
+            "corpora": "",
+            "text_file": str(text),
+            "init_from": config.pretrained,
+            "epochs": config.fine_tune_epochs,
+            "shards": 1,
+            "lr_schedule": "slanted",
+            "ema": config.ema,
+            "seed": config.seed,
+            "quick": config.quick,
+            "tensorboard": False,
+        }
+        settings_file = output / STAGE_CONFIG
+        files.write_text(settings_file, json.dumps(stage, indent=1))
+        # The language-model recipe as its own command, as a user would
+        # chain the two (the recipes stand alone: neither imports the
+        # other); its run folder resumes or is reused on a rerun.
+        command = [
+            sys.executable, "-m", "recipes.language_model",
+            "--config", str(settings_file),
+            "--backend", keras.backend.backend(),
+        ]  # fmt: skip
         print(
             f"--fine-tune: the biLM on the {len(state.data.train)} training "
             f"texts first ({output / FINE_TUNE_RUN})",
             flush=True,
         )
-        try:
-            metrics = lm_task.run(stage_config)
-        except checkpoints.BackupError as error:
-            # The stage's own flags are the language model's: say it in
-            # the classifier's (the biLM came from --pretrained).
-            raise checkpoints.BackupError(
-                f"--fine-tune, the biLM's stage in {output / FINE_TUNE_RUN}: "
-                + str(error).replace(
-                    f"--init-from {config.pretrained}",
-                    f"--pretrained {config.pretrained}",
-                )
-            ) from None
+        with processes.Supervisor(kind="stage") as group:
+            group.start("biLM", command)
+            code = group.wait()
+        if code != 0:
+            raise harness.UsageError(
+                f"--fine-tune: the biLM's stage ({' '.join(command[1:5])}) "
+                f"exited with {processes.describe(code)}; its lines above "
+                "say why (its --init-from is this run's --pretrained)"
+            )
+        metrics = json.loads(
+            (output / FINE_TUNE_RUN / "metrics.json").read_text()
+        )
         state.bilm = models.load_language_model(
             output / FINE_TUNE_RUN, "--fine-tune"
         )
@@ -72,7 +89,7 @@ class LanguageModelStage:
             for k in ("test_forward_perplexity", "test_backward_perplexity")
             if k in metrics
         }
-        return [FINE_TUNE_TEXT, FINE_TUNE_RUN]
+        return [FINE_TUNE_TEXT, STAGE_CONFIG, FINE_TUNE_RUN]
 
 
 def fine_tune_optimizer(model, config, steps):

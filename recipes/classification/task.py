@@ -146,11 +146,7 @@ class ClassificationTask(Task):
         if model is not None:
             models.refuse_word_vectors(config, "classifier")
             return State(
-                data,
-                model.get_layer("vocabulary"),
-                labels,
-                model,
-                models.optional_layer(model, "characters"),
+                data, model.vocabulary, labels, model, model.characters
             )
         tokens = zoo.text.build_vocabulary(
             [
@@ -263,18 +259,19 @@ class ClassificationTask(Task):
             input_dim=input_dim,
             **extra,
         )
-        return zoo.heads.sequence_classifier(
-            backbone,
-            num_outputs,
+        head = dict(
             pooling=config.pooling,
             attention_units=config.attention_units,
-            labels=labels,
-            vocabulary=vocabulary,
-            characters=characters,
             dropout=config.head_dropout,
             seed=config.seed,
             wide=wide,
         )
+        if vocabulary is None:  # arrays in (the search's hypermodel)
+            return zoo.heads.sequence_classifier(backbone, num_outputs, **head)
+        preprocessor = zoo.tasks.TextClassifierPreprocessor(
+            vocabulary, labels, characters=characters
+        )
+        return zoo.tasks.TextClassifier(backbone, preprocessor, **head)
 
     def loss(self, reduction="sum_over_batch_size", label_smoothing=0.0):
         return keras.losses.CategoricalCrossentropy(
@@ -296,6 +293,9 @@ class ClassificationTask(Task):
         eye = np.eye(len(state.labels), dtype="float32")
 
         characters = state.characters
+        preprocessor = zoo.tasks.TextClassifierPreprocessor(
+            vocabulary, state.labels, characters=characters
+        )
 
         def collate(batch):
             x = pipeline.pad([ids for ids, _, _ in batch])
@@ -309,8 +309,7 @@ class ClassificationTask(Task):
             ids = vocabulary.text_ids(text)[: _cut(config)]
             words = None
             if characters is not None:
-                words = zoo.tasks.classifier.words_of(vocabulary, text)
-                words = words[: _cut(config)]
+                words = preprocessor.words(text)[: _cut(config)]
             return ids, words, label
 
         data = state.data
@@ -392,6 +391,6 @@ load = TASK.load
 
 
 def classify(model, texts):
-    """`[(label, probability), ...]` for raw strings, by a classifier
-    (a `zoo.tasks.TextClassifier`, or a model of an earlier release)."""
-    return models.as_task(model).classify(texts)
+    """`[(label, probability), ...]` for raw strings, by a classifier (a
+    `zoo.tasks.TextClassifier`)."""
+    return model.classify(texts)

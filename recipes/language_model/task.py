@@ -137,10 +137,11 @@ class LanguageModelTask(Task):
             except ValueError:
                 raise harness.UsageError(
                     f"--init-from {config.init_from}: not a language model "
-                    "saved by recipes.language_model (it has no 'bilm' layer)"
+                    "saved by recipes.language_model (its backbone is no "
+                    "biLM encoder)"
                 ) from None
-            vocabulary = model.get_layer("vocabulary")
-            characters = model.get_layer("characters")
+            vocabulary = model.vocabulary
+            characters = model.characters
         else:
             words = zoo.text.build_vocabulary(
                 data.train,
@@ -165,13 +166,8 @@ class LanguageModelTask(Task):
             # Trained on with this run's sampled softmax: the negatives
             # are a training setting, not a weight (the exact softmax in
             # evaluation is the same either way).
-            # Its own layers on the current graph (one softmax call for
-            # both directions, `zoo.language_model.rewired`), whatever
-            # release saved it.
-            model = zoo.tasks.BiLM.from_network(
-                zoo.language_model.rewired(state.init_model)
-            )
-            model.get_layer("softmax").num_sampled = config.num_sampled
+            model = state.init_model
+            model.softmax.num_sampled = config.num_sampled
             return model
         return zoo.tasks.BiLM.create(
             state.vocabulary,

@@ -191,16 +191,17 @@ def _export(run, folder, float16, max_loss, overwrite, trained_at):
             raise harness.UsageError(
                 f"RUN {run}: no {needed}; a finished recipe run is needed"
             )
-    kind = models.model_kind(
-        models.load_saved_model(run / "model.keras", "RUN")
-    )
+    # The kind its `zoo.tasks` class says it is (a run of this release
+    # saves one); nothing is guessed from the model's layers.
+    found = models.load_saved_model(run / "model.keras", "RUN")
+    kind = getattr(found, "preset_kind", None)
     if kind not in models.SAVED_BY:
         raise harness.UsageError(
             f"RUN {run}: its model is none of {', '.join(models.SAVED_BY)}"
         )
     module = models.SAVED_BY[kind]
     task = importlib.import_module(f"{module}.task").TASK
-    model = task.load(run)  # the task model (an earlier release's, converted)
+    model = task.load(run)
     saved = rundir.read_saved_config(run / "config.json")
     names = {f.name for f in dataclasses.fields(task.Config)}
     saved = {**getattr(task.Config, "SAVED_DEFAULTS", {}), **saved}

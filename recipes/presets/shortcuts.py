@@ -6,37 +6,36 @@ import functools
 import pathlib
 
 import zoo
-from recipes.seq2seq import task as seq2seq_task
-from recipes.tagging import task as tagging_task
+from recipes import models
+from zoo.languages.en import TRANSCRIBER
 from zoo.tasks.shortcuts import TAGGER
-from zoo.tasks.shortcuts import TRANSCRIBER
 
 
 @functools.lru_cache(maxsize=8)
-def _load_run(path, task):
-    return task.load(path)
+def _load_run(path, task_class):
+    return models.load_task_model(path, "preset", task_class)
 
 
-def _run_or_preset(preset, task):
-    """A run folder's task model (`task.load`, once per process), else
-    `preset` as it is."""
+def _run_or_preset(preset, task_class):
+    """A run folder's task model of `task_class` (loaded once per
+    process), else `preset` as it is."""
     if isinstance(preset, (str, pathlib.Path)):
         path = pathlib.Path(preset)
         if (path / "model.keras").is_file() or path.suffix == ".keras":
-            return _load_run(path.resolve(), task)
+            return _load_run(path.resolve(), task_class)
     return preset
 
 
 def pos_tag_sents(sentences, preset=TAGGER):
     """`zoo.pos_tag_sents`; `preset` may also be a tagging run's folder."""
     return zoo.pos_tag_sents(
-        sentences, _run_or_preset(preset, tagging_task.TASK)
+        sentences, _run_or_preset(preset, zoo.tasks.Tagger)
     )
 
 
 def pos_tag(tokens, preset=TAGGER):
     """`zoo.pos_tag`; `preset` may also be a tagging run's folder."""
-    return zoo.pos_tag(tokens, _run_or_preset(preset, tagging_task.TASK))
+    return zoo.pos_tag(tokens, _run_or_preset(preset, zoo.tasks.Tagger))
 
 
 class G2p(zoo.G2p):
@@ -44,7 +43,7 @@ class G2p(zoo.G2p):
     alone: a run has no dictionary)."""
 
     def __init__(self, preset=TRANSCRIBER, method="beam", **options):
-        preset = _run_or_preset(preset, seq2seq_task.TASK)
+        preset = _run_or_preset(preset, zoo.tasks.Transcriber)
         super().__init__(preset, method, **options)
 
 

@@ -1,11 +1,14 @@
-"""`python -m recipes.seq2seq`: the backend first, then the command."""
+"""`python -m recipes.seq2seq`, the G2P recipe's old name: runs
+`python -m recipes.g2p` with the same arguments (and prints its stored
+`--help`)."""
 
 import pathlib
 
 from harness import entry
 
-# `--help`, stored (`harness.entry.stored_help`).
-HELP_FILE = pathlib.Path(__file__).with_name("help.txt")
+# `recipes.g2p`'s stored `--help` (`harness.entry.stored_help`), found
+# without importing the package.
+HELP_FILE = pathlib.Path(__file__).parents[1] / "g2p" / "help.txt"
 
 if __name__ == "__main__":
-    entry.main_of("recipes.seq2seq.cli", first=("zoo",), help_file=HELP_FILE)
+    entry.main_of("recipes.g2p.cli", first=("zoo",), help_file=HELP_FILE)

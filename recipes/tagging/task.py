@@ -49,7 +49,7 @@ class SpanF1(keras.callbacks.Callback):
     def on_epoch_end(self, epoch, logs=None):
         if logs is None:
             return
-        tagger = zoo.tasks.Tagger.from_network(self.tagger or self.model)
+        tagger = self.tagger or self.model
         predicted = tagger.predict_tags([words for words, _ in self.sentences])
         if self.entities:
             spans = scoring.span_scores(self.sentences, predicted)
@@ -125,12 +125,11 @@ class TaggingTask(Task):
         if model is not None:
             models.refuse_word_vectors(config, "tagger")
             refuse_with_init(config)
-            vocabulary = model.get_layer("vocabulary")
+            vocabulary = model.vocabulary
             check_init_pieces(config, data.train, vocabulary, self.load_data)
-            characters = models.optional_layer(model, "characters")
-            features = models.optional_layer(model, "token_features")
-            crf = models.optional_layer(model, "crf")
-            head = "softmax" if crf is None else "crf"
+            characters = model.characters
+            features = model.token_features
+            head = "softmax" if model.crf is None else "crf"
             tags = labels[1:]  # column 0 of a saved tagger is padding
         else:
             tokens = zoo.text.build_vocabulary(
@@ -235,15 +234,18 @@ class TaggingTask(Task):
         )
         if head is None:
             head = "softmax" if config.head == "auto" else config.head
-        return zoo.heads.sequence_tagger(
-            backbone,
-            num_outputs,
-            labels=labels,
-            vocabulary=vocabulary,
+        if vocabulary is None:  # arrays in (the search's hypermodel)
+            return zoo.heads.sequence_tagger(backbone, num_outputs, head=head)
+        preprocessor = zoo.tasks.TaggerPreprocessor(
+            vocabulary,
+            labels,
             characters=characters,
             token_features=token_features,
-            head=head,
+            # A tagger of a corpus's tag set reads text by its conventions
+            # (Brown's 12 universal tags: `"en_brown"`).
+            conventions=zoo.tasks.conventions.for_labels(labels),
         )
+        return zoo.tasks.Tagger(backbone, preprocessor, head=head)
 
     def stack_input_width(self, config, state=None):
         """`Task`'s (the embedding, the biLM, the word vectors), and the
@@ -266,7 +268,7 @@ class TaggingTask(Task):
     def compile(self, model, config, steps=0):
         """Adam; a CRF tagger's loss is its CRF's negative log-likelihood
         (its accuracy comes from Viterbi paths, in `callbacks`)."""
-        crf = models.optional_layer(model, "crf")
+        crf = crf_of(model)
         if crf is None:
             return super().compile(model, config, steps)
         model.compile(optimizer=self.optimizer(config, steps), loss=crf.loss)
@@ -278,14 +280,18 @@ class TaggingTask(Task):
     def datasets(self, config, state, batch_size, pad_to=1):
         tag_ids = {t: i + 1 for i, t in enumerate(state.tags)}
         encode = state.vocabulary.ids
-        characters = state.characters
-        features = state.features
+        preprocessor = zoo.tasks.TaggerPreprocessor(
+            state.vocabulary,
+            ["", *state.tags],
+            characters=state.characters,
+            token_features=state.features,
+        )
 
         def collate(batch):
             ids = pipeline.pad([encode(words) for words, _ in batch])
             y = pipeline.pad([[tag_ids[t] for t in ts] for _, ts in batch])
             words = [words for words, _ in batch]
-            x = zoo.tasks.tagger.word_inputs(ids, words, characters, features)
+            x = preprocessor.encode(words, ids=ids)
             return x, y, (y > 0).astype("float32")
 
         data = state.data
@@ -377,3 +383,12 @@ TASK = TaggingTask()
 # of a run folder or a preset (`recipes.task.Task.load`).
 run = TASK.run
 load = TASK.load
+
+
+def crf_of(model):
+    """The `zoo.layers.CRF` of a tagger (`zoo.tasks.Tagger.crf`, or the
+    CRF layer of a tagger of arrays), or None for a softmax tagger."""
+    if isinstance(model, zoo.tasks.Tagger):
+        return model.crf
+    found = [x for x in model.layers if isinstance(x, zoo.layers.CRF)]
+    return found[0] if found else None

@@ -27,8 +27,9 @@ pairs are cached there too, keyed by both modules' files.
 Training pairs longer than `--max-source-length` or
 `--max-target-length` pieces are left out (OpenNMT's `filtertoolong`).
 
-Model: `zoo.build_seq2seq` as in `recipes.seq2seq`: a piece embedding, a
-stacked (by default bidirectional) LSTM encoder, a `dense` state bridge,
+Model: `zoo.build_seq2seq` as in `recipes.g2p` (both build it with
+`recipes.encoder_decoder`): a piece embedding, a stacked (by default
+bidirectional) LSTM encoder, a `dense` state bridge,
 a stacked LSTM decoder with `cosine` attention over the top encoder
 layer (`general`'s score between unit vectors times a learned sharpness:
 `general` itself collapsed onto one source piece here), residual

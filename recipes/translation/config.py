@@ -5,8 +5,8 @@ import dataclasses
 import typing
 
 from recipes import settings
-from recipes.seq2seq.config import DECODER_HELP
-from recipes.seq2seq.config import DecoderOptions
+from recipes.encoder_decoder import DECODER_HELP
+from recipes.encoder_decoder import DecoderOptions
 from zoo.subwords import MODEL_TYPES
 
 DATASETS = ("bible", "files")

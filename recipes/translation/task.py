@@ -10,15 +10,12 @@ import zoo
 from harness import extras
 from harness import flags
 from harness import plots
-from recipes import models
-from recipes import pipeline
+from recipes import encoder_decoder
 from recipes import scoring
 from recipes import settings
 from recipes.data import parallel
 from recipes.data import splits
 from recipes.data.errors import DataError
-from recipes.seq2seq import task as seq2seq
-from recipes.task import Task
 from recipes.translation.config import BOUNDARIES
 from recipes.translation.config import QUICK_PAIRS
 from recipes.translation.config import Config
@@ -56,7 +53,7 @@ def check(config):
         "sacrebleu",
         what="python -m recipes.translation",
     )
-    seq2seq.check_model(config)
+    encoder_decoder.check(config)
     for name in ("vocabulary_size", "max_source_length", "max_target_length"):
         flags.check_range(name, getattr(config, name), low=1)
     if config.vocabulary_size < 16:
@@ -140,14 +137,16 @@ class State:
     target: zoo.subwords.Subwords
 
 
-class TranslationTask(Task):
+class TranslationTask(encoder_decoder.EncoderDecoderTask):
     """Translation: teacher-forced training, BLEU and chrF of beam search
-    on test."""
+    on test. Its task model, a `zoo.tasks.Translator`, loads from a run's
+    folder or a preset folder (`load`): `load(OUTPUT)(["La casa es
+    grande."])` -> a translation per sentence."""
 
     name = "translation"
-    encoder_decoder = True
     Config = Config
     task_class = zoo.tasks.Translator
+    BOUNDARIES = BOUNDARIES
     DATA_FILES = FILE_FLAGS
 
     def check(self, config):
@@ -182,50 +181,14 @@ class TranslationTask(Task):
             model, state.source.proto, state.target.proto, **decoding(config)
         )
 
-    def load(self, output, config=None):
-        """A `zoo.tasks.Translator` from a run's folder or a preset folder:
-        `load(OUTPUT)(["La casa es grande."])` -> a translation per
-        sentence. It decodes with the settings it was trained with,
-        unless `config` (a `Config`) is given."""
-        model = models.load_saved_model(output, "model", kind="seq2seq")
-        if not isinstance(model, zoo.tasks.Translator):
-            raise harness.UsageError(
-                f"model {output}: a {type(model).__name__}, not a "
-                "zoo.tasks.Translator (a run of recipes.translation)"
-            )
-        if config is not None:
-            model.configure(**decoding(config))
-        return model
+    def decoding(self, config):
+        return decoding(config)
 
-    def model_for(
-        self, config, num_outputs, *, vocabulary_size=None, input_dim=None
-    ):
-        """`recipes.seq2seq`'s encoder-decoder: source pieces below
-        `vocabulary_size` to target pieces below `num_outputs`."""
-        if input_dim is not None or vocabulary_size is None:
-            raise ValueError(
-                "the translation task reads token ids: pass "
-                f"`vocabulary_size`; received input_dim={input_dim!r}."
-            )
-        return seq2seq.build_model(config, vocabulary_size, num_outputs)
-
-    def loss(self, reduction="sum_over_batch_size"):
-        return seq2seq.TASK.loss(reduction)
-
-    def datasets(self, config, state, batch_size, pad_to=1):
-        train, dev = pipeline.split_batches(
-            [
-                encoded(state, state.train, config, limit=True),
-                encoded(state, state.dev, config, limit=False),
-            ],
-            lambda example: len(example[0]),
-            seq2seq.collate,
-            batch_size,
-            BOUNDARIES,
-            config.seed,
-            pad_to,
-        )
-        return train, dev, None
+    def examples(self, config, state):
+        return [
+            encoded(state, state.train, config, limit=True),
+            encoded(state, state.dev, config, limit=False),
+        ]
 
     def describe(self, config, state, model):
         parts = (
@@ -288,7 +251,7 @@ class TranslationTask(Task):
     def figures(self, config, state, reloaded, output):
         """`attention.png`: where the decoder looked while translating the
         first sample test sentence (none without attention)."""
-        if reloaded.attention is None:
+        if config.attention == "none":
             return []
         index = _sample_indices(len(state.test))[0]
         source, target, weights = reloaded.attention_map(

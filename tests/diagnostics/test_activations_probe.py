@@ -13,8 +13,8 @@ from diagnostics import activations
 from diagnostics import probing
 from recipes import tagging
 from tests.helpers import run_once
-from tests.recipes.test_seq2seq_recipe import tiny_config as tiny_g2p
-from tests.recipes.test_seq2seq_recipe import write_dictionary
+from tests.recipes.test_g2p_recipe import tiny_config as tiny_g2p
+from tests.recipes.test_g2p_recipe import write_dictionary
 from tests.recipes.test_tagging import tiny_config
 
 # One worker for the whole module: its module-scoped fixture (a run of the
@@ -141,7 +141,7 @@ def test_inspect_bad_input_is_one_line(tagger, tmp_path):
     other = tmp_path / "other.keras"
     plain = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
     plain.save(other)
-    with pytest.raises(harness.UsageError, match="no 'labels' layer"):
+    with pytest.raises(harness.UsageError, match="which name their labels"):
         activations.main(["--model", str(other)])
     with pytest.raises(harness.UsageError, match="unknown tool 'xray'"):
         dispatcher.main(["xray"])
@@ -220,7 +220,7 @@ def test_probes_read_syntax_from_a_treebank(tagger, tmp_path):
 def test_a_g2p_encoders_letters_are_probed_for_their_phonemes(
     tmp_path, monkeypatch
 ):
-    from recipes import seq2seq
+    from recipes import g2p
     from recipes.data import cmudict
 
     path = write_dictionary(tmp_path / "cmudict.dict", words=300)
@@ -230,7 +230,7 @@ def test_a_g2p_encoders_letters_are_probed_for_their_phonemes(
         lambda stress=False, **kw: cmudict.read_cmudict(path, stress=stress),
     )
     config = tiny_g2p(tmp_path, num_layers=2, epochs=4)
-    seq2seq.TASK.run(config)
+    g2p.TASK.run(config)
     output = tmp_path / "probe"
     summary = probing.main(
         ["--model", config.output, "--output", str(output), "--quick",

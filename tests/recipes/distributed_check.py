@@ -98,11 +98,11 @@ def tagging(corpus, out, per_replica=4, one_device=True):
 def others(corpus, out):
     """The classifier and the G2P model train and save under mirrored."""
     from recipes import classification
-    from recipes import seq2seq
+    from recipes import g2p
     from recipes.data import cmudict
     from tests.recipes.test_classification import write_csv
-    from tests.recipes.test_seq2seq_recipe import tiny_config
-    from tests.recipes.test_seq2seq_recipe import write_dictionary
+    from tests.recipes.test_g2p_recipe import tiny_config
+    from tests.recipes.test_g2p_recipe import write_dictionary
 
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -124,12 +124,12 @@ def others(corpus, out):
         ),
         distribute="mirrored",
     )
-    g2p = seq2seq.run(tiny_config(out / "g2p", epochs=2), distribute="mirrored")
+    spoken = g2p.run(tiny_config(out / "g2p", epochs=2), distribute="mirrored")
     return {
         "classification": {
             k: metrics[k] for k in ("test_accuracy", "distribute")
         },
-        "seq2seq": {k: g2p[k] for k in ("test_per", "distribute")},
+        "seq2seq": {k: spoken[k] for k in ("test_per", "distribute")},
     }
 
 

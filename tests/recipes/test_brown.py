@@ -113,7 +113,7 @@ def test_ensure_corpus_uses_the_cache_and_explains_missing_npm(
 
 
 def test_tense_contexts_count_every_verb_and_keep_the_clear_ones():
-    from recipes.data import heteronyms
+    from zoo.languages.en import homographs
 
     sentences = [
         (["I", "will", "go"], ["ppss", "md", "vb"]),
@@ -124,7 +124,9 @@ def test_tense_contexts_count_every_verb_and_keep_the_clear_ones():
         (["I", "saw"], ["ppss", "vbd"]),
         (["I", "see"], ["ppss", "vb"]),
     ]
-    found = heteronyms.tense_contexts(sentences, min_uses=2, share=0.75)
+    found = homographs.tense_contexts(
+        sentences, brown.universal_tag, min_uses=2, share=0.75
+    )
     # "will" twice before a base form (over "not"), "have" twice before a
     # participle (over "never"); "I" once each way and "he" once: neither
     # kept.
@@ -132,6 +134,8 @@ def test_tense_contexts_count_every_verb_and_keep_the_clear_ones():
         "after": {"will": "present", "have": "past"},
         "otherwise": "present",
     }
-    loose = heteronyms.tense_contexts(sentences, min_uses=1, share=0.5)
+    loose = homographs.tense_contexts(
+        sentences, brown.universal_tag, min_uses=1, share=0.5
+    )
     assert loose["after"]["he"] == "past"
     assert loose["after"]["i"] in ("present", "past")

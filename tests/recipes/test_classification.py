@@ -77,7 +77,7 @@ def test_classifier_learns_with_each_pooling(pooling, tmp_path):
     saved = json.loads((out / "metrics.json").read_text())
     assert saved["test_macro_f1"] == metrics["test_macro_f1"]
     model = keras.saving.load_model(out / "model.keras", safe_mode=True)
-    assert model.get_layer("labels").labels == metrics["labels"]
+    assert model.labels == metrics["labels"]
     label, probability = classification.classify(
         model, ["the striker scored in the cup match"]
     )[0]
@@ -145,7 +145,7 @@ def test_wide_and_deep_learns_reloads_and_ignores_padding(tmp_path):
     assert {g for p, g in groups.items() if p not in wide} == {1}
     bag = model.get_layer("bag_of_words")
     assert (bag.vocabulary_size, bag.bigram_buckets) == (
-        model.get_layer("vocabulary").vocabulary_size,
+        model.vocabulary.vocabulary_size,
         64,
     )
     idf = keras.ops.convert_to_numpy(bag.idf)

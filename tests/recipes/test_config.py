@@ -14,8 +14,8 @@ from harness import flags
 from recipes import arguments
 from recipes import classification
 from recipes import cli
+from recipes import g2p
 from recipes import models
-from recipes import seq2seq
 from recipes import settings
 from recipes import tagging
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.every_backend
 RECIPES = {
     "tagging": tagging,
     "classification": classification,
-    "seq2seq": seq2seq,
+    "g2p": g2p,
 }
 
 
@@ -351,9 +351,7 @@ def test_train_and_eval_examples_cut_each_split_to_a_seeded_sample(tmp_path):
     data = tagging.TASK.load_data(both)
     assert len(data.train) == 50
     assert len(data.dev) == min(len(full.dev), tagging.QUICK_SENTENCES[1])
-    _, parts = seq2seq.load_data(
-        seq2seq.Config(train_examples=100, eval_examples=20)
-    )
+    _, parts = g2p.load_data(g2p.Config(train_examples=100, eval_examples=20))
     assert [len(part) for part in parts] == [100, 20, 20]
 
 

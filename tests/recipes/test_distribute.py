@@ -59,6 +59,19 @@ def env(**extra):
     return values
 
 
+def run_python(*argv, timeout, **extra):
+    """`python *argv` in a process of its own, from the repository root,
+    with `env(**extra)`: its `subprocess.CompletedProcess`."""
+    return subprocess.run(
+        [sys.executable, *argv],
+        env=env(**extra),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def one_line_error(capsys, run, argv):
     with pytest.raises(SystemExit) as exit_info:
         harness.run_cli(run, argv)
@@ -267,16 +280,11 @@ def test_distribute_on_torch_says_what_is_offered(tmp_path):
     """PyTorch has no `--distribute` but `none`: one line naming what is
     offered, exit 2, nothing written (a process of its own: the backend
     is chosen before Keras is imported)."""
-    result = subprocess.run(
-        [
-            sys.executable, "-m", "recipes.tagging", "--backend", "torch",
-            "--distribute", "multi-worker", "--output", str(tmp_path / "o"),
-        ],
-        env=env(TF_CONFIG=config_text()),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    result = run_python(
+        "-m", "recipes.tagging", "--backend", "torch",
+        "--distribute", "multi-worker", "--output", str(tmp_path / "o"),
         timeout=120,
+        TF_CONFIG=config_text(),
     )  # fmt: skip
     assert result.returncode == 2, result.stderr[-3000:]
     assert result.stderr.strip() == (
@@ -451,13 +459,8 @@ def test_deadline_kills_a_process_stuck_in_native_code():
 
 
 def check(*argv, timeout=600, **extra):
-    result = subprocess.run(
-        [sys.executable, "-m", "tests.recipes.distributed_check", *argv],
-        env=env(**extra),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
+    result = run_python(
+        "-m", "tests.recipes.distributed_check", *argv, timeout=timeout, **extra
     )
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -724,17 +727,12 @@ def test_a_worker_whose_peer_never_starts_stops_at_the_timeout(tmp_path):
         {"worker": [f"127.0.0.1:{port}", f"127.0.0.1:{absent}"]}
     )
     start = time.monotonic()
-    result = subprocess.run(
-        [
-            sys.executable, "-m", "recipes.tagging", "--corpus-dir",
-            str(corpus), "--output", str(tmp_path / "out"), *TINY,
-            "--distribute", "multi-worker", "--distribute-timeout", "5",
-        ],
-        env=env(TF_CONFIG=tf_config),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    result = run_python(
+        "-m", "recipes.tagging", "--corpus-dir",
+        str(corpus), "--output", str(tmp_path / "out"), *TINY,
+        "--distribute", "multi-worker", "--distribute-timeout", "5",
         timeout=120,
+        TF_CONFIG=tf_config,
     )  # fmt: skip
     assert time.monotonic() - start < 90
     assert result.returncode == -signal.SIGKILL
@@ -751,20 +749,18 @@ def launch_language_model(tmp_path, output, *extra, workers=2):
     if not text.exists():
         write_text(text)
     command = [
-        sys.executable, "-m", "recipes.launch", "--workers", str(workers),
+        "-m", "recipes.launch", "--workers", str(workers),
         "--timeout", "400", "--grace", "3", "--",
         sys.executable, "-m", "recipes.language_model", *LM_TINY,
         "--text-file", str(text), "--output", str(output),
         "--distribute", "multi-worker", "--distribute-timeout", "120",
         *extra,
     ]  # fmt: skip
-    result = subprocess.run(
-        command,
-        env=env(KERAS_BACKEND="jax", TMPDIR=str(tmp_path / "tmp")),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    result = run_python(
+        *command,
         timeout=600,
+        KERAS_BACKEND="jax",
+        TMPDIR=str(tmp_path / "tmp"),
     )
     assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
     return result.stdout
@@ -814,18 +810,13 @@ def test_the_language_model_trains_on_two_jax_workers(tmp_path):
     assert two["distribute"]["workers"] == 2
     assert two["distribute"]["backend"] == "jax"
     assert two["distribute"]["global_batch_size"] == 16
-    result = subprocess.run(
-        [
-            sys.executable, "-m", "recipes.language_model", *LM_TINY,
-            "--text-file", str(tmp_path / "text.txt"), "--output",
-            str(tmp_path / "one"), "--epochs", "2", "--train-examples",
-            "48", "--batch-size", "16",
-        ],
-        env=env(KERAS_BACKEND="jax"),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    result = run_python(
+        "-m", "recipes.language_model", *LM_TINY,
+        "--text-file", str(tmp_path / "text.txt"), "--output",
+        str(tmp_path / "one"), "--epochs", "2", "--train-examples",
+        "48", "--batch-size", "16",
         timeout=600,
+        KERAS_BACKEND="jax",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     one = json.loads((tmp_path / "one" / "metrics.json").read_text())

@@ -61,11 +61,9 @@ def _finished_run(folder):
     tagger, its config and a whole metrics.json."""
     folder.mkdir()
     vocabulary = zoo.layers.TokenVocabulary(["a", "b"], name="vocabulary")
-    model = zoo.heads.sequence_tagger(
+    model = zoo.tasks.Tagger(
         zoo.stacked_lstm(1, 4, vocabulary_size=4),
-        3,
-        labels=["", "A", "B"],
-        vocabulary=vocabulary,
+        zoo.tasks.TaggerPreprocessor(vocabulary, ["", "A", "B"]),
     )
     model.save(folder / "model.keras")
     (folder / "config.json").write_text(json.dumps({"dataset": "brown"}))

@@ -100,11 +100,15 @@ def test_the_builder_and_head_take_the_features_as_one_more_input():
     with pytest.raises(ValueError, match="positive integer|>= 1|token_feat"):
         zoo.stacked_rnn("lstm", 1, 4, vocabulary_size=6, token_features=0)
     narrow = zoo.stacked_rnn("lstm", 1, 4, vocabulary_size=6, token_features=2)
+    vocabulary = zoo.layers.TokenVocabulary(["dog"])
+    preprocessor = zoo.tasks.TaggerPreprocessor(
+        vocabulary, ["", "a", "b"], token_features=layer
+    )
     with pytest.raises(ValueError, match="gives 13 features a token"):
-        zoo.heads.sequence_tagger(narrow, 3, token_features=layer)
+        zoo.tasks.Tagger(narrow, preprocessor)
     plain = zoo.stacked_rnn("lstm", 1, 4, vocabulary_size=6)
     with pytest.raises(ValueError, match="with `token_features`, float"):
-        zoo.heads.sequence_tagger(plain, 3, token_features=layer)
+        zoo.tasks.Tagger(plain, preprocessor)
 
 
 def write_gazetteer(path, lines=("animal\tdog", "animal\tbig cat")):
@@ -161,12 +165,10 @@ def test_padding_stays_masked_with_token_features():
     vocabulary = zoo.layers.TokenVocabulary(
         ["new", "york", "is", "big"], name="vocabulary"
     )
-    tagger = zoo.tasks.Tagger.from_network(
-        zoo.heads.sequence_tagger(
-            backbone, 3, labels=["", "a", "b"], vocabulary=vocabulary,
-            token_features=layer,
-        )
-    )  # fmt: skip
+    preprocessor = zoo.tasks.TaggerPreprocessor(
+        vocabulary, ["", "a", "b"], token_features=layer
+    )
+    tagger = zoo.tasks.Tagger(backbone, preprocessor)
     short = [["New", "York"]]
     batch = [["New", "York"], ["York", "is", "big", "big", "new"]]
     run = keras.ops.convert_to_numpy

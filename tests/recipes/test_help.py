@@ -11,7 +11,8 @@ import harness
 from harness import flags
 from recipes import classification
 from recipes import cli
-from recipes import seq2seq
+from recipes import encoder_decoder
+from recipes import g2p
 from recipes import settings
 from recipes import tagging
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.tf_tier  # parsers only: any backend will do
 RECIPES = {
     "tagging": tagging,
     "classification": classification,
-    "seq2seq": seq2seq,
+    "g2p": g2p,
 }
 
 
@@ -39,21 +40,21 @@ def helps(parser):
     }
 
 
-def test_seq2seq_lists_no_flag_it_refuses():
-    text = parser_of(seq2seq).format_help()
+def test_g2p_lists_no_flag_it_refuses():
+    text = parser_of(g2p).format_help()
     # (`predict --model NAME_OR_RUN` is another command, named in the
     # epilog.)
     assert "--model MODEL" not in text and "--init-from" not in text
-    # The other recipes take them (one option list, skipped by seq2seq).
+    # The other recipes take them (one option list, skipped by g2p).
     for recipe in (tagging, classification):
         text = parser_of(recipe).format_help()
         assert "--model MODEL" in text and "--init-from INIT_FROM" in text
 
 
-def test_seq2seq_refuses_them_on_one_line(tmp_path, capsys):
+def test_g2p_refuses_them_on_one_line(tmp_path, capsys):
     argv = ["--init-from", "x.keras", "--output", str(tmp_path)]
     with pytest.raises(SystemExit) as info:
-        harness.run_cli(seq2seq.main, argv)
+        harness.run_cli(g2p.main, argv)
     assert info.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
@@ -75,7 +76,7 @@ def test_help_tells_a_default_once():
     told = "keep them (default: stripped)"
     assert flags.with_default(told, False) == told
     assert flags.with_default("a share", "10%") == "a share (default: 10%%)"
-    stress = helps(parser_of(seq2seq))["--stress"]
+    stress = helps(parser_of(g2p))["--stress"]
     assert stress.count("(default:") == 0 and "default: stripped" in stress
 
 
@@ -90,8 +91,8 @@ def test_quick_help_tells_the_recipes_own_epochs(name):
             assert f"{flags.flag_of(key)} {value}" in text, (key, text)
 
 
-def test_seq2seq_quick_is_eight_epochs_not_two():
-    text = " ".join(helps(parser_of(seq2seq))["--quick"].split())
+def test_g2p_quick_is_eight_epochs_not_two():
+    text = " ".join(helps(parser_of(g2p))["--quick"].split())
     assert "at most 8 epochs" in text and "2 epochs" not in text
     assert "12000 train, 300 dev and 300 test words" in text
 
@@ -99,8 +100,8 @@ def test_seq2seq_quick_is_eight_epochs_not_two():
 @pytest.mark.parametrize(
     "name, flag, choices",
     [
-        ("seq2seq", "--attention", seq2seq.ATTENTIONS),
-        ("seq2seq", "--bridge", seq2seq.BRIDGES),
+        ("g2p", "--attention", encoder_decoder.ATTENTIONS),
+        ("g2p", "--bridge", encoder_decoder.BRIDGES),
         ("tagging", "--head", tagging.HEADS),
         ("tagging", "--tagset", tagging.TAGSETS),
         ("classification", "--pooling", classification.POOLINGS),
@@ -120,7 +121,7 @@ def test_fixed_sets_are_argparse_choices(name, flag, choices):
 @pytest.mark.parametrize(
     "name, argv, message",
     [
-        ("seq2seq", ["--attention", "luong"], "--attention must be one of"),
+        ("g2p", ["--attention", "luong"], "--attention must be one of"),
         ("tagging", ["--tagset", "ptb"], "--tagset must be one of"),
         ("tagging", ["--cell", "lstn"], "--cell must be one of 'simple_rnn'"),
         ("tagging", ["--mixed-precision", "int8"], "--mixed-precision must"),

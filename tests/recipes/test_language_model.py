@@ -129,7 +129,7 @@ def test_a_run_reports_perplexity_per_direction_and_reloads(tmp_path):
     encoder = zoo.language_model.encoder_of(model)
     assert encoder.units == 16
     # What a task model reads: the mixed layers, one vector per word.
-    characters = model.get_layer("characters")
+    characters = model.characters
     chars = characters.encode([["The", "dog", "sees"]])
     mixed = zoo.language_model.contextual_embedding(model)(chars)
     assert tuple(mixed.shape) == (1, 3, 32)
@@ -232,7 +232,7 @@ def bilm_run(tmp_path_factory):
 @pytest.mark.torch_tier  # TensorFlow and JAX in make test-all (tracing)
 def test_init_from_trains_on_with_this_runs_sampled_softmax(bilm_run, tmp_path):
     before = keras.saving.load_model(bilm_run / "model.keras", safe_mode=True)
-    assert before.get_layer("softmax").num_sampled == 8
+    assert before.softmax.num_sampled == 8
     metrics = language_model.main(
         argv(
             tmp_path, "--init-from", str(bilm_run), "--num-sampled", "12",
@@ -243,7 +243,7 @@ def test_init_from_trains_on_with_this_runs_sampled_softmax(bilm_run, tmp_path):
     after = keras.saving.load_model(
         tmp_path / "out" / "model.keras", safe_mode=True
     )
-    assert after.get_layer("softmax").num_sampled == 12
+    assert after.softmax.num_sampled == 12
     # Trained on: the weights moved from the loaded model's.
     moved = [
         not np.allclose(a, b)
@@ -268,10 +268,7 @@ def test_a_tagger_trains_on_a_pretrained_bilm_and_reloads(bilm_run, tmp_path):
     # The tagger spells with the biLM's characters and holds its encoder,
     # frozen: the biLM's weights, unchanged by the tagger's training.
     bilm = keras.saving.load_model(bilm_run / "model.keras", safe_mode=True)
-    assert (
-        model.get_layer("characters").characters
-        == bilm.get_layer("characters").characters
-    )
+    assert model.characters.characters == bilm.characters.characters
     mixes = [
         layer
         for layer in zoo.walk.iter_layers(model)
@@ -291,8 +288,11 @@ def test_pretrained_must_be_a_language_model(tmp_path, capsys):
     from recipes import tagging
     from tests.recipes.test_tagging import write_corpus
 
-    tagger = zoo.heads.sequence_tagger(
-        zoo.stacked_lstm(1, 4, vocabulary_size=9), 3
+    tagger = zoo.tasks.Tagger(
+        zoo.stacked_lstm(1, 4, vocabulary_size=9),
+        zoo.tasks.TaggerPreprocessor(
+            zoo.layers.TokenVocabulary(["the"]), ["", "A", "B"]
+        ),
     )
     path = tmp_path / "tagger.keras"
     tagger.save(path)

@@ -520,22 +520,55 @@ def test_read_text_csv(tmp_path):
     )
     assert corpora.read_text_csv(path) == [("two\nlines", "b"), ("plain", "a")]
     path.write_text("body,label\nhello,a\n")
-    with pytest.raises(
-        DataError,
-        match=r"mine.csv:1: no column 'text' in the header "
-        r"\['body', 'label'\]",
-    ):
-        corpora.read_text_csv(path)
     assert corpora.read_text_csv(path, text_column="body") == [("hello", "a")]
-    path.write_text("text,label\nhello,a\nworld,\n,b\n")
-    with pytest.raises(DataError, match=r"mine.csv:3: no value in column 'l"):
-        corpora.read_text_csv(path)
-    path.write_text("text,label\nhello,a\n\n  \n,b\n")  # blank lines skipped
-    with pytest.raises(DataError, match=r"mine.csv:5: no value in column 't"):
-        corpora.read_text_csv(path)
-    path.write_text("")
-    with pytest.raises(DataError, match=r"mine.csv: empty"):
-        corpora.read_text_csv(path)
+
+
+@pytest.mark.parametrize(
+    "content, columns, message",
+    [
+        (
+            "body,label\nhello,a\n",
+            {},
+            r"mine.csv:1: no column 'text' in the header \['body', 'label'\]",
+        ),
+        (
+            "text,label\nhello,a\nworld,\n,b\n",
+            {},
+            r"mine.csv:3: no value in column 'l",
+        ),
+        # Blank lines are skipped, and counted.
+        (
+            "text,label\nhello,a\n\n  \n,b\n",
+            {},
+            r"mine.csv:5: no value in column 't",
+        ),
+        ("", {}, r"mine.csv: empty"),
+        (
+            "text,text,label\na,b,pos\nc,d,neg\n",
+            {},
+            r"mine.csv:1: the header names 'text' 2 times \(\['text', "
+            r"'text', 'label'\]\); each column needs a name of its own",
+        ),
+        (
+            "\ntext,label,note,note\na,pos,x,y\n",
+            {},
+            r"mine.csv:2: the header names 'n",
+        ),
+        (
+            "text,label\na,pos\nb,neg\n",
+            {"text_column": "label"},
+            r"^--text-column and --label-column are both 'label'; the text "
+            "and the label must be two different columns$",
+        ),
+    ],
+)
+def test_read_text_csv_refuses(tmp_path, content, columns, message):
+    # Missing or empty columns, an empty file, a column named twice, and
+    # one column for both the text and the label.
+    path = tmp_path / "mine.csv"
+    path.write_text(content)
+    with pytest.raises(DataError, match=message):
+        corpora.read_text_csv(path, **columns)
 
 
 @pytest.mark.parametrize(
@@ -564,27 +597,6 @@ def test_read_text_csv_refuses_rows_with_another_field_count(
         ("good movie, really good", "pos"),
         ("bad", "neg"),
     ]
-
-
-def test_read_text_csv_refuses_duplicate_and_shared_columns(tmp_path):
-    path = tmp_path / "mine.csv"
-    path.write_text("text,text,label\na,b,pos\nc,d,neg\n")
-    with pytest.raises(
-        DataError,
-        match=r"mine.csv:1: the header names 'text' 2 times \(\['text', "
-        r"'text', 'label'\]\); each column needs a name of its own",
-    ):
-        corpora.read_text_csv(path)
-    path.write_text("\ntext,label,note,note\na,pos,x,y\n")
-    with pytest.raises(DataError, match=r"mine.csv:2: the header names 'n"):
-        corpora.read_text_csv(path)
-    path.write_text("text,label\na,pos\nb,neg\n")
-    with pytest.raises(
-        DataError,
-        match=r"^--text-column and --label-column are both 'label'; the text "
-        "and the label must be two different columns$",
-    ):
-        corpora.read_text_csv(path, text_column="label")
 
 
 def test_read_text_csv_reports_an_unclosed_quote_where_it_opens(tmp_path):

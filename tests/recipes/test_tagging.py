@@ -85,7 +85,7 @@ def test_tagging_run_writes_metrics_model_and_plot(tmp_path):
     assert (out / "learning_curves.png").read_bytes()[:4] == b"\x89PNG"
     model = keras.saving.load_model(out / "model.keras", safe_mode=True)
     tags = sorted({"ADJ", "ADP", "DET", "NOUN", "PRON", "VERB", "."})
-    assert model.get_layer("labels").labels == ["", *tags]
+    assert model.labels == ["", *tags]
     tagged = model.tag(["the dog sees a cat ."])[0]
     assert tagged == [
         ("the", "DET"),

@@ -12,6 +12,7 @@ import pytest
 import harness
 import zoo
 from harness import extras
+from recipes import encoder_decoder
 from recipes import translation
 from recipes.data import cache
 
@@ -225,3 +226,15 @@ def test_the_first_steps_benchmark_reads_the_recipes_flags(corpus, capsys):
     assert [line.split(":")[0] for line in checks[:2]] == ["step 6", "step 12"]
     assert all("attention entropy" in line for line in checks)
     assert len(checks) == 3  # and once more at the end, on 20 batches
+
+
+def test_translation_and_g2p_share_one_encoder_decoder():
+    # The model, batches, loss and decoder settings are
+    # `recipes.encoder_decoder`'s, whose start and end ids are the
+    # SentencePiece models' too.
+    assert isinstance(translation.TASK, encoder_decoder.EncoderDecoderTask)
+    assert issubclass(translation.Config, encoder_decoder.DecoderOptions)
+    assert (encoder_decoder.START, encoder_decoder.END) == (
+        zoo.subwords.START,
+        zoo.subwords.END,
+    )

@@ -155,7 +155,7 @@ def test_a_tagger_reads_the_vectors_and_reloads_with_them(tmp_path):
     model = keras.saving.load_model(
         tmp_path / "out" / "model.keras", safe_mode=True
     )
-    vocabulary = model.get_layer("vocabulary")
+    vocabulary = model.vocabulary
     tokens = list(vocabulary.tokens)
     assert {"wolf", "walks"} <= set(tokens)  # from the vectors alone
     layer = next(

@@ -77,8 +77,8 @@ def _build(model):
             return plan.forward(source_ids, target_ids)
 
         return forward
-    config = model.get_config()
-    if "layers" not in config or "input_layers" not in config:
+    config = walk.graph_config(model)
+    if config is None:
         raise NotImplementedError(
             f"zoo.engine runs functional models (and zoo.Seq2Seq); "
             f"{model.name!r} is a {type(model).__name__}."

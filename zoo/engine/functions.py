@@ -89,6 +89,22 @@ def sigmoid_of_halved(x):
     return x
 
 
+def gru_step(x, hu, h, units, out):
+    """One step of a `reset_after` GRU (weights read by `zoo.engine`, its
+    gates halved) from the projected inputs `x` and the recurrent
+    projection `hu` (recurrent bias added) of the states `h`: the new
+    states, written to `out`."""
+    gates = x[..., : 2 * units] + hu[..., : 2 * units]
+    sigmoid_of_halved(gates)
+    candidate = gates[..., units:] * hu[..., 2 * units :]
+    candidate += x[..., 2 * units :]
+    np.tanh(candidate, out=candidate)
+    np.subtract(h, candidate, out=out)
+    out *= gates[..., :units]
+    out += candidate
+    return out
+
+
 def _hard_sigmoid(x):
     return np.clip(x * FLOAT(1 / 6) + FLOAT(0.5), 0, 1).astype(FLOAT)
 

@@ -18,8 +18,10 @@ that (a mask leaves a nested model on its outputs, as it does in
 Keras). A class with no NumPy form is a `NotImplementedError` naming it.
 """
 
+import keras
 import numpy as np
 
+from zoo import walk
 from zoo.engine import layers as layers_lib
 from zoo.engine import words
 
@@ -178,8 +180,10 @@ def _impl(model, entry):
             )
         return Op(name, OPS[cls](entry.get("config", {})))
     layer = model.get_layer(name)
-    config = entry.get("config", {})
-    if "layers" in config and "input_layers" in config:
+    config = (
+        walk.graph_config(layer) if isinstance(layer, keras.Model) else None
+    )
+    if config is not None:
         return Nested(layer, config)
     factory = FACTORIES.get(type(layer))
     if factory is None:

@@ -64,16 +64,7 @@ def gru(group, projected, hold, states, outputs):
     for t in range(len(projected)):
         group.times_recurrent(h, hu)
         hu += recurrent_bias
-        x = projected[t]
-        gates = x[..., : 2 * units] + hu[..., : 2 * units]
-        fn.sigmoid_of_halved(gates)
-        n = gates[..., units:] * hu[..., 2 * units :]
-        n += x[..., 2 * units :]
-        np.tanh(n, out=n)
-        new_h = outputs[t]
-        np.subtract(h, n, out=new_h)
-        new_h *= gates[..., :units]
-        new_h += n
+        new_h = fn.gru_step(projected[t], hu, h, units, outputs[t])
         if hold is not None:
             np.copyto(new_h, h, where=hold[t])
         h = new_h

@@ -76,15 +76,7 @@ def _gru(lane, states, n, x, out):
     units = lane.units
     hu = lane.recurrent_matrix.dot(h[:n])
     hu += lane.recurrent_bias
-    gates = x[:, : 2 * units] + hu[:, : 2 * units]
-    fn.sigmoid_of_halved(gates)
-    new = gates[:, units:] * hu[:, 2 * units :]
-    new += x[:, 2 * units :]
-    np.tanh(new, out=new)
-    np.subtract(h[:n], new, out=out)
-    out *= gates[:, :units]
-    out += new
-    h[:n] = out
+    h[:n] = fn.gru_step(x, hu, h[:n], units, out)
 
 
 def _simple_rnn(lane, states, n, x, out):

@@ -191,14 +191,7 @@ class Lane:
             x = self.project(x)
             hu = self.recurrent_matrix.dot(h)
             hu += self.recurrent_bias
-            gates = x[:, : 2 * units] + hu[:, : 2 * units]
-            fn.sigmoid_of_halved(gates)
-            n = gates[:, units:] * hu[:, 2 * units :]
-            n += x[:, 2 * units :]
-            np.tanh(n, out=n)
-            new = h - n
-            new *= gates[:, :units]
-            new += n
+            new = fn.gru_step(x, hu, h, units, np.empty_like(hu[:, :units]))
             return new, [new]
         return None
 

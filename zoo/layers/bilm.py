@@ -4,6 +4,7 @@ from keras import ops
 from zoo import options
 from zoo import validation as v
 from zoo._package import PACKAGE
+from zoo.layers import shapes
 from zoo.layers.characters import CharacterEncoder
 from zoo.layers.stacked_rnn import StackedRNN
 
@@ -172,12 +173,7 @@ class BiLMEncoder(keras.layers.Layer):
         return 2 * self.units
 
     def build(self, input_shape):
-        if len(input_shape) != 3:
-            raise ValueError(
-                "BiLMEncoder expects character ids of rank 3 (batch, "
-                "words, chars); received an input of shape "
-                f"{tuple(input_shape)}."
-            )
+        shapes.check_rank_3("BiLMEncoder", input_shape, shapes.CHARACTERS)
         self.characters.build(input_shape)
         self.projection.build((None, None, self.characters.output_dim))
         shape = (None, None, self.units)

@@ -14,6 +14,7 @@ from keras import ops
 from zoo import options
 from zoo import validation as v
 from zoo._package import PACKAGE
+from zoo.layers import shapes
 from zoo.layers.stacked_rnn import StackedRNN
 
 KINDS = options.CHARACTER_KINDS
@@ -208,12 +209,7 @@ class CharacterEncoder(keras.layers.Layer):
         return [self.embedding, *stack, *self.convolutions]
 
     def _check_shape(self, input_shape):
-        if len(input_shape) != 3:
-            raise ValueError(
-                "CharacterEncoder expects character ids of rank 3 (batch, "
-                "words, chars); received an input of shape "
-                f"{tuple(input_shape)}."
-            )
+        shapes.check_rank_3("CharacterEncoder", input_shape, shapes.CHARACTERS)
 
     def build(self, input_shape):
         self._check_shape(input_shape)

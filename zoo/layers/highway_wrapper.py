@@ -22,17 +22,15 @@ class HighwayWrapper(SkipWrapper):
         projection: `"auto"`, `"always"` or `None`, as for
             `zoo.layers.ResidualWrapper`.
 
-    Call arguments:
-        sequences: a `(batch, timesteps, features)` tensor.
-        initial_state: optional initial states for a recurrent layer.
-        mask: optional `(batch, timesteps)` boolean mask.
-        training: passed to the wrapped layer.
+    Call arguments: those of `zoo.layers.ResidualWrapper` (`sequences`,
+    `initial_state`, `mask`, `training`); masks, `Bidirectional` and
+    `return_state` work as they do there.
 
     Example:
     ```python
     x = keras.Input((None, 32))
-    y = zoo.layers.HighwayWrapper(
-        keras.layers.GRU(32, return_sequences=True))(x)
+    gru = keras.layers.GRU(32, return_sequences=True)
+    y = zoo.layers.HighwayWrapper(gru, gate_bias=-2.0)(x)  # 12% transform
     ```
     """
 

@@ -3,6 +3,7 @@ from keras import ops
 
 from zoo import validation as v
 from zoo._package import PACKAGE
+from zoo.layers import shapes
 
 MODES = ("mean", "max", "last", "concat", "attention")
 
@@ -99,12 +100,7 @@ class SequencePooling(keras.layers.Layer):
         self.supports_masking = True
 
     def build(self, input_shape):
-        if len(input_shape) != 3:
-            raise ValueError(
-                "SequencePooling expects inputs of rank 3 "
-                "(batch, timesteps, features); received an input of shape "
-                f"{tuple(input_shape)}."
-            )
+        shapes.check_rank_3("SequencePooling", input_shape)
         if self.mode == "attention":
             features = input_shape[-1]
             if features is None:

@@ -46,6 +46,12 @@ def last_step(inputs, mask=None):
     return ops.take_along_axis(inputs, index, axis=1)[:, 0]
 
 
+def _of_the_layer(name, default):
+    """A read-only attribute of a wrapper that is its wrapped layer's
+    (`default` where that layer has none)."""
+    return property(lambda self: getattr(self.layer, name, default))
+
+
 class SkipWrapper(keras.layers.Wrapper):
     """Shared machinery for wrappers that add a skip path around a layer.
 
@@ -84,17 +90,9 @@ class SkipWrapper(keras.layers.Wrapper):
     def go_backwards(self, value):
         self.layer.go_backwards = value
 
-    @property
-    def return_sequences(self):
-        return getattr(self.layer, "return_sequences", True)
-
-    @property
-    def return_state(self):
-        return getattr(self.layer, "return_state", False)
-
-    @property
-    def stateful(self):
-        return getattr(self.layer, "stateful", False)
+    return_sequences = _of_the_layer("return_sequences", True)
+    return_state = _of_the_layer("return_state", False)
+    stateful = _of_the_layer("stateful", False)
 
     @property
     def zero_output_for_mask(self):

@@ -11,6 +11,7 @@ from zoo import spec as spec_lib
 from zoo._package import PACKAGE
 from zoo.kernels import dispatch
 from zoo.kernels import planning
+from zoo.layers import shapes
 from zoo.layers.highway_wrapper import HighwayWrapper
 from zoo.layers.residual_wrapper import ResidualWrapper
 from zoo.layers.variational_dropout import VariationalDropout
@@ -449,12 +450,7 @@ class StackedRNN(keras.layers.Layer):
         return planning.candidate_runs(self)
 
     def build(self, sequences_shape, initial_state_shape=None):
-        if len(sequences_shape) != 3:
-            raise ValueError(
-                "StackedRNN expects inputs of rank 3 (batch, timesteps, "
-                f"features); received an input of shape "
-                f"{tuple(sequences_shape)}."
-            )
+        shapes.check_rank_3("StackedRNN", sequences_shape)
         shape = tuple(sequences_shape)
         for layer in self._stack_layers:
             layer.block.build(shape)

@@ -2,6 +2,7 @@ import keras
 
 from zoo import validation as v
 from zoo._package import PACKAGE
+from zoo.layers import shapes
 
 
 @keras.saving.register_keras_serializable(package=PACKAGE)
@@ -38,12 +39,7 @@ class VariationalDropout(keras.layers.Dropout):
         super().__init__(rate, noise_shape=(None, 1, None), seed=seed, **kwargs)
 
     def build(self, input_shape):
-        if len(input_shape) != 3:
-            raise ValueError(
-                "VariationalDropout expects inputs of rank 3 "
-                "(batch, timesteps, features); received an input of shape "
-                f"{tuple(input_shape)}."
-            )
+        shapes.check_rank_3("VariationalDropout", input_shape)
         super().build(input_shape)
 
     def get_config(self):

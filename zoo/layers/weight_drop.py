@@ -69,7 +69,8 @@ class WeightDropMixin:
     # How `zoo.engine` serves it (`zoo.tasks.Task.set_runner`): in NumPy.
     serving_form = "numpy"
 
-    def _init_weight_drop(self, weight_drop, weight_drop_seed):
+    def __init__(self, units, weight_drop=0.5, weight_drop_seed=None, **kwargs):
+        super().__init__(units, **kwargs)  # the Keras layer's
         self.weight_drop = v.check_rate("weight_drop", weight_drop)
         self.weight_drop_seed = weight_drop_seed
         self._weight_drop_generator = keras.random.SeedGenerator(
@@ -127,18 +128,10 @@ _FUSED = "The layer keeps Keras's fused cuDNN kernel on GPU."
 class WeightDropLSTM(WeightDropMixin, keras.layers.LSTM):
     __doc__ = _DOC.format(base="LSTM", fast=_FUSED, name="WeightDropLSTM")
 
-    def __init__(self, units, weight_drop=0.5, weight_drop_seed=None, **kwargs):
-        super().__init__(units, **kwargs)
-        self._init_weight_drop(weight_drop, weight_drop_seed)
-
 
 @keras.saving.register_keras_serializable(package=PACKAGE)
 class WeightDropGRU(WeightDropMixin, keras.layers.GRU):
     __doc__ = _DOC.format(base="GRU", fast=_FUSED, name="WeightDropGRU")
-
-    def __init__(self, units, weight_drop=0.5, weight_drop_seed=None, **kwargs):
-        super().__init__(units, **kwargs)
-        self._init_weight_drop(weight_drop, weight_drop_seed)
 
 
 @keras.saving.register_keras_serializable(package=PACKAGE)
@@ -148,7 +141,3 @@ class WeightDropSimpleRNN(WeightDropMixin, keras.layers.SimpleRNN):
         fast="SimpleRNN has no fused kernel on any backend.",
         name="WeightDropSimpleRNN",
     )
-
-    def __init__(self, units, weight_drop=0.5, weight_drop_seed=None, **kwargs):
-        super().__init__(units, **kwargs)
-        self._init_weight_drop(weight_drop, weight_drop_seed)

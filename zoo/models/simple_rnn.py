@@ -1,14 +1,13 @@
-"""SimpleRNN (Elman) variants."""
+"""SimpleRNN (Elman) variants: name -> (size, docstring, options of
+`zoo.stacked_rnn`)."""
 
-from zoo.models.sizes import build
-from zoo.registry import register_model
+from zoo.models.sizes import register_variants
 
-
-@register_model
-def simple_rnn_small(**overrides):
-    """Two 128-unit SimpleRNN layers (no fused kernel on any backend)."""
-    return build(
+VARIANTS = {
+    "simple_rnn_small": (
         "small",
-        dict(cell="simple_rnn", num_layers=2, name="simple_rnn_small"),
-        overrides,
-    )
+        "Two 128-unit SimpleRNN layers (no fused kernel on any backend).",
+        dict(num_layers=2),
+    ),
+}
+register_variants(__name__, "simple_rnn", VARIANTS)

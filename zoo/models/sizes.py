@@ -1,6 +1,8 @@
-"""The one table of sizes that every variant name refers to."""
+"""The one table of sizes that every variant name refers to, and how a
+cell family's table of variants is registered."""
 
 from zoo.builders import stacked_rnn
+from zoo.registry import register_model
 
 SIZES = {
     "tiny": {"units": 32, "embedding_dim": 32},
@@ -34,3 +36,26 @@ def build(size, defaults, overrides):
         # A per-layer list in the overrides sets the depth.
         defaults = {k: val for k, val in defaults.items() if k != "num_layers"}
     return stacked_rnn(**{**defaults, **overrides})
+
+
+def register_variants(module, cell, variants):
+    """Registers a cell family's table of variants.
+
+    `variants` maps each name to `(size, docstring, options)`: the name's
+    entry point, `fn(**overrides)`, builds `zoo.stacked_rnn` with the size,
+    `cell`, the options and `name=`, then the caller's overrides. `module`
+    (the family's `__name__`) is where the entry points say they live.
+    """
+    for name, (size, doc, options) in variants.items():
+        defaults = {"cell": cell, **options, "name": name}
+        register_model(_entrypoint(module, name, doc, size, defaults))
+
+
+def _entrypoint(module, name, doc, size, defaults):
+    def entrypoint(**overrides):
+        return build(size, defaults, overrides)
+
+    entrypoint.__name__ = entrypoint.__qualname__ = name
+    entrypoint.__module__ = module
+    entrypoint.__doc__ = doc
+    return entrypoint

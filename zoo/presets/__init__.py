@@ -24,10 +24,11 @@ byte of the model, builds the recorded class with `safe_mode=True` and
 loads the weights, on any backend. A recipe's run folder is no preset:
 `python -m recipes.presets export RUN NAME` makes one of it.
 
-Presets saved before the registry recorded a class (the first release:
-`kind` only, a plain functional config or a `zoo.Seq2Seq` with its
-vocabulary in `assets/vocab.json`) load into the task class of their
-kind (`LEGACY_KINDS`).
+A preset's `metadata.json` records its `format_version`
+(`FORMAT_VERSION`); this code reads the formats in `FORMAT_VERSIONS`
+and refuses any other in one line, before it reads a byte of the model.
+The loading path dispatches on the recorded `class` (`task_class`): the
+class reads its own folder (`load_preset_folder`).
 
 What a preset must hold is declared by the code that reads it, not by
 its metadata: each task class names the files it needs (`preset_files`,
@@ -76,9 +77,12 @@ CONFIG_FILE = "config.json"
 ASSETS_DIR = "assets"
 WEIGHTS_FILE = "model.weights.h5"
 METADATA_FILE = "metadata.json"
-# 2: `class` recorded (the task model's registered name); 1: `kind` only.
-FORMAT_VERSION = 2
-FORMAT_VERSIONS = (1, 2)  # the formats this code reads
+# The format `save_preset` writes (`class` recorded: the task model's
+# registered name, beside its `kind`).
+FORMAT_VERSION = 3
+# Format 2 (0.1.0: a task saved as one graph) loads through
+# `zoo.tasks.convert`.
+FORMAT_VERSIONS = (2, FORMAT_VERSION)  # the formats this code reads
 # What every preset holds, and what a task class needs unless it says
 # otherwise (its `preset_files`; its `preset_assets` are under `assets/`).
 REQUIRED_FILES = (CONFIG_FILE, WEIGHTS_FILE)
@@ -94,13 +98,6 @@ RECORDED = (
 )
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 KINDS = ("language_model", "tagger", "classifier", "seq2seq")
-# The task class a preset of the first format loads into, by its kind.
-LEGACY_KINDS = {
-    "tagger": "zoo>Tagger",
-    "classifier": "zoo>TextClassifier",
-    "seq2seq": "zoo>Transcriber",
-    "language_model": "zoo>BiLM",
-}
 WEIGHT_DTYPES = ("float32", "float16")
 
 
@@ -210,9 +207,9 @@ def check_metadata(found, preset="?"):
     """Raises `PresetError` (one line naming the key, what it holds and
     what is allowed) unless `found` is a preset's metadata this code
     reads: `format_version` one of `FORMAT_VERSIONS`; `class` a string
-    (the format 2 records it) or, in the first format, `kind` one of
-    `KINDS`; `files` an object of relative paths inside the folder, each
-    with a SHA-256 (64 hex digits)."""
+    (`class_name`); `kind`, where recorded, one of `KINDS`; `files` an
+    object of relative paths inside the folder, each with a SHA-256 (64
+    hex digits)."""
     if not isinstance(found, dict) or not isinstance(found.get("files"), dict):
         raise PresetError(
             f"preset {preset}: {METADATA_FILE} is not a preset's metadata "
@@ -225,16 +222,9 @@ def check_metadata(found, preset="?"):
             f"of {', '.join(map(str, FORMAT_VERSIONS))} (the formats this "
             f"version of zoo reads); received {_shown(version)}"
         )
-    if "class" in found or version >= 2:
-        name = found.get("class")
-        if not isinstance(name, str) or not name.strip():
-            raise PresetError(
-                f"preset {preset}: {METADATA_FILE} class: expected a "
-                "registered zoo task class name (such as 'zoo>Tagger'); "
-                f"received {_shown(name)}"
-            )
-    if "kind" in found or "class" not in found:
-        kind = found.get("kind")
+    class_name(found, preset)
+    if "kind" in found:
+        kind = found["kind"]
         if not isinstance(kind, str) or kind not in KINDS:
             raise PresetError(
                 f"preset {preset}: {METADATA_FILE} kind: expected one of "
@@ -350,29 +340,24 @@ def _recorded_class(found):
     return None
 
 
-def class_name(found):
-    """The registered name of a preset's task class, from its metadata:
-    `class`, or the task class of its `kind` for a first-format preset."""
+def class_name(found, preset=None):
+    """The registered name of a preset's task class: its metadata's
+    `class`, a non-empty string (else `PresetError`, naming `preset`, or
+    the metadata's `name` when not given)."""
     name = found.get("class")
-    if "class" in found and (not isinstance(name, str) or not name.strip()):
+    if not isinstance(name, str) or not name.strip():
+        preset = found.get("name", "?") if preset is None else preset
         raise PresetError(
-            f"preset {found.get('name', '?')}: {METADATA_FILE} class: "
-            "expected a registered zoo task class name (such as "
-            f"'zoo>Tagger'); received {_shown(name)}"
-        )
-    name = name or LEGACY_KINDS.get(found.get("kind"))
-    if not isinstance(name, str):
-        raise PresetError(
-            f"preset {found.get('name', '?')}: {METADATA_FILE} names no "
-            f"class (and its kind {_shown(found.get('kind'))} is none of "
-            f"{', '.join(KINDS)})"
+            f"preset {preset}: {METADATA_FILE} class: expected a "
+            "registered zoo task class name (such as 'zoo>Tagger'); "
+            f"received {_shown(name)}"
         )
     return name
 
 
 def task_class(found, preset="?"):
     """The `zoo.tasks` class a preset's metadata records."""
-    name = class_name(found)
+    name = class_name(found, preset)
     cls = keras.saving.get_registered_object(name)
     if not isinstance(cls, type) or not hasattr(cls, "load_preset_folder"):
         raise PresetError(
@@ -497,8 +482,8 @@ def save_preset(
         raise ValueError(
             "model: expected a zoo task model (zoo.tasks.Tagger, "
             "TextClassifier, Transcriber or BiLM), so that the preset can "
-            f"record its class; received {type(model).__name__} (wrap a "
-            "functional model with e.g. zoo.tasks.Tagger.from_network)"
+            f"record its class; received {type(model).__name__} (build one "
+            "on the backbone, e.g. zoo.tasks.Tagger(backbone, preprocessor))"
         )
     if isinstance(folder, bytes) or not isinstance(folder, (str, os.PathLike)):
         raise ValueError(
@@ -775,46 +760,6 @@ def _appeared(folder):
     )
 
 
-def upgrade(preset, folder=None):
-    """Rewrites a first-format preset (kind only) in the current format:
-    the same weights in the same dtype, its task class's config and
-    `class` recorded, the old metadata kept (its first `date_saved` as
-    `first_saved`). `folder`: where to write it (default: in place, the
-    new folder replacing the old one once complete). Returns the new
-    metadata; a preset already in the current format is left as it is."""
-    found = verify(preset)
-    target = pathlib.Path(folder) if folder is not None else resolve(preset)
-    if found.get("format_version") == FORMAT_VERSION and folder is None:
-        return found
-    model = from_preset(preset)
-    kept = {
-        key: value
-        for key, value in found.items()
-        if key
-        not in (
-            "files",
-            "format_version",
-            "class",
-            "kind",
-            "name",
-            "date_saved",
-            "keras_version",
-            "saved_on_backend",
-            "weights_dtype",
-            "parameter_count",
-        )
-    }
-    kept["first_saved"] = found.get("first_saved", found.get("date_saved"))
-    kept["upgraded_from_format"] = found.get("format_version", 1)
-    return save_preset(
-        model,
-        target,
-        kept,
-        weights_dtype=found.get("weights_dtype", "float32"),
-        overwrite=True,
-    )
-
-
 def asset(preset, name):
     """The path of asset `name` of a preset, checksums verified first: an
     asset its metadata does not list (so unchecked) is not given out."""
@@ -898,7 +843,6 @@ def _first(error):
 __all__ = [
     "FORMAT_VERSIONS",
     "KINDS",
-    "LEGACY_KINDS",
     "PresetError",
     "REQUIRED_FILES",
     "asset",
@@ -911,7 +855,6 @@ __all__ = [
     "load_weights",
     "metadata",
     "task_class",
-    "upgrade",
     "read_json",
     "required_files",
     "resolve",

@@ -7,8 +7,11 @@ from zoo import inference
 from zoo import language_model
 from zoo import text as text_lib
 from zoo._package import PACKAGE
+from zoo.layers.bilm import BiLMEncoder
+from zoo.tasks import preprocessors
 from zoo.tasks.tagger import checked_words
 from zoo.tasks.task import Task
+from zoo.tasks.task import Words
 from zoo.tasks.task import check_list
 
 # What a preset records the outputs of (`BiLM.fixed_outputs`).
@@ -16,20 +19,31 @@ CHECK_SENTENCE = "The keys to the cabinet are on the table ."
 
 
 @keras.saving.register_keras_serializable(package=PACKAGE)
-class BiLM(Task, keras.Model):
-    """A bidirectional language model over words spelled in characters:
-    `zoo.language_model.bidirectional_language_model` as a task model.
+class BiLM(Words, Task, keras.Model):
+    """A bidirectional language model over words spelled in characters
+    (ELMo): a `zoo.layers.BiLMEncoder` backbone (characters to each
+    layer's states, both directions), a softmax head over the words, and
+    the preprocessor of its words and characters.
 
     Its inputs are a sentence's word ids (the targets) and character ids
     (what it reads); its output, per word and direction, the negative
-    log-likelihood of the next (forward) and previous (backward) word.
-    Layers: `vocabulary`, `characters`, `bilm` (the
-    `zoo.layers.BiLMEncoder`), `targets` and `softmax`.
+    log-likelihood of the next (forward) and previous (backward) word
+    (`zoo.language_model.bilm_graph`).
 
     On raw text (`embed`, `__call__`, `predict`) it returns ELMo's
     features: each layer of the encoder for each word, to mix as a task
     likes; `contextual_embedding()` is the learned mix as a layer for any
     model, `perplexity` and `next_words` score and continue text.
+
+    Args:
+        backbone: the `zoo.layers.BiLMEncoder`, its character vocabulary
+            size the preprocessor's.
+        preprocessor: a `zoo.tasks.BiLMPreprocessor` (the predicted
+            words, holding `zoo.language_model.BOUNDARIES`, and the
+            characters).
+        dropout: before the softmax; `num_sampled`: the sampled softmax's
+            negatives (0: the full softmax); `seed`: theirs.
+        name: the model's name.
 
     Example:
     ```python
@@ -42,33 +56,96 @@ class BiLM(Task, keras.Model):
 
     preset_kind = "language_model"
 
-    @classmethod
-    def create(cls, vocabulary, characters, **kwargs):
-        """`zoo.language_model.bidirectional_language_model(vocabulary,
-        characters, **kwargs)` as a `BiLM`."""
-        return cls.from_network(
-            language_model.bidirectional_language_model(
-                vocabulary, characters, **kwargs
+    def __init__(
+        self,
+        backbone,
+        preprocessor,
+        *,
+        dropout=0.1,
+        num_sampled=512,
+        seed=None,
+        name="bilm_model",
+        **kwargs,
+    ):
+        kwargs.pop("dtype", None)
+        preprocessor = preprocessors.check(
+            "preprocessor", preprocessor, preprocessors.BiLMPreprocessor
+        )
+        if isinstance(backbone, dict):
+            backbone = keras.saving.deserialize_keras_object(backbone)
+        size = preprocessor.characters.vocabulary_size
+        if getattr(backbone, "char_vocabulary_size", size) != size:
+            raise ValueError(
+                "`backbone` reads "
+                f"{backbone.char_vocabulary_size} character ids, the "
+                f"preprocessor's characters are {size}."
             )
+        inputs, nll, softmax = language_model.bilm_graph(
+            backbone,
+            preprocessor.vocabulary,
+            dropout=dropout,
+            num_sampled=num_sampled,
+            seed=seed,
+        )
+        super().__init__(inputs, nll, name=name, **kwargs)
+        self.set_parts(backbone, preprocessor)
+        object.__setattr__(self, "_softmax", softmax)
+        self.set_head_config(
+            dropout=dropout, num_sampled=num_sampled, seed=seed
         )
 
-    def check_network(self):
-        language_model.encoder_of(self)  # names what it lacks
+    @classmethod
+    def create(
+        cls,
+        vocabulary,
+        characters,
+        *,
+        units=256,
+        num_layers=2,
+        char_embedding_dim=16,
+        char_units=128,
+        char_kernel_size=3,
+        dropout=0.1,
+        num_sampled=512,
+        seed=None,
+        name="bilm_model",
+    ):
+        """A new biLM on `vocabulary` (a `zoo.layers.TokenVocabulary`
+        holding `zoo.language_model.BOUNDARIES`, its words by falling
+        frequency) and `characters` (a `zoo.layers.CharacterVocabulary`):
+        a `BiLMEncoder` of `units` wide layers, `num_layers` a
+        direction, over a character convolution (`char_*`)."""
+        language_model.check_vocabularies(vocabulary, characters)
+        encoder = BiLMEncoder(
+            characters.vocabulary_size,
+            units,
+            num_layers,
+            char_embedding_dim=char_embedding_dim,
+            char_units=char_units,
+            char_kernel_size=char_kernel_size,
+            dropout=dropout,
+            seed=seed,
+            name="bilm",
+        )
+        preprocessor = preprocessors.BiLMPreprocessor(vocabulary, characters)
+        return cls(
+            encoder,
+            preprocessor,
+            dropout=dropout,
+            num_sampled=num_sampled,
+            seed=seed,
+            name=name,
+        )
 
     @property
     def encoder(self):
-        """The `zoo.layers.BiLMEncoder`."""
-        return language_model.encoder_of(self)
+        """The `zoo.layers.BiLMEncoder` (the backbone)."""
+        return self.backbone
 
     @property
-    def vocabulary(self):
-        """The `zoo.layers.TokenVocabulary` of the predicted words."""
-        return self.get_layer("vocabulary")
-
-    @property
-    def characters(self):
-        """The `zoo.layers.CharacterVocabulary` of what it reads."""
-        return self.get_layer("characters")
+    def softmax(self):
+        """The `zoo.layers.SampledSoftmax` over the words."""
+        return self._softmax
 
     def contextual_embedding(self, **kwargs):
         """A `zoo.layers.ContextualEmbedding` on this model's encoder
@@ -86,8 +163,7 @@ class BiLM(Task, keras.Model):
 
     def encode(self, sentences):
         """`(word ids, character ids)` for lists of words."""
-        ids = self.vocabulary.encode(sentences)
-        return ids, self.characters.encode(sentences, width=ids.shape[1])
+        return self.preprocessor.encode(sentences)
 
     def nll(self, sentences):
         """Per sentence, a `(words, 2)` array: each word's forward and
@@ -131,7 +207,7 @@ class BiLM(Task, keras.Model):
         words = _words(sentence, "sentence")
         layers = self.layers_of([words])[0]
         top = layers[:, -1, : self.encoder.units]
-        softmax = self.get_layer("softmax")
+        softmax = self.softmax
         kernel = keras.ops.convert_to_numpy(softmax.kernel)
         bias = keras.ops.convert_to_numpy(softmax.bias)
         logits = top @ kernel.T + bias

@@ -3,33 +3,33 @@
 import keras
 import numpy as np
 
-from zoo import text as text_lib
+from zoo import heads
 from zoo._package import PACKAGE
-from zoo.tasks.task import LabelledText
+from zoo.tasks import preprocessors
 from zoo.tasks.task import Task
+from zoo.tasks.task import Words
 from zoo.tasks.task import check_list
 from zoo.tasks.task import length_batches
 
 
-def words_of(vocabulary, text):
-    """`text`'s words as `vocabulary` (a `zoo.layers.TokenVocabulary`)
-    splits it, one per id, in their own case: what a classifier on a
-    pretrained biLM spells."""
-    return text_lib.tokenize(
-        text, lowercase=False, strip_punctuation=vocabulary.strip_punctuation
-    )
-
-
 @keras.saving.register_keras_serializable(package=PACKAGE)
-class TextClassifier(LabelledText, Task, keras.Model):
-    """Classifies whole texts: a functional model from token ids (and, on
-    a pretrained biLM, each word's character ids) to one class
-    distribution per text.
+class TextClassifier(Words, Task, keras.Model):
+    """Classifies whole texts: a pooling head over a backbone, and the
+    preprocessor that turns texts into the backbone's inputs and output
+    columns into class names.
 
-    Built by `zoo.heads.sequence_classifier` with `vocabulary` and
-    `labels`: its layers `vocabulary` (a `zoo.layers.TokenVocabulary`),
-    `labels` (`zoo.layers.LabelNames`) and, where it reads characters,
-    `characters`.
+    Args:
+        backbone: a `zoo.Backbone` (or any functional Keras model) from
+            token ids (and, on a pretrained biLM, each word's character
+            ids) to one vector per word (or per text, with
+            `pooling="last"`).
+        preprocessor: a `zoo.tasks.TextClassifierPreprocessor`: the
+            vocabulary, the class names, the characters where the
+            backbone reads them.
+        pooling, attention_units, dropout, seed, wide: as
+            `zoo.heads.sequence_classifier` takes them (`wide`: a
+            `zoo.layers.TfIdf` branch beside the stack).
+        name: the model's name.
 
     Example:
     ```python
@@ -40,19 +40,62 @@ class TextClassifier(LabelledText, Task, keras.Model):
     """
 
     preset_kind = "classifier"
-    built_by = "zoo.heads.sequence_classifier(..., vocabulary=..., labels=...)"
+
+    def __init__(
+        self,
+        backbone,
+        preprocessor,
+        *,
+        pooling="mean",
+        attention_units=64,
+        dropout=0.0,
+        seed=None,
+        wide=None,
+        name="classifier",
+        **kwargs,
+    ):
+        kwargs.pop("dtype", None)
+        preprocessor = preprocessors.check(
+            "preprocessor",
+            preprocessor,
+            preprocessors.TextClassifierPreprocessor,
+        )
+        if isinstance(wide, dict):
+            wide = keras.saving.deserialize_keras_object(wide)
+        inputs, outputs = heads.classifier_graph(
+            backbone,
+            len(preprocessor.labels),
+            pooling=pooling,
+            attention_units=attention_units,
+            dropout=dropout,
+            seed=seed,
+            wide=wide,
+            characters=preprocessor.characters is not None,
+        )
+        super().__init__(inputs, outputs, name=name, **kwargs)
+        self.set_parts(backbone, preprocessor)
+        self.set_head_config(
+            pooling=pooling,
+            attention_units=attention_units,
+            dropout=dropout,
+            seed=seed,
+        )
+        object.__setattr__(self, "_wide", wide)
+
+    def head_config(self):
+        wide = self._wide
+        if wide is not None:
+            wide = keras.saving.serialize_keras_object(wide)
+        return {**super().head_config(), "wide": wide}
+
+    @property
+    def labels(self):
+        """The name of each class, by output column."""
+        return self.preprocessor.labels
 
     def encode(self, texts, max_length=None):
-        """The model's inputs for raw strings: ids (and, for a classifier
-        on a pretrained biLM, each word's characters, case kept), each
-        text cut to `max_length` words if given."""
-        vocabulary = self.vocabulary
-        ids = vocabulary.encode(texts, max_length)
-        characters = self.characters
-        if characters is None:
-            return ids
-        words = [words_of(vocabulary, text)[: ids.shape[1]] for text in texts]
-        return ids, characters.encode(words, width=ids.shape[1])
+        """The model's inputs for raw strings (`preprocessor.encode`)."""
+        return self.preprocessor.encode(texts, max_length)
 
     def probabilities(self, texts, batch_size=64, max_length=None):
         """`(len(texts), classes)` probabilities, the texts batched by
@@ -78,7 +121,7 @@ class TextClassifier(LabelledText, Task, keras.Model):
                 f"{type(bad[0]).__name__} {bad[0]!r} among them."
             )
         probabilities = self.probabilities(list(texts), batch_size, max_length)
-        names = self.get_layer("labels").decode(probabilities)
+        names = self.preprocessor.label_names.decode(probabilities)
         return [(str(n), float(p.max())) for n, p in zip(names, probabilities)]
 
     def run_text(self, inputs, batch_size=64):

@@ -52,12 +52,20 @@ class TaggerEnsemble(SentenceTagging):
                 f"received {len(taggers)}."
             )
         labels = list(taggers[0].labels)
+        conventions = taggers[0].preprocessor.conventions
         for i, tagger in enumerate(taggers[1:], 1):
             if list(tagger.labels) != labels:
                 raise ValueError(
                     f"`taggers[{i}]` tags with {list(tagger.labels)[1:]}, "
                     f"`taggers[0]` with {labels[1:]}: an ensemble's members "
                     "must share their labels."
+                )
+            if tagger.preprocessor.conventions != conventions:
+                raise ValueError(
+                    f"`taggers[{i}]` reads text by the conventions "
+                    f"{tagger.preprocessor.conventions!r}, `taggers[0]` "
+                    f"by {conventions!r}: an ensemble's members must "
+                    "share them."
                 )
             if (tagger.crf is None) != (taggers[0].crf is None):
                 raise ValueError(
@@ -74,6 +82,10 @@ class TaggerEnsemble(SentenceTagging):
         (a shipped preset's name or a preset folder)."""
         check_list("presets", presets, "a list of presets")
         return cls([Tagger.from_preset(p, **kwargs) for p in presets])
+
+    def text_conventions(self):
+        """The members' training corpus's conventions, or None."""
+        return self.taggers[0].text_conventions()
 
     def batch_tag_ids(self, sentences):
         outputs = [t.infer(t.encode(sentences)) for t in self.taggers]

@@ -1,16 +1,14 @@
-"""The shipped presets in one line, as the tools users know them
-(NLTK's `pos_tag`, g2p_en's `G2p`):
+"""The shipped tagger presets in one line, as NLTK's `pos_tag`:
 
     import zoo
     zoo.pos_tag("The cat sat on the mat.")   # [('The', 'DET'), ...]
-    zoo.G2p()("keras zoo")                   # ['K', 'EH1', ..., ' ', ...]
 
 The model behind each is loaded once per process and preset (a shipped
 name or a preset folder; or pass a loaded task model) and runs on the
 task model's compiled inference call. Nothing here needs the recipes.
+English text to phonemes, `zoo.G2p`, is in `zoo.languages.en`.
 """
 
-from zoo.tasks.g2p import G2p
 from zoo.tasks.tagger import Tagger
 from zoo.tasks.tagger import checked_words
 from zoo.tasks.task import shared
@@ -19,9 +17,8 @@ from zoo.tasks.task import shared
 # as `pos_en_universal`, which reads the biLM too, at a fraction of the
 # cost (docs/presets.md); `preset="pos_en_universal"` takes that one.
 TAGGER = "pos_en_universal_fast"
-TRANSCRIBER = "g2p_en_cmudict"
 
-__all__ = ["G2p", "TAGGER", "TRANSCRIBER", "pos_tag", "pos_tag_sents"]
+__all__ = ["TAGGER", "pos_tag", "pos_tag_sents"]
 
 
 def pos_tag_sents(sentences, preset=TAGGER):

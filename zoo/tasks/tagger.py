@@ -1,103 +1,16 @@
 """`Tagger`: a sequence tagger (POS, entities) that reads raw text."""
 
-import html
-import re
-import unicodedata
-
 import keras
 
 from zoo import engine
+from zoo import heads
 from zoo import text as text_lib
 from zoo._package import PACKAGE
-from zoo.tasks.task import LabelledText
+from zoo.tasks import preprocessors
 from zoo.tasks.task import Task
+from zoo.tasks.task import Words
 from zoo.tasks.task import check_list
 from zoo.tasks.task import length_batches
-from zoo.walk import optional_layer
-
-# The 12 universal tags (Petrov, Das and McDonald 2012), as the Brown
-# corpus is mapped to them (`recipes.data.brown`).
-UNIVERSAL = frozenset(
-    ("ADJ", "ADP", "ADV", "CONJ", "DET", "NOUN", "NUM", "PRON", "PRT", "VERB",
-     ".", "X")
-)  # fmt: skip
-_ADDRESS = re.compile(r"^(?:https?://|www\.)\S+$|^[\w.+\-]+@\w[\w\-.]*$")
-_NUMBER = re.compile(r"^[+\-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?$")
-
-
-def universal_rule(word):
-    """The universal tag of a token the training corpus never shows (its
-    tag by the conventions of UD English EWT mapped to the 12 tags: a
-    URL, an e-mail address, an emoji or the retweet mark `RT` `X`; a
-    `@mention`, `#hashtag` or `$cashtag` `NOUN`; a number `NUM`; a run of
-    marks `.`), or None: the model's tag stands."""
-    if word == "RT" or _ADDRESS.match(word):
-        return "X"
-    if (
-        word[:1] in "@#$"
-        and len(word) > 1
-        and word[1:].replace("_", "").isalnum()
-        and (word[0] != "$" or word[1].isalpha())
-    ):
-        return "NOUN"
-    if _NUMBER.match(word):
-        return "NUM"
-    if len(word) > 1 and all(unicodedata.category(c)[0] == "P" for c in word):
-        return "."  # a run of marks (`!!!`, `?!`), where Brown has one
-    if (
-        word
-        and all(
-            unicodedata.category(c) in ("So", "Sk", "Cf", "Mn") for c in word
-        )
-        and any(unicodedata.category(c) == "So" for c in word)
-    ):
-        return "X"
-    return None
-
-
-def model_form(word):
-    """What a universal tagger reads for a token its corpus never shows
-    (`universal_rule` tags it): a `@mention` or `$cashtag` as a name
-    (`Smith`), a `#hashtag` as its word, a URL or an e-mail address as a
-    noun (`address`), the retweet mark `RT` or an emoji as a mark (`!`),
-    an HTML entity as what it stands for (`&amp;` -> `&`); any other word
-    as it is."""
-    if word[:1] == "&" and word[-1:] == ";" and len(word) > 2:
-        return html.unescape(word)
-    rule = universal_rule(word)
-    if rule is None or rule == "NUM":
-        return word
-    if rule == ".":
-        return word[0]
-    if word[:1] in "@$":
-        return "Smith"
-    if word[:1] == "#":
-        return word[1:]
-    return "address" if _ADDRESS.match(word) else "!"
-
-
-# Brown's spelling of what running text writes otherwise: a dash `--`, a
-# British title without its period, `percent`.
-_BROWN_FORMS = {
-    "-": "--", "–": "--", "—": "--", "%": "percent",
-    "Mr": "Mr.", "Mrs": "Mrs.", "Dr": "Dr.", "St": "St.",
-}  # fmt: skip
-
-
-def model_forms(words):
-    """`model_form` of each word of a sentence, in Brown's spelling where
-    running text writes it otherwise (`_BROWN_FORMS`), and straight double
-    quotes as Brown's opening and closing ones (` `` ` and `''`), taken in
-    turn."""
-    forms = []
-    opened = False
-    for word in words:
-        if word in ('"', "“", "”"):
-            opened = word == "“" or (word == '"' and not opened)
-            forms.append("``" if opened else "''")
-            continue
-        forms.append(_BROWN_FORMS.get(word) or model_form(word))
-    return forms
 
 
 def checked_words(words, name):
@@ -129,20 +42,6 @@ CHECK_SENTENCES = (
     "Can you book a flight to Boston for Friday ?",
     "I refuse to collect the refuse around here .",
 )
-
-
-def word_inputs(ids, sentences, characters=None, token_features=None):
-    """A tagger's inputs for lists of words whose token ids (`ids`, one
-    row a sentence, padded) are known: `ids` alone, or a tuple of `ids`,
-    the words' character ids (`characters`, a `zoo.layers.
-    CharacterVocabulary`) and their token features (`token_features`, a
-    `zoo.layers.TokenFeatures`), as wide as `ids`."""
-    inputs = [ids]
-    if characters is not None:
-        inputs.append(characters.encode(sentences, width=ids.shape[1]))
-    if token_features is not None:
-        inputs.append(token_features.encode(sentences, width=ids.shape[1]))
-    return ids if len(inputs) == 1 else tuple(inputs)
 
 
 def best_tags(outputs, real, decode=None):
@@ -183,10 +82,13 @@ class SentenceTagging:
         `split_punctuation=True` (`"Pass the butter!"` -> `Pass`, `the`,
         `butter`, `!`), as the training corpora are tokenised; a URL, an
         e-mail address, a `@mention`, a `#hashtag` and an emoji stay
-        whole. With the 12 universal tags, what the training corpus never
-        shows takes its tag by rule (`universal_rule`: a URL, an address
-        or an emoji `X`, a mention or hashtag `NOUN`, a number `NUM`).
-        A word that is not a non-empty string is refused, naming it.
+        whole. Where the preprocessor names the training corpus's
+        conventions (`zoo.tasks.conventions`; `"en_brown"` for the
+        shipped English taggers), the model reads each word in the
+        corpus's spelling and what the corpus never shows takes its tag
+        by rule (with `"en_brown"`: a URL, an address or an emoji `X`, a
+        mention or hashtag `NOUN`, a number `NUM`). A word that is not a
+        non-empty string is refused, naming it.
         """
         check_list("sentences", sentences, "a list of sentences")
         words = [
@@ -195,36 +97,41 @@ class SentenceTagging:
             else checked_words(s, f"sentences[{i}]")
             for i, s in enumerate(sentences)
         ]
-        if not self._universal():
+        conventions = self.text_conventions()
+        if conventions is None:
             tags = self.predict_tags(words, batch_size)
             return [list(zip(w, t)) for w, t in zip(words, tags)]
         # What the corpus never shows is read as what it does (a name, a
         # noun, a mark), so the words around it keep their context.
-        forms = [model_forms(w) for w in words]
+        forms = [conventions.forms(w) for w in words]
         tags = self.predict_tags(forms, batch_size)
         tags = [
-            [universal_rule(word) or tag for word, tag in zip(w, t)]
+            [conventions.rule(word) or tag for word, tag in zip(w, t)]
             for w, t in zip(words, tags)
         ]
         return [list(zip(w, t)) for w, t in zip(words, tags)]
 
-    def _universal(self):
-        """Whether the tags are the 12 universal ones (`UNIVERSAL`)."""
-        return set(self.labels[1:]) == UNIVERSAL
-
 
 @keras.saving.register_keras_serializable(package=PACKAGE)
-class Tagger(SentenceTagging, LabelledText, Task, keras.Model):
-    """Tags each word of a sentence: a functional model from token ids
-    (and each word's character ids) to one tag distribution per word.
+class Tagger(SentenceTagging, Words, Task, keras.Model):
+    """Tags each word of a sentence: a head (a softmax, or a CRF) over
+    every timestep of a backbone, and the preprocessor that turns words
+    into the backbone's inputs and output columns into tags.
 
-    Built by `zoo.heads.sequence_tagger` with `vocabulary`, `labels` (and
-    `characters`): its layers `vocabulary` (a `zoo.layers.
-    TokenVocabulary`), `labels` (`zoo.layers.LabelNames`, column 0 the
-    padding) and, where it reads characters, `characters`
-    (`zoo.layers.CharacterVocabulary`); where it reads word shapes or
-    gazetteer matches, `token_features` (`zoo.layers.TokenFeatures`); a
-    CRF tagger has a `crf` layer, whose Viterbi path gives the tags.
+    Args:
+        backbone: a `zoo.Backbone` (or any functional Keras model) from
+            token ids (and each word's character ids, and token
+            features, where the preprocessor has them) to one vector per
+            word.
+        preprocessor: a `zoo.tasks.TaggerPreprocessor`: the vocabulary,
+            the labels (column 0 the padding), the characters and token
+            features where the backbone reads them, the corpus's
+            conventions.
+        head: `"softmax"` (per-word probabilities) or `"crf"` (emission
+            scores and a `zoo.layers.CRF`, whose Viterbi path gives the
+            tags; train with `tagger.crf.loss`).
+        dropout: dropout before the output layer; `seed` its seed.
+        name: the model's name.
 
     Example:
     ```python
@@ -232,28 +139,68 @@ class Tagger(SentenceTagging, LabelledText, Task, keras.Model):
     tagger.tag(["The cat sat on the mat ."])
     # [[('The', 'DET'), ('cat', 'NOUN'), ...]]
     tagger(["Time flies"])           # raw text: the same as `tag`
+
+    backbone = zoo.Backbone("lstm", 2, 64, vocabulary_size=1000)
+    preprocessor = zoo.tasks.TaggerPreprocessor(vocabulary, labels)
+    tagger = zoo.tasks.Tagger(backbone, preprocessor, head="crf")
     ```
     """
 
     preset_kind = "tagger"
-    built_by = "zoo.heads.sequence_tagger(..., vocabulary=..., labels=...)"
+
+    def __init__(
+        self,
+        backbone,
+        preprocessor,
+        *,
+        head="softmax",
+        dropout=0.0,
+        seed=None,
+        name="tagger",
+        **kwargs,
+    ):
+        kwargs.pop("dtype", None)
+        preprocessor = preprocessors.check(
+            "preprocessor", preprocessor, preprocessors.TaggerPreprocessor
+        )
+        inputs, outputs, crf = heads.tagger_graph(
+            backbone,
+            len(preprocessor.labels),
+            head=head,
+            dropout=dropout,
+            seed=seed,
+            characters=preprocessor.characters is not None,
+            token_features=preprocessor.token_features,
+        )
+        super().__init__(inputs, outputs, name=name, **kwargs)
+        self.set_parts(backbone, preprocessor)
+        object.__setattr__(self, "_crf", crf)
+        self.set_head_config(head=head, dropout=dropout, seed=seed)
+
+    @property
+    def labels(self):
+        """The tag of each output column (column 0 the padding)."""
+        return self.preprocessor.labels
+
+    @property
+    def token_features(self):
+        """The preprocessor's `zoo.layers.TokenFeatures` (word shape,
+        gazetteer matches), or None for a tagger that reads none."""
+        return self.preprocessor.token_features
 
     @property
     def crf(self):
         """The `zoo.layers.CRF`, or None for a softmax tagger."""
-        return optional_layer(self, "crf")
+        return self._crf
 
-    @property
-    def token_features(self):
-        """The `zoo.layers.TokenFeatures` (word shape, gazetteer matches),
-        or None for a tagger that reads none."""
-        return optional_layer(self, "token_features")
+    def text_conventions(self):
+        """The training corpus's conventions, or None."""
+        return self.preprocessor.text_conventions()
 
     def encode(self, sentences):
         """The model's inputs for lists of words: ids (and characters, and
         token features, where the tagger reads them)."""
-        ids = self.vocabulary.encode(sentences)
-        return word_inputs(ids, sentences, self.characters, self.token_features)
+        return self.preprocessor.encode(sentences)
 
     def tag_ids(self, inputs):
         """The best tag column per token (0 on padding): the argmax of the

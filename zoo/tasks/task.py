@@ -1,9 +1,14 @@
-"""`Task`: what the zoo's trained models share (keras-hub's Task shape).
+"""`Task`: what the zoo's task models share (keras-hub's `Task`).
 
-A task model is a `keras.Model` that carries its preprocessing: its
-vocabularies and label names are layers (or config) of the model, so
-after `from_preset(...)`, or a reload with `safe_mode=True`, raw text
-goes in and words, tags, classes or phonemes come out:
+A task model is three parts, each a class with its own config: a
+backbone (`zoo.Backbone`, a `zoo.Seq2Seq`, a `zoo.layers.BiLMEncoder`),
+a preprocessor (`zoo.tasks.preprocessors`: the vocabularies and label
+names) and the task's head, built in its constructor
+(`Tagger(backbone, preprocessor, head="crf")`). The model's graph maps
+ids to outputs, so it trains with `fit`, nests in other models and saves
+to `.keras` like any Keras model; its preprocessor, saved with it,
+turns raw text into those ids and the outputs into words, tags, classes
+or phonemes, after `from_preset(...)` or a reload with `safe_mode=True`:
 
     tagger = zoo.tasks.Tagger.from_preset("pos_en_universal")
     tagger.tag(["The cat sat on the mat ."])   # [[("The", "DET"), ...]]
@@ -11,11 +16,9 @@ goes in and words, tags, classes or phonemes come out:
     tagger.predict(["The cat sat ."])          # the same
     tagger.save_to_preset("my_tagger")         # a preset folder
 
-On arrays (token ids), `__call__` and `predict` are Keras's own, so a
-task model trains with `fit`, nests in other models and saves to
-`.keras` like any functional model. Raw text is a string, or a list or
-tuple whose items are strings (or lists of strings, pre-split words);
-anything else goes to Keras.
+On arrays (token ids), `__call__` and `predict` are Keras's own. Raw
+text is a string, or a list or tuple whose items are strings (or lists
+of strings, pre-split words); anything else goes to Keras.
 
 Raw text runs through the model's runner (`set_runner`, or
 `from_preset(..., runner=...)`): `"numpy"`, `zoo.engine`'s NumPy forward
@@ -25,11 +28,11 @@ machinery); `"auto"`, the default, takes NumPy where every layer has a
 NumPy form. Either is made on first use and shared by the threads that
 use the model.
 
-Why a mixin rather than keras-hub's base class: three of the tasks are
-functional models (`keras.Model(inputs, outputs)`, revived as such by
-Keras), the transcriber is a `zoo.Seq2Seq` (a model whose constructor
-arguments are its config); one mixin gives all four the same preset,
-raw-text and inference methods without a second model hierarchy.
+`Task` is a mixin beside `keras.Model` because the tasks are of two
+Keras kinds: the tagger, classifier and biLM are functional models of
+their head on the backbone's graph; the transcriber and translator are
+subclassed models whose `call` is their `zoo.Seq2Seq` backbone's. One
+mixin gives all of them the same parts, presets, raw text and serving.
 """
 
 import os
@@ -42,8 +45,8 @@ from zoo import engine
 from zoo import inference
 from zoo import presets
 from zoo import validation as v
-from zoo import walk
 from zoo.kernels import dispatch
+from zoo.tasks import convert
 
 # Re-entrant: a runner's check makes the function it checks.
 _LOCK = threading.RLock()
@@ -191,45 +194,64 @@ class Task:
     @classmethod
     def load_preset_folder(cls, folder, found, preset):
         """The model of a verified preset folder (`found`: its metadata):
-        its config built, its weights loaded. A first-format preset (a
-        plain functional config) is wrapped in this class."""
+        its config built, its weights loaded; a preset of the first
+        release's task layout (format 2) through `zoo.tasks.convert`."""
+        if found.get("format_version") == convert.FORMAT_2:
+            return convert.load(cls, folder, found, preset)
         model = presets.build_from_config(folder, preset)
         presets.load_weights(model, folder, preset)
-        if not isinstance(model, cls):
-            model = cls.from_network(model)
         return model
 
+    # ---- backbone and preprocessor ---------------------------------------
+    # A task's `backbone` (the model under its head: a `zoo.Backbone` or
+    # any functional Keras model; a `zoo.Seq2Seq` for a transcriber) and
+    # its `preprocessor` (raw text to the model's inputs, outputs to
+    # names: `zoo.tasks.preprocessors`) are attributes, set by
+    # `set_parts` in each task's constructor; Keras tracks and saves both.
+
+    def set_parts(self, backbone, preprocessor):
+        """Keeps the two parts as `backbone` and `preprocessor`."""
+        self.backbone = backbone
+        self.preprocessor = preprocessor
+
+    def parts_config(self):
+        """The two parts serialized: what every task's config holds."""
+        return {
+            "backbone": keras.saving.serialize_keras_object(self.backbone),
+            "preprocessor": keras.saving.serialize_keras_object(
+                self.preprocessor
+            ),
+        }
+
+    def head_config(self):
+        """The task's other constructor arguments (its head's; a
+        transcriber's decoding settings): JSON."""
+        return dict(self.__dict__.get("_zoo_head", {}))
+
+    def set_head_config(self, **arguments):
+        """Keeps the head's constructor arguments for `get_config`."""
+        object.__setattr__(self, "_zoo_head", arguments)
+
+    def get_config(self):
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            **self.parts_config(),
+            **self.head_config(),
+        }
+
+    @staticmethod
+    def parts_from_config(config):
+        """`config` with its serialized parts deserialized."""
+        config = dict(config)
+        for key in ("backbone", "preprocessor"):
+            if isinstance(config.get(key), dict):
+                config[key] = keras.saving.deserialize_keras_object(config[key])
+        return config
+
     @classmethod
-    def from_network(cls, model):
-        """This task class on the layers of a functional `model` (the
-        same layers and weights, shared), e.g. a model built by
-        `zoo.heads` or saved by an earlier release."""
-        if isinstance(model, cls):
-            return model
-        if not isinstance(model, keras.Model) or not hasattr(model, "input"):
-            raise TypeError(
-                f"`model` must be a functional keras.Model to wrap as a "
-                f"{cls.__name__}; received {type(model).__name__}."
-            )
-        wrapped = cls(inputs=model.input, outputs=model.output, name=model.name)
-        wrapped.check_network()
-        return wrapped
-
-    # The layers (by name) a network must have for this task, and the
-    # builder that makes them (`check_network`'s message).
-    required_layers = ()
-    built_by = ""
-
-    def check_network(self):
-        """Raises a `ValueError` naming what this task needs and the model
-        lacks (a layer by name); called by `from_network`."""
-        for name in self.required_layers:
-            if walk.optional_layer(self, name) is None:
-                raise ValueError(
-                    f"`model` ({self.name}) has no `{name}` layer, so it "
-                    f"cannot read raw text as a {type(self).__name__}: "
-                    f"build it with {self.built_by}"
-                )
+    def from_config(cls, config):
+        return cls(**cls.parts_from_config(config))
 
     def fixed_outputs(self):
         """What a preset records of the model's outputs on a few fixed
@@ -385,6 +407,21 @@ class Task:
         return inference.id_checks(self)
 
 
+class Words:
+    """What a task whose preprocessor reads words shares (a tagger, a
+    classifier, a biLM): its vocabulary and characters."""
+
+    @property
+    def vocabulary(self):
+        """The preprocessor's `zoo.layers.TokenVocabulary`."""
+        return self.preprocessor.vocabulary
+
+    @property
+    def characters(self):
+        """The preprocessor's `zoo.layers.CharacterVocabulary`, or None."""
+        return self.preprocessor.characters
+
+
 class _Fresh:
     """What `make()` made of a model's weights, made again once the
     backend's `weights_probe` says they changed."""
@@ -404,29 +441,6 @@ class _Fresh:
                     # next call build again rather than keep a mix.
                     self.token, self.value = token, self.make()
         return self.value
-
-
-class LabelledText:
-    """What a tagger and a classifier share: a `vocabulary` layer (a
-    `zoo.layers.TokenVocabulary`), maybe a `characters` one, and a
-    `labels` layer (`zoo.layers.LabelNames`) naming the outputs."""
-
-    required_layers = ("vocabulary", "labels")
-
-    @property
-    def vocabulary(self):
-        """The `zoo.layers.TokenVocabulary` of the words."""
-        return self.get_layer("vocabulary")
-
-    @property
-    def characters(self):
-        """The `zoo.layers.CharacterVocabulary`, or None."""
-        return walk.optional_layer(self, "characters")
-
-    @property
-    def labels(self):
-        """The label of each output column."""
-        return self.get_layer("labels").labels
 
 
 def _on_devices(model, inputs, distribution):

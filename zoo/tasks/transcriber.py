@@ -1,27 +1,24 @@
 """`Transcriber`: a sequence-to-sequence model from symbols to symbols
 (letters to phonemes) that reads and writes them as strings."""
 
-import copy
 import warnings
 
 import keras
 
 from zoo import engine
-from zoo import presets
+from zoo import inference
 from zoo import validation as v
 from zoo._package import PACKAGE
 from zoo.seq2seq import Seq2Seq
 from zoo.seq2seq import compiled_decoder
 from zoo.seq2seq.decoding import METHODS
-from zoo.subwords import content_ids
+from zoo.tasks import preprocessors
+from zoo.tasks.preprocessors import END
+from zoo.tasks.preprocessors import PAD
+from zoo.tasks.preprocessors import START
 from zoo.tasks.task import Task
 from zoo.tasks.task import check_list
 
-# The ids a transcriber reserves: 0 padding, 1 an unknown symbol, and on
-# the target side 2 and 3 start and end.
-PAD, UNKNOWN, START, END = 0, 1, 2, 3
-SOURCE_SPECIALS = ("<pad>", "<unk>")
-TARGET_SPECIALS = ("<pad>", "<unk>", "<s>", "</s>")
 # What a preset records the outputs of (`Transcriber.fixed_outputs`).
 CHECK_WORDS = ("keras", "zoogle", "tensorflow", "blorptastic", "snuffleupagus")
 # The decoding settings: the config keys and their defaults.
@@ -31,25 +28,6 @@ DECODING = {
     "max_source_length": 32,
     "max_target_length": 40,
 }
-# A first-format preset's decoding settings: its recipe config's names.
-_LEGACY_DECODING = {
-    "beam_width": "beam_width",
-    "length_penalty": "length_penalty",
-    "max_source_length": "max_word_length",
-    "max_target_length": "max_output_length",
-}
-_LEGACY_VOCABULARY = "vocab.json"
-
-
-def _symbols(name, values):
-    values = list(values)
-    bad = [s for s in values if not isinstance(s, str) or not s]
-    if not values or bad or len(set(values)) != len(values):
-        raise ValueError(
-            f"`{name}` must be distinct non-empty strings, at least one; "
-            f"received {(bad or values)[:3]!r} among {len(values)}."
-        )
-    return values
 
 
 def check_method(method):
@@ -60,76 +38,93 @@ def check_method(method):
         )
 
 
-@keras.saving.register_keras_serializable(package=PACKAGE)
-class Transcriber(Task, Seq2Seq):
-    """Transcribes words into symbols (letters into phonemes): a
-    `zoo.Seq2Seq` that keeps its two symbol inventories and its decoding
-    settings in its config, so a preset or a `.keras` file transcribes
-    raw words with no other file.
+def _backbone(backbone, preprocessor):
+    """`backbone` if it is a `zoo.Seq2Seq` whose vocabularies are the
+    preprocessor's; else a `TypeError` or `ValueError` naming it."""
+    if isinstance(backbone, dict):
+        backbone = keras.saving.deserialize_keras_object(backbone)
+    if not isinstance(backbone, Seq2Seq):
+        raise TypeError(
+            "`backbone` must be a zoo.Seq2Seq; received "
+            f"{type(backbone).__name__}."
+        )
+    sizes = {
+        "source_vocabulary_size": preprocessor.source_vocabulary_size,
+        "target_vocabulary_size": preprocessor.target_vocabulary_size,
+    }
+    for key, size in sizes.items():
+        given = getattr(backbone, key)
+        if given != size:
+            raise ValueError(
+                f"`backbone`'s {key}={given!r} does not match the "
+                f"preprocessor's symbols ({size}, the special ids "
+                "included)."
+            )
+    return backbone
 
-    Ids: source `0` padding, `1` an unknown symbol, `i + 2` is
-    `source_symbols[i]`; target `0` padding, `1` unknown, `2` start, `3`
-    end, `i + 4` is `target_symbols[i]`.
+
+@keras.saving.register_keras_serializable(package=PACKAGE)
+class Transcriber(Task, keras.Model):
+    """Transcribes words into symbols (letters into phonemes): a
+    `zoo.Seq2Seq` backbone, the preprocessor of its two symbol
+    inventories, and the decoding settings, all in its config, so a
+    preset or a `.keras` file transcribes raw words with no other file.
 
     Args:
-        source_symbols: the symbols read (one-character strings: letters).
-        target_symbols: the symbols written (phonemes).
+        backbone: a `zoo.Seq2Seq` whose vocabulary sizes are the
+            preprocessor's (its weights are the transcriber's).
+        preprocessor: a `zoo.tasks.TranscriberPreprocessor` (the source
+            and target symbols; see it for the ids).
         beam_width, length_penalty: beam search's settings.
         max_source_length: longer words are cut (with a warning).
         max_target_length: decoding stops after this many symbols.
-        **kwargs: `zoo.Seq2Seq`'s arguments (`embedding_dim`, `encoder`,
-            `decoder`, `bridge`, `attention`, ...), its vocabulary sizes
-            excepted (they follow from the symbols).
+        name: the model's name.
 
     Example:
     ```python
     g2p = zoo.tasks.Transcriber.from_preset("g2p_en_cmudict")
     g2p.transcribe(["keras"])           # [['K', 'EH1', 'R', 'AH0', 'S']]
     g2p(["keras"], method="greedy")     # raw words: the same
+
+    preprocessor = zoo.tasks.TranscriberPreprocessor(letters, phonemes)
+    seq2seq = zoo.Seq2Seq(len(letters) + 2, len(phonemes) + 4)
+    g2p = zoo.tasks.Transcriber(seq2seq, preprocessor, beam_width=3)
     ```
     """
 
     preset_kind = "seq2seq"
+    preprocessor_class = preprocessors.TranscriberPreprocessor
 
     def __init__(
         self,
-        source_symbols,
-        target_symbols,
+        backbone,
+        preprocessor,
         *,
         beam_width=DECODING["beam_width"],
         length_penalty=DECODING["length_penalty"],
         max_source_length=DECODING["max_source_length"],
         max_target_length=DECODING["max_target_length"],
+        name=None,
         **kwargs,
     ):
-        source_symbols = _symbols("source_symbols", source_symbols)
-        target_symbols = _symbols("target_symbols", target_symbols)
-        sizes = {
-            "source_vocabulary_size": len(source_symbols) + 2,
-            "target_vocabulary_size": len(target_symbols) + 4,
-        }
-        for key, size in sizes.items():
-            given = kwargs.pop(key, size)
-            if given != size:
-                raise ValueError(
-                    f"`{key}`={given!r} does not match the symbols "
-                    f"({size}, the special ids included)."
-                )
-        super().__init__(*sizes.values(), **kwargs)
-        # Plain, untracked lists: config, not state.
-        object.__setattr__(self, "source_symbols", source_symbols)
-        object.__setattr__(self, "target_symbols", target_symbols)
+        kwargs.pop("dtype", None)
+        super().__init__(name=name, **kwargs)
+        preprocessor = preprocessors.check(
+            "preprocessor", preprocessor, self.preprocessor_class
+        )
+        self.set_parts(_backbone(backbone, preprocessor), preprocessor)
+        # Built with its backbone (a `zoo.Seq2Seq` builds its layers).
+        self.built = self.backbone.built
         self.configure(
             beam_width=beam_width,
             length_penalty=length_penalty,
             max_source_length=max_source_length,
             max_target_length=max_target_length,
         )
-        object.__setattr__(
-            self,
-            "_source_ids",
-            {s: i + 2 for i, s in enumerate(source_symbols)},
-        )
+
+    def call(self, inputs, training=None):
+        """The backbone's teacher-forced outputs (`zoo.Seq2Seq.call`)."""
+        return self.backbone(inputs, training=training)
 
     def configure(self, **kwargs):
         """Sets the decoding settings (`DECODING`'s keys) after loading:
@@ -137,8 +132,8 @@ class Transcriber(Task, Seq2Seq):
         for key, value in kwargs.items():
             if key not in DECODING:
                 raise TypeError(
-                    f"Transcriber takes no option {key!r}; decoding "
-                    f"options: {', '.join(DECODING)}"
+                    f"{type(self).__name__} takes no option {key!r}; "
+                    f"decoding options: {', '.join(DECODING)}"
                 )
             if key == "length_penalty":
                 value = v.check_number(key, value, float, 0, 5)
@@ -149,52 +144,25 @@ class Transcriber(Task, Seq2Seq):
         return self
 
     @classmethod
-    def from_seq2seq(cls, model, source_symbols, target_symbols, **decoding):
-        """A `Transcriber` with `model`'s (a `zoo.Seq2Seq`) architecture
-        and weights and the given symbols and decoding settings."""
-        config = copy.deepcopy(model.get_config())
-        config.pop("trainable", None)
-        transcriber = cls(source_symbols, target_symbols, **decoding, **config)
-        transcriber.set_weights(model.get_weights())
-        return transcriber
+    def from_seq2seq(cls, model, *symbols, **decoding):
+        """A transcriber on `model` (a trained `zoo.Seq2Seq`, its weights
+        shared) with a preprocessor of `symbols` (the
+        `preprocessor_class`'s arguments) and decoding settings."""
+        return cls(model, cls.preprocessor_class(*symbols), **decoding)
 
-    @classmethod
-    def load_preset_folder(cls, folder, found, preset):
-        """A preset's transcriber; a first-format one (a `zoo.Seq2Seq`
-        config, `assets/vocab.json` and the recipe's decoding settings
-        in its metadata) is converted."""
-        model = presets.build_from_config(folder, preset)
-        presets.load_weights(model, folder, preset)
-        if isinstance(model, cls):
-            return model
-        if not isinstance(model, Seq2Seq):
-            raise presets.PresetError(
-                f"preset {preset}: its config is a {type(model).__name__}, "
-                "not a zoo.Seq2Seq"
-            )
-        vocab = presets.read_json(
-            folder, f"{presets.ASSETS_DIR}/{_LEGACY_VOCABULARY}", preset
-        )
-        settings = found.get("config", {})
-        decoding = {
-            key: settings[old]
-            for key, old in _LEGACY_DECODING.items()
-            if old in settings
-        }
-        return cls.from_seq2seq(
-            model, vocab["letters"], vocab["phonemes"], **decoding
-        )
+    @property
+    def source_symbols(self):
+        """The preprocessor's source symbols."""
+        return self.preprocessor.source_symbols
 
-    def encode_word(self, word):
-        """A word's source ids (an unseen symbol: 1)."""
-        return [self._source_ids.get(c, UNKNOWN) for c in word]
+    @property
+    def target_symbols(self):
+        """The preprocessor's target symbols."""
+        return self.preprocessor.target_symbols
 
     def decode_ids(self, ids):
-        """The target symbols of ids, up to the end id (or padding)."""
-        return [
-            self.target_symbols[i - len(TARGET_SPECIALS)]
-            for i in content_ids(ids)
-        ]
+        """The target symbols (or text) of ids, up to the end id."""
+        return self.preprocessor.decode_ids(ids)
 
     def decoder(self, method="beam"):
         """`source ids -> (ids, scores)` with this model's settings, made
@@ -206,18 +174,32 @@ class Transcriber(Task, Seq2Seq):
             return self.numpy_decoder(method)
         return self.cached_function(
             method,
-            lambda: compiled_decoder(self, method, **self._options(method)),
+            lambda: compiled_decoder(
+                self.backbone, method, **self._options(method)
+            ),
         )
 
     def numpy_decoder(self, method):
         """`zoo.engine.decoder` of the current weights, for `method`."""
         return self.fresh_function(
             f"engine-{method}",
-            lambda: engine.decoder(self, method, **self._options(method)),
+            lambda: engine.decoder(
+                self.backbone, method, **self._options(method)
+            ),
         )
 
     def numpy_check(self):
         self.numpy_decoder("greedy")
+
+    def numpy_function(self):
+        """The NumPy runner's teacher-forced forward pass of the backbone
+        (current weights)."""
+        return self.fresh_function(
+            "engine", lambda: engine.compile(self.backbone)
+        )
+
+    def _id_checks(self):
+        return inference.id_checks(self.backbone)
 
     def _options(self, method):
         options = dict(
@@ -232,11 +214,11 @@ class Transcriber(Task, Seq2Seq):
     def source_ids(self, item):
         """An input's source ids, cut to `max_source_length` (a word:
         its letters' ids)."""
-        return self.encode_word(item[: self.max_source_length])
+        return self.preprocessor.source_ids(item)[: self.max_source_length]
 
     def source_length(self, item):
         """An input's length in the units `max_source_length` counts."""
-        return len(item)
+        return self.preprocessor.source_length(item)
 
     def source_batch(self, words):
         """Padded source ids (width a multiple of 8, so the compiled
@@ -314,24 +296,8 @@ class Transcriber(Task, Seq2Seq):
             "beam_scores": [round(float(x), 4) for x in scores[:, 0]],
         }
 
-    def vocabulary_json(self):
-        """`{"letters": ..., "phonemes": ...}`: the first format's
-        `vocab.json`."""
-        return {
-            "letters": list(self.source_symbols),
-            "phonemes": list(self.target_symbols),
-        }
-
-    def get_config(self):
-        config = super().get_config()
-        for key in ("source_vocabulary_size", "target_vocabulary_size"):
-            config.pop(key)
-        return {
-            **config,
-            "source_symbols": list(self.source_symbols),
-            "target_symbols": list(self.target_symbols),
-            **{key: getattr(self, key) for key in DECODING},
-        }
+    def head_config(self):
+        return {key: getattr(self, key) for key in DECODING}
 
 
 __all__ = ["Transcriber", "check_method"]

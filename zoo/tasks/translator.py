@@ -4,11 +4,10 @@ sentences, reading and writing subword pieces (SentencePiece)."""
 import keras
 
 from zoo._package import PACKAGE
-from zoo.subwords import SPECIALS
 from zoo.subwords import START
 from zoo.subwords import UNKNOWN
-from zoo.subwords import Subwords
 from zoo.subwords import content_ids
+from zoo.tasks import preprocessors
 from zoo.tasks.transcriber import Transcriber
 
 # A translator's decoding defaults: pieces, not letters.
@@ -27,26 +26,21 @@ CHECK_SENTENCES = (
 
 @keras.saving.register_keras_serializable(package=PACKAGE)
 class Translator(Transcriber):
-    """Translates sentences: a `zoo.Seq2Seq` over subword pieces that
-    keeps both SentencePiece models (`zoo.subwords.Subwords`) and its
-    decoding settings in its config, so a preset or a `.keras` file
-    translates raw text with no other file.
-
-    Ids are SentencePiece's own on both sides: `0` padding, `1` unknown,
-    `2` start, `3` end, then the pieces (on the source side the start
-    and end ids are never read).
+    """Translates sentences: a `zoo.Seq2Seq` backbone over subword
+    pieces, the preprocessor of both SentencePiece models
+    (`zoo.tasks.TranslatorPreprocessor`) and the decoding settings, all
+    in its config, so a preset or a `.keras` file translates raw text
+    with no other file.
 
     Args:
-        source_subwords, target_subwords: the SentencePiece models of the
-            two languages (`Subwords`, its serialized bytes, or the base64
-            text a config keeps).
+        backbone: a `zoo.Seq2Seq` whose vocabulary sizes are the subword
+            models' sizes.
+        preprocessor: a `zoo.tasks.TranslatorPreprocessor`.
         beam_width, length_penalty: beam search's settings.
         max_source_length: longer sentences are cut to this many pieces
             (with a warning).
         max_target_length: decoding stops after this many pieces.
-        **kwargs: `zoo.Seq2Seq`'s arguments (`embedding_dim`, `encoder`,
-            `decoder`, `bridge`, `attention`, ...), its vocabulary sizes
-            excepted (they follow from the subword models).
+        name: the model's name.
 
     Example:
     ```python
@@ -56,10 +50,12 @@ class Translator(Transcriber):
     ```
     """
 
+    preprocessor_class = preprocessors.TranslatorPreprocessor
+
     def __init__(
         self,
-        source_subwords,
-        target_subwords,
+        backbone,
+        preprocessor,
         *,
         beam_width=DECODING["beam_width"],
         length_penalty=DECODING["length_penalty"],
@@ -67,32 +63,25 @@ class Translator(Transcriber):
         max_target_length=DECODING["max_target_length"],
         **kwargs,
     ):
-        source = _subwords("source_subwords", source_subwords)
-        target = _subwords("target_subwords", target_subwords)
-        special = len(SPECIALS)
         super().__init__(
-            # The Transcriber's id layout: source symbols from id 2,
-            # target symbols from id 4, which is SentencePiece's.
-            source.pieces()[2:],
-            target.pieces()[special:],
+            backbone,
+            preprocessor,
             beam_width=beam_width,
             length_penalty=length_penalty,
             max_source_length=max_source_length,
             max_target_length=max_target_length,
             **kwargs,
         )
-        object.__setattr__(self, "source_subwords", source)
-        object.__setattr__(self, "target_subwords", target)
 
-    def source_ids(self, item):
-        return self.source_subwords.encode([item])[0][: self.max_source_length]
+    @property
+    def source_subwords(self):
+        """The source language's `zoo.subwords.Subwords`."""
+        return self.preprocessor.source_subwords
 
-    def source_length(self, item):
-        return len(self.source_subwords.encode([item])[0])
-
-    def decode_ids(self, ids):
-        """The target text of ids, up to the end id (or padding)."""
-        return self.target_subwords.decode([ids])[0]
+    @property
+    def target_subwords(self):
+        """The target language's `zoo.subwords.Subwords`."""
+        return self.preprocessor.target_subwords
 
     def translate(self, sentences, method="beam", batch_size=64):
         """`[translation, ...]`, one string per sentence, in order (an
@@ -134,7 +123,7 @@ class Translator(Transcriber):
             )
         else:
             target = self.target_subwords.encode([translation])[0]
-        weights = self.attention_weights(
+        weights = self.backbone.attention_weights(
             keras.ops.convert_to_tensor([source], "int32"),
             keras.ops.convert_to_tensor([[START, *target]], "int32"),
         )
@@ -155,28 +144,6 @@ class Translator(Transcriber):
             "beam": self.translate(list(words)),
             "beam_scores": [round(float(x), 4) for x in scores[:, 0]],
         }
-
-    def vocabulary_json(self):
-        return {
-            "source_pieces": self.source_subwords.size,
-            "target_pieces": self.target_subwords.size,
-        }
-
-    def get_config(self):
-        config = super().get_config()
-        for key in ("source_symbols", "target_symbols"):
-            config.pop(key)
-        return {
-            **config,
-            "source_subwords": self.source_subwords.to_text(),
-            "target_subwords": self.target_subwords.to_text(),
-        }
-
-
-def _subwords(name, value):
-    if isinstance(value, Subwords):
-        return value
-    return Subwords(value, name)
 
 
 __all__ = ["Translator", "DECODING"]

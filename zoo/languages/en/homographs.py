@@ -1,5 +1,9 @@
 """Heteronyms: words written alike and said differently by part of speech,
-as a table `{word: {universal tag: phonemes}}` for `zoo.G2p`.
+as a table `{word: {universal tag: phonemes}}` for `zoo.G2p`: the builder
+of a G2P preset's `homographs.json` (`build`) and `tenses.json`
+(`tense_contexts`), which `zoo.languages.en.g2p` reads. The corpora come
+in already loaded (the G2P recipe, `recipes.g2p`, loads CMUdict and the
+tagged Brown training split and writes what these return).
 
 Built from two sources, said here so the table can be checked:
 
@@ -47,9 +51,8 @@ reading CMUdict lacks (does: the deer; mouth: the verb).
 
 import collections
 
-from recipes.data import brown
-from zoo.tasks import g2p
-from zoo.tasks import lexicon
+from zoo.languages.en import g2p
+from zoo.languages.en import lexicon
 
 MIN_USES = 1
 NOMINAL = ("NOUN", "ADJ")
@@ -165,17 +168,19 @@ def ate_pairs(entries, counts):
 
 
 def tense_contexts(
-    tagged_sentences, min_uses=TENSE_MIN_USES, share=TENSE_SHARE
+    tagged_sentences, universal_tag, min_uses=TENSE_MIN_USES, share=TENSE_SHARE
 ):
     """`{"after": {word: "present" | "past"}, "otherwise": "present"}`:
     the words before a verb that say its tense, from a corpus with
     Brown's own tags (`(words, tags)` pairs, `tagset="brown"`), counted
     over every verb tagged `PRESENT_TAGS` or `PAST_TAGS` (rule 3 of the
-    module's docstring)."""
+    module's docstring). `universal_tag` maps a Brown tag to its
+    universal tag (`recipes.data.brown.universal_tag`), which says what
+    `g2p.word_before` skips."""
     counts = collections.defaultdict(collections.Counter)
     for words, tags in tagged_sentences:
         keys = [lexicon.key(w) for w in words]
-        universal = [brown.universal_tag(t) for t in tags]
+        universal = [universal_tag(t) for t in tags]
         for i, tag in enumerate(tags):
             if tag in PRESENT_TAGS or tag in PAST_TAGS:
                 before = g2p.word_before(keys, universal, i)
@@ -187,15 +192,6 @@ def tense_contexts(
         if total >= min_uses and uses >= share * total:
             after[word] = tense
     return {"after": after, "otherwise": "present"}
-
-
-def universal_tags(tagged_sentences):
-    """`(words, tags)` pairs with Brown's own tags, as universal tags (the
-    same sentences `tagset="universal"` reads)."""
-    return [
-        (words, [brown.universal_tag(t) for t in tags])
-        for words, tags in tagged_sentences
-    ]
 
 
 def _unstressed(phones):
@@ -243,4 +239,21 @@ def build(entries, tagged_sentences):
         word: readings
         for word, readings in sorted(table.items())
         if len(set(readings.values())) > 1
+    }
+
+
+def tables(entries, tagged_sentences, universal_tag):
+    """A G2P preset's JSON assets, `{name: content}`: the heteronym table
+    (`g2p.HOMOGRAPHS_ASSET`, `build` over the sentences' universal tags)
+    and the words that say a verb's tense (`g2p.TENSES_ASSET`,
+    `tense_contexts`), from the dictionary's `entries` and a corpus with
+    Brown's own tags (`(words, tags)` pairs; `universal_tag` maps a tag
+    to its universal one, `recipes.data.brown.universal_tag`)."""
+    universal = [
+        (words, [universal_tag(t) for t in tags])
+        for words, tags in tagged_sentences
+    ]
+    return {
+        g2p.HOMOGRAPHS_ASSET: build(entries, universal),
+        g2p.TENSES_ASSET: tense_contexts(tagged_sentences, universal_tag),
     }

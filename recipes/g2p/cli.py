@@ -1,14 +1,14 @@
-"""`python -m recipes.seq2seq`: train and evaluate a G2P model, or
+"""`python -m recipes.g2p`: train and evaluate a G2P model, or
 `predict` with one (a run folder or a preset) on words, one a line."""
 
 import sys
 import warnings
 
 import harness
-import recipes.seq2seq as package
+import recipes.g2p as package
 from recipes import cli
-from recipes.seq2seq import config
-from recipes.seq2seq.task import TASK
+from recipes.g2p import config
+from recipes.g2p.task import TASK
 
 
 def transcribe_lines(transcriber, lines, args):
@@ -51,7 +51,7 @@ PREDICT_OPTIONS = (
 )
 
 
-PROG = "python -m recipes.seq2seq"
+PROG = "python -m recipes.g2p"
 
 
 def parser():
@@ -60,12 +60,12 @@ def parser():
 
 
 def main(argv=None):
-    """`python -m recipes.seq2seq` with the command-line arguments
+    """`python -m recipes.g2p` with the command-line arguments
     `argv` (a list of strings; default `sys.argv[1:]`); returns the run's
     metrics. Bad arguments raise `harness.UsageError` (one line, exit 2
     from the command line).
 
-    `python -m recipes.seq2seq predict --model NAME_OR_RUN` transcribes
+    `python -m recipes.g2p predict --model NAME_OR_RUN` transcribes
     each line of `--input` (a word; standard input by default) and writes
     its phonemes, one line per line."""
     return cli.main(

@@ -2,12 +2,16 @@
 
 import json
 import random
+import subprocess
+import sys
 
 import keras
 import pytest
 
 import harness
 import zoo
+from recipes import cli
+from recipes import g2p
 from recipes import scoring
 from recipes import seq2seq
 from recipes.data import cmudict
@@ -56,7 +60,7 @@ def tiny_config(tmp_path, **overrides):
         tensorboard=False,
     )
     values.update(overrides)
-    return seq2seq.Config(**values)
+    return g2p.Config(**values)
 
 
 def test_edit_distance_and_scores():
@@ -79,7 +83,7 @@ def test_edit_distance_and_scores():
 def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
     # --quick: a seeded sample (here the whole small dictionary), at most
     # Config.QUICK's epochs (8; here the config's 3).
-    metrics = seq2seq.run(tiny_config(tmp_path, quick=True))
+    metrics = g2p.run(tiny_config(tmp_path, quick=True))
     assert metrics["epochs_run"] == 3
     out = tmp_path / "out"
     assert metrics["split_words"] == {"train": 216, "dev": 12, "test": 12}
@@ -89,12 +93,12 @@ def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
     assert metrics["test_per"] == metrics["beam_test_per"]
     assert json.loads((out / "metrics.json").read_text()) == metrics
     assert (out / "learning_curves.png").read_bytes()[:4] == b"\x89PNG"
-    assert set(metrics["examples"]) == set(seq2seq.NEW_WORDS)
+    assert set(metrics["examples"]) == set(g2p.NEW_WORDS)
 
     model = keras.saving.load_model(out / "model.keras", safe_mode=True)
     assert isinstance(model, zoo.Transcriber)  # it keeps its symbols
     assert model.count_params() == metrics["params"]
-    transcribe = seq2seq.load(out, tiny_config(tmp_path))
+    transcribe = g2p.load(out, tiny_config(tmp_path))
     words = ["xyz", "bad", "", "bad", "kodabekodabe"]
     with pytest.warns(UserWarning):
         result = transcribe(words, method="greedy")
@@ -110,8 +114,8 @@ def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
     with pytest.warns(UserWarning, match="longer than max_source_length=8"):
         transcribe(["kodabekodabe"])
     # Without a config, the settings it was trained with (its lengths).
-    default = seq2seq.Config().max_word_length
-    assert seq2seq.load(out).max_source_length == 8 != default
+    default = g2p.Config().max_word_length
+    assert g2p.load(out).max_source_length == 8 != default
     # As a preset: the symbols and the decoding settings travel in its
     # config; it transcribes as the run does.
     from recipes import presets
@@ -134,27 +138,27 @@ def test_g2p_run_writes_metrics_and_a_reloadable_model(dictionary, tmp_path):
     assert found["class"] == "zoo>Transcriber"
     # float16's cost, measured by decoding the run's test words both ways.
     assert set(found["float16_check"]) == {"test_per", "test_wer"}
-    preset = seq2seq.load(tmp_path / "g2p")
+    preset = g2p.load(tmp_path / "g2p")
     assert preset.max_source_length == 8
     assert preset(words[:2], method="greedy") == result[:2]
     # What the weights computed on fixed words, recorded for the tests of
     # the shipped presets (tests/test_presets.py).
     fixed = found["fixed_inputs"]
-    assert fixed["words"] == seq2seq.NEW_WORDS
+    assert fixed["words"] == g2p.NEW_WORDS
     assert len(fixed["beam_scores"]) == len(fixed["beam"]) == 5
     # (with the settings it was trained with, as a user gets it).
-    words_out = preset(seq2seq.NEW_WORDS, method="greedy")
+    words_out = preset(g2p.NEW_WORDS, method="greedy")
     assert fixed["greedy"] == [" ".join(p) for p in words_out]
     # In one line, as g2p_en: a list gives a list per word; a string its
     # words' phonemes and its punctuation, joined by " ".
-    g2p = presets.G2p(tmp_path / "g2p", method="greedy")
-    assert g2p(["bad", "xyz"]) == [result[1], result[0]]
-    assert g2p("Bad, xyz") == [*result[1], " ", ",", " ", *result[0]]
+    system = presets.G2p(tmp_path / "g2p", method="greedy")
+    assert system(["bad", "xyz"]) == [result[1], result[0]]
+    assert system("Bad, xyz") == [*result[1], " ", ",", " ", *result[0]]
     with pytest.raises(ValueError, match="`method` must be"):
         presets.G2p(tmp_path / "g2p", method="sample")
     # On the command line: a word a line in, its phonemes a line out.
     (tmp_path / "words.txt").write_text("xyz\n\nbad\n")
-    seq2seq.main(
+    g2p.main(
         [
             "predict", "--model", str(tmp_path / "g2p"), "--method",
             "greedy", "--input", str(tmp_path / "words.txt"), "--output",
@@ -179,9 +183,39 @@ def test_cli_errors_exit_2(tmp_path, capsys):
         (["--beam-width", "0"], "--beam-width must be >= 1"),
     ):
         with pytest.raises(SystemExit) as exit_info:
-            harness.run_cli(
-                seq2seq.main, [*argv, "--output", str(tmp_path / "o")]
-            )
+            harness.run_cli(g2p.main, [*argv, "--output", str(tmp_path / "o")])
         assert exit_info.value.code == 2
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1
+
+
+def test_the_old_name_runs_the_g2p_recipe():
+    # `recipes.seq2seq` forwards every name to `recipes.g2p`, and its
+    # command prints the same stored `--help` (without importing Keras).
+    assert seq2seq.main is g2p.main and seq2seq.TASK is g2p.TASK
+    assert seq2seq.run == g2p.run and seq2seq.Config is g2p.Config
+    done = subprocess.run(
+        [sys.executable, "-m", "recipes.seq2seq", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    help_file = cli.help_folder("recipes.g2p") / "help.txt"
+    assert done.stdout == help_file.read_text(encoding="utf-8")
+
+
+@pytest.mark.every_backend
+def test_a_run_folder_without_a_transcriber_is_refused(tmp_path):
+    # A bare `zoo.Seq2Seq` (an earlier release's run, its symbols in a
+    # `vocab.json` beside it) is not converted: one line naming it.
+    run = tmp_path / "old"
+    run.mkdir()
+    zoo.build_seq2seq(5, 7, "lstm", 1, 8, embedding_dim=4).save(
+        run / "model.keras"
+    )
+    (run / "vocab.json").write_text('{"letters": ["a"], "phonemes": ["AA"]}')
+    with pytest.raises(harness.UsageError) as info:
+        g2p.load(run)
+    message = str(info.value)
+    assert message.startswith(f"model {run}: ") and "\n" not in message
