@@ -222,7 +222,7 @@ def test_a_tagger_on_a_pretrained_bilm_matches_keras():
     tagger, contextual = _bilm_tagger()
     inputs = tagger.encode(SENTENCES)
     _assert_matches_keras(tagger, inputs, inputs[0] != 0)
-    encoder = zoo.engine.words.BiLM(contextual.encoder)
+    encoder = zoo.engine.words.Encoder(contextual.encoder)
     chars = inputs[1]
     got = encoder.layers(chars)
     want = contextual.encoder(chars, training=False)

@@ -269,7 +269,7 @@ def test_scalar_mix_rejects_bad_inputs():
         )
 
 
-def test_scalar_mix_keeps_keras_trainable_weights_and_reads_old_configs():
+def test_scalar_mix_keeps_keras_trainable_weights():
     mix = zoo.layers.ScalarMix(trainable_scalars=False)
     mix.build([(None, 3, 4)] * 2)
     # Keras's own property is untouched: gamma is the one trainable weight.
@@ -277,9 +277,7 @@ def test_scalar_mix_keeps_keras_trainable_weights_and_reads_old_configs():
     config = mix.get_config()
     assert config["trainable_scalars"] is False
     assert "trainable_weights" not in config
-    old = {**config, "trainable_weights": False}
-    del old["trainable_scalars"]
-    assert zoo.layers.ScalarMix.from_config(old).trainable_scalars is False
+    assert zoo.layers.ScalarMix.from_config(config).trainable_scalars is False
     with pytest.raises(ValueError, match=r"`trainable_scalars` must be"):
         zoo.layers.ScalarMix(trainable_scalars="no")
 

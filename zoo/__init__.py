@@ -50,6 +50,8 @@ from zoo.builders import stacked_simple_rnn
 from zoo.fast_path import fast_path_report
 from zoo.inference import inference_function
 from zoo.languages.en import G2p
+from zoo.languages.en import pos_tag
+from zoo.languages.en import pos_tag_sents
 from zoo.layers import CRF
 from zoo.layers import CharacterEncoder
 from zoo.layers import CRFLoss
@@ -77,8 +79,6 @@ from zoo.tasks import BiLM
 from zoo.tasks import Tagger
 from zoo.tasks import TextClassifier
 from zoo.tasks import Transcriber
-from zoo.tasks import pos_tag
-from zoo.tasks import pos_tag_sents
 from zoo.walk import reset_states
 
 __version__ = "0.1.0"

@@ -8,7 +8,7 @@ import pathlib
 import zoo
 from recipes import models
 from zoo.languages.en import TRANSCRIBER
-from zoo.tasks.shortcuts import TAGGER
+from zoo.languages.en import TAGGER
 
 
 @functools.lru_cache(maxsize=8)

@@ -154,7 +154,7 @@ def _reverse_index(mask):
     return np.where(positions < lengths, lengths - 1 - positions, positions)
 
 
-class BiLM(Layer):
+class Encoder(Layer):
     """`zoo.layers.BiLMEncoder`: its `num_layers + 1` layers (`layers`),
     or ELMo's mix of them (`mix`)."""
 
@@ -234,7 +234,7 @@ class Contextual(Layer):
 
     def __init__(self, layer):
         super().__init__(layer)
-        self.encoder = BiLM(layer.encoder)
+        self.encoder = Encoder(layer.encoder)
         weights = fn.array(layer.mix.scalar_parameters)
         self.weights = fn.softmax(weights)
         self.gamma = fn.array(layer.mix.gamma)
@@ -266,7 +266,7 @@ class Mix(Layer):
 
 FACTORIES = {
     CharacterEncoder: Characters,
-    BiLMEncoder: BiLM,
+    BiLMEncoder: Encoder,
     ContextualEmbedding: Contextual,
     ScalarMix: Mix,
 }

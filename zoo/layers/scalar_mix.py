@@ -18,8 +18,7 @@ class ScalarMix(keras.layers.Layer):
         initial_scalar_parameters: optional list of initial (pre-softmax)
             weights, one per input; defaults to zeros (an even mix).
         trainable_scalars: whether the mixing scalars are learned; `gamma`
-            is always learned. (Formerly `trainable_weights`, which shadowed
-            Keras's `Layer.trainable_weights`; still read from old configs.)
+            is always learned.
 
     Call arguments:
         inputs: a list of tensors of identical shape, one per layer.
@@ -42,8 +41,6 @@ class ScalarMix(keras.layers.Layer):
         trainable_scalars=True,
         **kwargs,
     ):
-        if "trainable_weights" in kwargs:  # the old name, in saved models
-            trainable_scalars = kwargs.pop("trainable_weights")
         super().__init__(**kwargs)
         if initial_scalar_parameters is not None:
             initial_scalar_parameters = [

@@ -16,7 +16,7 @@ the vocabularies and label names, saved as their own config).
 
 Each is a `keras.Model` (it trains, nests and saves like one) with
 `from_preset(name or folder)`, `save_to_preset(folder)` and raw text in
-`__call__` and `predict`; `pos_tag` and `pos_tag_sents` use the
+`__call__` and `predict`; `zoo.pos_tag` and `zoo.pos_tag_sents` use the
 shipped presets in one line (`zoo.G2p`, English text to phonemes, is in
 `zoo.languages.en`). The recipes train and export these classes; using
 them needs nothing from the recipes.
@@ -34,8 +34,6 @@ from zoo.tasks.preprocessors import TaggerPreprocessor
 from zoo.tasks.preprocessors import TextClassifierPreprocessor
 from zoo.tasks.preprocessors import TranscriberPreprocessor
 from zoo.tasks.preprocessors import TranslatorPreprocessor
-from zoo.tasks.shortcuts import pos_tag
-from zoo.tasks.shortcuts import pos_tag_sents
 from zoo.tasks.tagger import Tagger
 from zoo.tasks.task import Task
 from zoo.tasks.task import is_text
@@ -60,6 +58,4 @@ __all__ = [
     "convert",
     "preprocessors",
     "is_text",
-    "pos_tag",
-    "pos_tag_sents",
 ]

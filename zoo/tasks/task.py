@@ -28,11 +28,13 @@ machinery); `"auto"`, the default, takes NumPy where every layer has a
 NumPy form. Either is made on first use and shared by the threads that
 use the model.
 
-`Task` is a mixin beside `keras.Model` because the tasks are of two
-Keras kinds: the tagger, classifier and biLM are functional models of
-their head on the backbone's graph; the transcriber and translator are
-subclassed models whose `call` is their `zoo.Seq2Seq` backbone's. One
-mixin gives all of them the same parts, presets, raw text and serving.
+`Task` is a mixin beside `keras.Model`, not its subclass, because the
+tasks are of Keras's two kinds: the tagger, classifier and biLM are
+functional models of their head on the backbone's graph, the
+transcriber and translator subclassed models whose `call` is their
+`zoo.Seq2Seq` backbone's; Keras makes a class functional by putting
+`Functional` among its bases, which a shared base class would pass on
+to both kinds.
 """
 
 import os
@@ -127,8 +129,8 @@ def length_batches(lengths, batch_size):
 
 
 class Task:
-    """The mixin of every `zoo.tasks` model: presets, raw text in, and
-    the compiled inference call.
+    """The mixin of every `zoo.tasks` model (beside `keras.Model`): its
+    backbone and preprocessor, presets, raw text in, and the runners.
 
     A subclass sets `preset_kind` (one of `zoo.presets.KINDS`) and
     `run_text(inputs, **kwargs)`, what raw text in `__call__` and

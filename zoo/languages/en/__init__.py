@@ -10,7 +10,9 @@
   tagged corpus; `g2p` reads them;
 - `verbalize`: numbers, money and abbreviations as the words said;
 - `brown`: the Brown corpus's conventions (`"en_brown"`), which a tagger
-  trained on it reads running text with; registered on import.
+  trained on it reads running text with; registered on import;
+- `tagging`: `pos_tag` and `pos_tag_sents` (`zoo.pos_tag`) on the shipped
+  English tagger presets (`TAGGER` the default).
 
 Each asset's builder is beside its reader; the corpora themselves are
 loaded by the recipes (`recipes.g2p`).
@@ -19,5 +21,8 @@ loaded by the recipes (`recipes.g2p`).
 from zoo.languages.en import brown  # noqa: F401  (registers "en_brown")
 from zoo.languages.en.g2p import TRANSCRIBER
 from zoo.languages.en.g2p import G2p
+from zoo.languages.en.tagging import TAGGER
+from zoo.languages.en.tagging import pos_tag
+from zoo.languages.en.tagging import pos_tag_sents
 
-__all__ = ["G2p", "TRANSCRIBER"]
+__all__ = ["G2p", "TAGGER", "TRANSCRIBER", "pos_tag", "pos_tag_sents"]

@@ -1,12 +1,11 @@
-"""The shipped tagger presets in one line, as NLTK's `pos_tag`:
+"""The shipped English tagger presets in one line, as NLTK's `pos_tag`:
 
     import zoo
     zoo.pos_tag("The cat sat on the mat.")   # [('The', 'DET'), ...]
 
 The model behind each is loaded once per process and preset (a shipped
 name or a preset folder; or pass a loaded task model) and runs on the
-task model's compiled inference call. Nothing here needs the recipes.
-English text to phonemes, `zoo.G2p`, is in `zoo.languages.en`.
+task model's runner. Nothing here needs the recipes.
 """
 
 from zoo.tasks.tagger import Tagger
