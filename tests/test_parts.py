@@ -226,3 +226,14 @@ def test_a_first_release_preset_and_run_convert_to_the_parts(name, tmp_path):
     with pytest.raises(ValueError, match="not a task model saved by 0.1.0"):
         run.save(tmp_path / "new.keras")
         zoo.tasks.convert.load_model(tmp_path / "new.keras")
+
+
+def test_a_presets_preprocessor_loads_on_its_own():
+    preprocessor = zoo.tasks.TaggerPreprocessor.from_preset(
+        "pos_en_universal_fast"
+    )
+    assert preprocessor.conventions == "en_brown"
+    ids = preprocessor.encode([["The", "cat"]])
+    assert ids[0].shape == (1, 2) and ids[0].min() > 1
+    with pytest.raises(zoo.presets.PresetError, match="not a TaggerPre"):
+        zoo.tasks.TaggerPreprocessor.from_preset("g2p_en_cmudict")

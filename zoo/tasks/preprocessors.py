@@ -16,6 +16,7 @@ symbols and a translator's SentencePiece models are plain config.
 
 import keras
 
+from zoo import presets
 from zoo import text as text_lib
 from zoo._package import PACKAGE
 from zoo.layers.token_features import TokenFeatures
@@ -67,6 +68,21 @@ class Preprocessor(keras.layers.Layer):
             f"{type(self).__name__} is not called in a graph: use its "
             "`encode` on raw text, then the task model on the ids."
         )
+
+    @classmethod
+    def from_preset(cls, preset):
+        """The preprocessor of a task preset (a shipped name or a preset
+        folder, `zoo.presets`), as keras-hub's `Preprocessor.from_preset`:
+        its vocabularies and labels, for text to ids elsewhere (the whole
+        preset is read, checksums first). A preset whose preprocessor is
+        of another class is refused in one line naming both."""
+        found = presets.from_preset(preset).preprocessor
+        if not isinstance(found, cls):
+            raise presets.PresetError(
+                f"preset {preset}: its preprocessor is a "
+                f"{type(found).__name__}, not a {cls.__name__}"
+            )
+        return found
 
 
 class LabelledWords(Preprocessor):
