@@ -63,7 +63,6 @@ import zoo
 from diagnostics.timing import machine_info
 from recipes import classification
 from recipes import g2p
-from recipes import presets
 from recipes import scoring
 from recipes import tagging
 from recipes.data import gazetteers
@@ -472,9 +471,10 @@ def g2p_en_peer(quick):
 def g2p_preset(quick):
     """The shipped `g2p_en_cmudict` (beam search, its own settings) on the
     same words and scorer as its peers: the zoo's side of the table."""
-    system = presets.G2p(presets.TRANSCRIBER)
+    system = zoo.G2p(zoo.languages.en.TRANSCRIBER)
     result = both_ways(lambda ws: dict(zip(ws, system(ws))), quick)
-    result["baseline"] = f"zoo preset {presets.TRANSCRIBER} (beam search)"
+    transcriber = zoo.languages.en.TRANSCRIBER
+    result["baseline"] = f"zoo preset {transcriber} (beam search)"
     return result
 
 

@@ -79,7 +79,7 @@ def zoo_model(shape, optimizer=None):
         dropout=0.1,
         seed=0,
     )
-    return zoo.language_model.compile(
+    return zoo.language_model.compile_model(
         model, optimizer or zoo.optimizers.Adam(1e-3)
     )
 

@@ -252,7 +252,7 @@ def score_bilm(config, data, counts, model):
         model.characters,
         counts,
     )
-    zoo.language_model.compile(model)
+    zoo.language_model.compile_model(model)
     _, _, test = task.datasets(config, state, config.batch_size)
     scores = model.evaluate(test, verbose=0, return_dict=True)
     return {

@@ -21,12 +21,16 @@ import statistics
 import sys
 import time
 
+if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 import zoo  # noqa: E402
+from benchmarks import _common  # noqa: E402
 
 
 def plain_model(args):
@@ -116,10 +120,7 @@ def main(argv=None):
         f"\nzoo/plain median step-time ratio: {ratio:.3f} "
         f"({'within' if ratio <= 1.03 else 'OVER'} the 1.03 target)"
     )
-    path = pathlib.Path(args.output)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=2) + "\n")
-    return result
+    return _common.save_json(args.output, result)
 
 
 if __name__ == "__main__":

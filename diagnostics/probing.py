@@ -84,6 +84,10 @@ PROPERTIES = (
     "pos", "prev-pos", "next-pos", "deprel", "head-direction",
     "phoneme-class", "stress",
 )  # fmt: skip
+# The tagging recipe's data settings, a flag each here (`--corpus-dir`).
+DATA = (
+    "dataset", "tagset", "corpus_dir", "train_file", "dev_file", "test_file",
+)  # fmt: skip
 # Read from the treebank's own columns, not derived from the tags.
 SYNTAX = ("deprel", "head-direction")
 # A G2P encoder's, per letter.
@@ -152,14 +156,7 @@ def parse(argv):
         "epochs per probe",
     )
     data = parser.add_argument_group("probing data (as recipes.tagging)")
-    for name in (
-        "dataset",
-        "tagset",
-        "corpus_dir",
-        "train_file",
-        "dev_file",
-        "test_file",
-    ):
+    for name in DATA:
         default = getattr(tagging.Config, name)
         data.add_argument(
             flags.flag_of(name),
@@ -277,12 +274,7 @@ def load_sentences(args, properties=()):
     same sentences (the treebank read again with that column, same split
     and sample)."""
     config = tagging.Config(
-        dataset=args.dataset,
-        tagset=args.tagset,
-        corpus_dir=args.corpus_dir,
-        train_file=args.train_file,
-        dev_file=args.dev_file,
-        test_file=args.test_file,
+        **{name: getattr(args, name) for name in DATA},
         mark_pieces=args.mark_pieces,
     )
     tagging.TASK.check(config)

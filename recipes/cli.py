@@ -109,6 +109,26 @@ class Predictor:
     )
 
 
+def commands(task, package, help_texts, predictor=None):
+    """`(PROG, parser, main)` of the recipe `package`, the command
+    `PROG` (`python -m PACKAGE`): `parser()` is `parser_for` and
+    `main(argv=None)` is `main` with the task, the package's docstring,
+    the `help_texts` and the `Predictor` (if it has `predict`)."""
+    prog = f"python -m {package.__name__}"
+
+    def recipe_parser():
+        """The recipe's argument parser (what `--help` shows)."""
+        return parser_for(task, prog, package.__doc__, help_texts, predictor)
+
+    def recipe_main(argv=None):
+        return main(
+            task, prog, package.__doc__, help_texts, argv, predictor=predictor
+        )
+
+    recipe_parser.__name__ = recipe_parser.__qualname__ = "parser"
+    return prog, recipe_parser, recipe_main
+
+
 def main(task, prog, doc, help_texts, argv=None, predictor=None):
     """A recipe's command line: parse, train and evaluate, print; or,
     with a `Predictor` and `predict` first in `argv`, `predict`."""

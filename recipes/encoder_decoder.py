@@ -1,10 +1,11 @@
 """What every sequence-to-sequence recipe shares (G2P, `recipes.g2p`;
 translation, `recipes.translation`), in one place: the decoder's and
 decoding's settings and their help (`DecoderOptions`, `DECODER_HELP`),
-their checks (`check`), the `zoo.build_seq2seq` model built from a
-config (`build_model`), the teacher-forced batches (`collate`), and
-`EncoderDecoderTask`, the `recipes.task.Task` base of both recipes (the
-model, the loss and `load`).
+their checks (`check`), `predict --method` (`PREDICT_METHOD`), the
+`zoo.build_seq2seq` model built from a config (`build_model`), the
+teacher-forced batches (`collate`), and `EncoderDecoderTask`, the
+`recipes.task.Task` base of both recipes (the model, the loss and
+`load`).
 
 A recipe subclasses `EncoderDecoderTask` with its data (`prepare`,
 `datasets`, ...) and says how its `Config` names the decoding settings
@@ -60,6 +61,19 @@ class DecoderOptions:
     # The encoder and decoder come from the stack flags, and a saved model
     # is not trained on (the recipes' checks refuse a config file's).
     NOT_TAKEN: typing.ClassVar[tuple] = ("model", "init_from")
+
+
+# `predict --method` of every sequence-to-sequence recipe (a
+# `recipes.cli.Predictor` option).
+PREDICT_METHOD = (
+    ("--method",),
+    {
+        "default": "beam",
+        "choices": ("beam", "greedy"),
+        "help": "beam search (the run's width and length penalty) or "
+        "greedy decoding (default: beam)",
+    },
+)
 
 
 # The encoder-decoder's and decoding's settings, as every

@@ -86,7 +86,7 @@ def is_preset(path):
     path = pathlib.Path(path)
     if path.is_dir():
         return (path / zoo.presets.METADATA_FILE).is_file()
-    return not path.exists() and str(path) in zoo.presets.list()
+    return not path.exists() and str(path) in zoo.presets.names()
 
 
 def load_saved_model(path, flag, kind=None):
@@ -123,7 +123,7 @@ def _load_file(path, flag):
     if path.is_dir() and (path / "model.keras").is_file():
         path = path / "model.keras"
     if not path.is_file():
-        shipped = ", ".join(zoo.presets.list())
+        shipped = ", ".join(zoo.presets.names())
         raise harness.UsageError(
             f"{flag} {path}: no such file"
             + (f" or shipped preset (shipped: {shipped})" if shipped else "")
@@ -171,7 +171,7 @@ def load_task_model(path, flag, task_class):
 
 
 def load_language_model(path, flag="--pretrained"):
-    """A language model: a shipped preset's name (`zoo.presets.list()`),
+    """A language model: a shipped preset's name (`zoo.presets.names()`),
     a preset folder, or a run folder of `recipes.language_model` (or its
     `model.keras`); errors one line naming `flag`, a tagger or a
     classifier said as such, a damaged preset by its checksum."""

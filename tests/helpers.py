@@ -2,13 +2,20 @@
 
 import inspect
 import json
+import pathlib
+import subprocess
+import sys
 import warnings
 
 import keras
 import numpy as np
+import pytest
 
+import harness
 import zoo
 from zoo.walk import iter_layers
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def padded_batch(rng, lengths, features, steps=None):
@@ -376,3 +383,26 @@ def run_once(tmp_path_factory, name, make):
             result = make(folder)
             done.write_text(json.dumps(result))
         return json.loads(done.read_text()), folder
+
+
+def usage_error(main, argv, capsys):
+    """The one line (stripped) that `harness.run_cli(main, argv)` writes
+    to stderr, exiting 2, as every command's usage errors must."""
+    with pytest.raises(SystemExit) as info:
+        harness.run_cli(main, argv)
+    err = capsys.readouterr().err.strip()
+    assert info.value.code == 2, err
+    assert len(err.splitlines()) == 1, err
+    return err
+
+
+def run_python(args, cwd=ROOT, **kwargs):
+    """`python ARGS` (this interpreter) in `cwd` (the repository's root),
+    its output captured as text; `kwargs` go to `subprocess.run`."""
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        **kwargs,
+    )

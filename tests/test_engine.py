@@ -58,7 +58,7 @@ def _assert_all_equal(got, want, mask):
 
 
 def _assert_matches_keras(model, inputs, mask):
-    got = zoo.engine.compile(model)(inputs)
+    got = zoo.engine.function(model)(inputs)
     _assert_all_equal(got, model(inputs, training=False), mask)
 
 
@@ -163,7 +163,7 @@ def test_a_tagger_matches_keras(char_kind, head):
     _assert_matches_keras(tagger, inputs, ids != 0)
     if head == "crf":
         crf = tagger.get_layer("crf")
-        emissions = zoo.engine.compile(tagger)(inputs)
+        emissions = zoo.engine.function(tagger)(inputs)
         want = helpers.to_numpy(crf.decode(emissions, ids != 0))
         got = zoo.engine.crf_decoder(crf)(emissions, ids != 0)
         np.testing.assert_array_equal(got, want)
@@ -178,7 +178,7 @@ def test_a_crf_decoding_model_matches_keras():
     tags = crf(keras.layers.Dense(4)(x), decode=True)
     model = keras.Model(ids, tags)
     batch = _ids(rng, [4, 1, 3], 12)
-    got = zoo.engine.compile(model)(batch)
+    got = zoo.engine.function(model)(batch)
     np.testing.assert_array_equal(got, helpers.to_numpy(model(batch)))
 
 
@@ -259,7 +259,7 @@ def test_a_seq2seq_model_and_its_decoders_match_keras(
     )  # the last source is empty
     lengths = [4, 4, 4, 3, 4] if width == 4 else [3, 2, 4, 1, 2]  # MASKS
     target = _ids(rng, lengths, 9)
-    got = zoo.engine.compile(model)((source, target))
+    got = zoo.engine.function(model)((source, target))
     _assert_real_steps_equal(got, model((source, target)), target != 0)
     options = dict(start_id=2, end_id=3, max_length=6)
     want_ids, want_scores = zoo.greedy_decode(model, source, **options)
@@ -289,7 +289,7 @@ def test_the_pos_preset_tags_what_its_metadata_recorded():
     sentences = [s.split() for s in recorded["sentences"]]
     inputs = tagger.encode(sentences)
     mask = inputs[0] != 0
-    got = zoo.engine.compile(tagger)(inputs)
+    got = zoo.engine.function(tagger)(inputs)
     assert _written_tags(tagger, got, sentences, mask) == recorded["tags"]
     top = got.max(axis=-1)[mask]  # row by row, as recorded
     np.testing.assert_allclose(top, recorded["top_outputs"], atol=2e-4)
@@ -305,7 +305,7 @@ def test_the_pos_preset_matches_keras():
     ]
     inputs = tagger.encode(sentences)
     mask = inputs[0] != 0
-    got = zoo.engine.compile(tagger)(inputs)
+    got = zoo.engine.function(tagger)(inputs)
     _assert_real_steps_equal(got, tagger.infer(inputs), mask, atol=1e-4)
     written = _written_tags(tagger, got, sentences, mask)
     assert written == [" ".join(t for _, t in s) for s in tagger.tag(sentences)]
@@ -351,11 +351,11 @@ def test_a_layer_without_a_numpy_form_is_named():
     model = keras.Model(inputs, x)
     assert not zoo.engine.supports(model)
     with pytest.raises(NotImplementedError, match="Conv1D"):
-        zoo.engine.compile(model)
+        zoo.engine.function(model)
     stack = zoo.stacked_lstm(1, 4, input_dim=3)
     assert zoo.engine.supports(stack)
     with pytest.raises(TypeError, match="keras.Model"):
-        zoo.engine.compile(keras.layers.Dense(2))
+        zoo.engine.function(keras.layers.Dense(2))
 
 
 def test_refresh_reads_weights_trained_later_and_threads_share_a_call():
@@ -364,7 +364,7 @@ def test_refresh_reads_weights_trained_later_and_threads_share_a_call():
         zoo.stacked_lstm(1, 5, vocabulary_size=10, name="r"), 3
     )
     ids = _ids(rng, [3, 2], 10)
-    run = zoo.engine.compile(model)
+    run = zoo.engine.function(model)
     before = run(ids)
     for variable in model.trainable_variables:
         variable.assign(variable * 0.5)
@@ -391,7 +391,7 @@ def test_bad_ids_and_options_are_named():
         zoo.stacked_lstm(1, 4, vocabulary_size=10, name="e"), 3
     )
     with pytest.raises(ValueError, match="in \\[0, 10\\)"):
-        zoo.engine.compile(model)(np.array([[1, 12]], "int32"))
+        zoo.engine.function(model)(np.array([[1, 12]], "int32"))
     seq2seq = zoo.build_seq2seq(7, 8, "gru", 1, 4, embedding_dim=3)
     with pytest.raises(ValueError, match="end_id"):
         zoo.engine.decoder(seq2seq, start_id=2, end_id=9, max_length=3)
@@ -527,7 +527,7 @@ def _empty_tagger(head):
     # CRF's Viterbi path (none) over them.
     inputs = tagger.encode(empty)
     mask = inputs[0] != 0
-    got = zoo.engine.compile(tagger)(inputs)
+    got = zoo.engine.function(tagger)(inputs)
     want = helpers.to_numpy(tagger(inputs, training=False))
     assert got.shape == want.shape == (2, 1, 4)
     if head == "crf":
@@ -546,7 +546,7 @@ def _empty_classifier(pooling):
     # Keras's answer for a text of padding only: the model's prior.
     want = helpers.to_numpy(classifier(inputs, training=False))
     np.testing.assert_allclose(
-        zoo.engine.compile(classifier)(inputs), want, atol=ATOL
+        zoo.engine.function(classifier)(inputs), want, atol=ATOL
     )
     np.testing.assert_allclose(classifier.probabilities(empty), want, atol=ATOL)
     labels = classifier.labels
@@ -575,7 +575,7 @@ def _empty_seq2seq(bridge):
     _assert_decoded_equal(got, want)
     # Teacher forcing from sources of padding only: the real target steps.
     target = np.array([[2, 5, 0], [2, 0, 0], [2, 4, 6]], "int32")
-    got = zoo.engine.compile(model)((source, target))
+    got = zoo.engine.function(model)((source, target))
     _assert_real_steps_equal(got, model((source, target)), target != 0)
 
 
@@ -596,12 +596,12 @@ def test_an_all_padding_batch_answers_as_keras_does(kind):
 
 def test_a_batch_of_no_rows_gives_no_rows_and_no_steps_is_refused():
     tagger = _task_tagger("softmax")
-    run = zoo.engine.compile(tagger)
+    run = zoo.engine.function(tagger)
     ids = np.zeros((0, 3), "int32")
     chars = np.zeros((0, 3, 4), "int32")
     assert run((ids, chars)).shape == (0, 3, 4)
     classifier = _task_classifier("max")
-    assert zoo.engine.compile(classifier)(ids).shape == (0, 3)
+    assert zoo.engine.function(classifier)(ids).shape == (0, 3)
     model = zoo.build_seq2seq(7, 8, "gru", 1, 4, embedding_dim=3)
     options = dict(start_id=2, end_id=3, max_length=4)
     found, scores = zoo.engine.decoder(model, **options)(ids)
@@ -612,7 +612,7 @@ def test_a_batch_of_no_rows_gives_no_rows_and_no_steps_is_refused():
     with pytest.raises(ValueError, match="has no timesteps"):
         run((np.zeros((2, 0), "int32"), np.zeros((2, 0, 4), "int32")))
     with pytest.raises(ValueError, match="has no timesteps"):
-        zoo.engine.compile(classifier)(np.zeros((2, 0), "int32"))
+        zoo.engine.function(classifier)(np.zeros((2, 0), "int32"))
 
 
 # ---- long inputs --------------------------------------------------------
@@ -652,9 +652,9 @@ def test_long_inputs_run_in_blocks_with_the_same_results(monkeypatch):
         stacks[name] = (stack, mask)
 
     def run_all():
-        results = [zoo.engine.compile(tagger)(b) for b in batches]
-        results.append(zoo.engine.compile(seq2seq)(pair))
-        results.append(zoo.engine.compile(elmo)(elmo_inputs))
+        results = [zoo.engine.function(tagger)(b) for b in batches]
+        results.append(zoo.engine.function(seq2seq)(pair))
+        results.append(zoo.engine.function(elmo)(elmo_inputs))
         for stack, mask in stacks.values():
             plan = zoo.engine.stacks.StackPlan(stack)
             results += keras.tree.flatten(plan(x, mask))

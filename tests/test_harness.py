@@ -3,16 +3,14 @@ no Keras (so a supervisor or a lock starts in a moment, and the imports
 run one way: zoo <- harness <- recipes <- tuning <- diagnostics)."""
 
 import json
-import pathlib
-import subprocess
-import sys
 
 import pytest
 
 from harness import files
 from harness import flags
+from tests.helpers import ROOT
+from tests.helpers import run_python
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 MODULES = sorted(
     f"harness.{p.stem}"
     for p in (ROOT / "harness").glob("*.py")
@@ -32,13 +30,7 @@ def test_importing_the_harness_imports_no_keras_zoo_or_recipes():
         "print(json.dumps(sorted(m for m in sys.modules"
         " if m.split('.')[0] in heavy)))\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    result = run_python(["-c", code], check=True)
     assert json.loads(result.stdout) == []
     assert len(MODULES) >= 7  # errors, files, flags, plots, ...
 

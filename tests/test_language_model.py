@@ -207,7 +207,7 @@ def test_the_softmax_refuses_targets_out_of_range():
 
 def test_it_trains_with_a_sampled_softmax_and_reloads(tmp_path):
     model, words, chars = _model()
-    zoo.language_model.compile(model, keras.optimizers.Adam(0.02))
+    zoo.language_model.compile_model(model, keras.optimizers.Adam(0.02))
     mask = (words > 0).astype("float32")
     before = model.evaluate(
         (words, chars), mask, sample_weight=mask, verbose=0, return_dict=True

@@ -7,14 +7,13 @@ its metadata recorded, from `zoo` alone."""
 
 import json
 import os
-import subprocess
-import sys
 
 import keras
 import numpy as np
 import pytest
 
 import zoo
+from tests.helpers import run_python
 from tests.test_language_model import _model
 
 
@@ -76,7 +75,7 @@ def test_a_trained_models_optimizer_state_is_left_out(tmp_path):
     import h5py
 
     model, words, chars = _bilm()
-    zoo.language_model.compile(model, keras.optimizers.Adam(0.01))
+    zoo.language_model.compile_model(model, keras.optimizers.Adam(0.01))
     model.fit((words, chars), (words > 0).astype("float32"), verbose=0)
     assert model.optimizer.variables
     zoo.presets.save_preset(model, tmp_path / "p")
@@ -183,7 +182,7 @@ def test_the_wrong_kind_or_an_unknown_name_is_refused(tiny, tmp_path):
     with pytest.raises(zoo.presets.PresetError) as error:
         zoo.presets.from_preset("no_such_preset")
     assert "no such preset or folder. Shipped presets:" in str(error.value)
-    for name in zoo.presets.list():
+    for name in zoo.presets.names():
         assert name in str(error.value)
     (tmp_path / "empty").mkdir()
     with pytest.raises(zoo.presets.PresetError, match="without metadata"):
@@ -227,7 +226,7 @@ def test_an_overwrite_replaces_only_a_preset(tiny, tmp_path):
     ]
 
 
-@pytest.mark.parametrize("name", zoo.presets.list())
+@pytest.mark.parametrize("name", zoo.presets.names())
 def test_every_shipped_preset_verifies_its_checksums(name):
     found = zoo.presets.verify(name)
     assert found["kind"] in zoo.presets.KINDS
@@ -237,7 +236,7 @@ def test_every_shipped_preset_verifies_its_checksums(name):
 
 
 @pytest.mark.every_backend
-@pytest.mark.parametrize("name", zoo.presets.list())
+@pytest.mark.parametrize("name", zoo.presets.names())
 def test_a_shipped_preset_computes_what_its_metadata_recorded(name):
     found = zoo.presets.verify(name)
     model = zoo.presets.from_preset(name)
@@ -265,12 +264,8 @@ def test_a_shipped_preset_is_used_with_nothing_from_the_recipes():
         "('recipes', 'harness', 'tuning', 'diagnostics'))\n"
         "assert not loaded, loaded\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": ""},
-        cwd="/",
+    done = run_python(
+        ["-c", code], cwd="/", env={**os.environ, "PYTHONPATH": ""}
     )
     assert done.returncode == 0, done.stderr[-2000:]
 

@@ -7,7 +7,7 @@ its layers into any model.
         words, name="characters")
     bilm = zoo.tasks.BiLM.create(
         vocabulary, characters, units=256, num_layers=2)
-    zoo.language_model.compile(bilm, "adam")
+    zoo.language_model.compile_model(bilm, "adam")
     bilm.fit((word_ids, char_ids), mask, sample_weight=mask)
 
 The model reads a sentence's word ids (its targets) and character ids
@@ -45,7 +45,7 @@ __all__ = [
     "backward_nll",
     "bilm_graph",
     "check_vocabularies",
-    "compile",
+    "compile_model",
     "contextual_embedding",
     "encoder_of",
     "forward_nll",
@@ -279,7 +279,7 @@ def metrics():
     ]
 
 
-def compile(model, optimizer="adam"):  # noqa: A001 - as keras.Model.compile
+def compile_model(model, optimizer="adam"):
     """`model.compile` with `LanguageModelLoss` and the weighted
     `forward_nll` and `backward_nll` means (`metrics()`; exact per-word
     values in `evaluate`, sampled ones while training). `"adam"` is

@@ -30,7 +30,6 @@ PREDICT_OPTIONS = (
 )
 
 
-PROG = "python -m recipes.classification"
 PREDICTOR = cli.Predictor(
     TASK.load,
     classify_lines,
@@ -39,21 +38,14 @@ PREDICTOR = cli.Predictor(
     does="classifies text (a text a line)",
 )
 
-
-def parser():
-    """The recipe's argument parser (what `--help` shows)."""
-    return cli.parser_for(TASK, PROG, package.__doc__, config.HELP, PREDICTOR)
+# `main(argv)` trains and evaluates; `main(["predict", ...])` writes
+# `LABEL<TAB>probability` for each line, one line per line.
+PROG, parser, _main = cli.commands(TASK, package, config.HELP, PREDICTOR)
 
 
 def main(argv=None):
-    """`python -m recipes.classification` with the command-line arguments
-    `argv` (a list of strings; default `sys.argv[1:]`); returns the run's
-    metrics. Bad arguments raise `harness.UsageError` (one line, exit 2
-    from the command line).
-
-    `python -m recipes.classification predict --model NAME_OR_RUN`
-    classifies each line of `--input` (standard input by default) and
-    writes `LABEL<TAB>probability`, one line per line."""
-    return cli.main(
-        TASK, PROG, package.__doc__, config.HELP, argv, predictor=PREDICTOR
-    )
+    """`python -m recipes.classification` with the command-line
+    arguments `argv` (default `sys.argv[1:]`): trains, evaluates and
+    saves a text classifier and returns its metrics; `["predict", ...]`
+    writes each line's class and probability."""
+    return _main(argv)

@@ -7,6 +7,7 @@ import warnings
 import harness
 import recipes.g2p as package
 from recipes import cli
+from recipes import encoder_decoder
 from recipes.g2p import config
 from recipes.g2p.task import TASK
 
@@ -32,15 +33,7 @@ def transcribe_lines(transcriber, lines, args):
 
 
 PREDICT_OPTIONS = (
-    (
-        ("--method",),
-        {
-            "default": "beam",
-            "choices": ("beam", "greedy"),
-            "help": "beam search (the run's width and length penalty) or "
-            "greedy decoding (default: beam)",
-        },
-    ),
+    encoder_decoder.PREDICT_METHOD,
     (
         ("--with-words",),
         {
@@ -49,28 +42,6 @@ PREDICT_OPTIONS = (
         },
     ),
 )
-
-
-PROG = "python -m recipes.g2p"
-
-
-def parser():
-    """The recipe's argument parser (what `--help` shows)."""
-    return cli.parser_for(TASK, PROG, package.__doc__, config.HELP, PREDICTOR)
-
-
-def main(argv=None):
-    """`python -m recipes.g2p` with the command-line arguments
-    `argv` (a list of strings; default `sys.argv[1:]`); returns the run's
-    metrics. Bad arguments raise `harness.UsageError` (one line, exit 2
-    from the command line).
-
-    `python -m recipes.g2p predict --model NAME_OR_RUN` transcribes
-    each line of `--input` (a word; standard input by default) and writes
-    its phonemes, one line per line."""
-    return cli.main(
-        TASK, PROG, package.__doc__, config.HELP, argv, predictor=PREDICTOR
-    )
 
 
 def load_for_cli(path):
@@ -90,3 +61,15 @@ PREDICTOR = cli.Predictor(
     PREDICT_OPTIONS,
     does="transcribes words (a word a line)",
 )
+
+# `main(argv)` trains and evaluates; `main(["predict", ...])` writes each
+# word's phonemes (`--with-words`: after the word and a tab), a line each.
+PROG, parser, _main = cli.commands(TASK, package, config.HELP, PREDICTOR)
+
+
+def main(argv=None):
+    """`python -m recipes.g2p` with the command-line arguments `argv`
+    (default `sys.argv[1:]`): trains, evaluates and saves a
+    grapheme-to-phoneme model and returns its metrics; `["predict", ...]`
+    writes each word's phonemes."""
+    return _main(argv)

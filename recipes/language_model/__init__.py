@@ -6,7 +6,7 @@
     python -m recipes.language_model --corpora "" --text-file task.txt \\
         --init-from runs/language_model/model.keras  # fine-tune on it
 
-The model (`zoo.language_model.bidirectional_language_model`) reads each
+The model (`zoo.tasks.BiLM.create`: a `zoo.layers.BiLMEncoder`) reads each
 word's characters (a character CNN and a projection) into a forward and a
 separate backward stacked LSTM with residual connections, and predicts
 each next and previous word with a sampled softmax over `--max-words`

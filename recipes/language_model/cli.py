@@ -11,12 +11,8 @@ from recipes import cli
 from recipes.language_model import config
 from recipes.language_model.task import TASK
 
-PROG = "python -m recipes.language_model"
-
-
-def parser():
-    """The recipe's argument parser (what `--help` shows)."""
-    return cli.parser_for(TASK, PROG, package.__doc__, config.HELP)
+# `_train(argv)`: `main` without the line naming the backend.
+PROG, parser, _train = cli.commands(TASK, package, config.HELP)
 
 
 def main(argv=None):
@@ -36,4 +32,4 @@ def main(argv=None):
             ),
             flush=True,
         )
-    return cli.main(TASK, PROG, package.__doc__, config.HELP, argv)
+    return _train(argv)

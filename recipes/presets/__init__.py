@@ -3,12 +3,10 @@
 preset (`recipes.presets.exporter`).
 
 The one-line APIs live in the library (`zoo.pos_tag`, `zoo.pos_tag_sents`,
-`zoo.G2p`); their earlier names here keep working, and take a recipe's
-run folder too:
-
-    from recipes.presets import G2p, pos_tag
+`zoo.G2p`); on a recipe's run, give them its model:
+`zoo.pos_tag(words, preset=recipes.tagging.load(RUN))`.
 """
 
 from recipes import lazy
 
-__getattr__ = lazy.exports(__name__, ("exporter", "cli", "shortcuts"))
+__getattr__ = lazy.exports(__name__, ("exporter", "cli"))

@@ -105,7 +105,7 @@ def main(argv=None):
     wrote (a list of names, or a preset's metadata)."""
     args = parser().parse_args(argv)
     if args.verb == "list":
-        names = zoo.presets.list()
+        names = zoo.presets.names()
         width = max((len(name) for name in names), default=0)
         for name in names:
             found = zoo.presets.metadata(name)

@@ -50,7 +50,6 @@ def load(spec):
         raise harness.UsageError(f"--model {spec}: {error}") from None
 
 
-PROG = "python -m recipes.tagging"
 PREDICTOR = cli.Predictor(
     load,
     tag_lines,
@@ -62,21 +61,14 @@ PREDICTOR = cli.Predictor(
     "outputs (zoo.tasks.TaggerEnsemble)",
 )
 
-
-def parser():
-    """The recipe's argument parser (what `--help` shows)."""
-    return cli.parser_for(TASK, PROG, package.__doc__, config.HELP, PREDICTOR)
+# `main(argv)` trains and evaluates; `main(["predict", ...])` writes
+# `word/TAG ...` for each line, one line per line.
+PROG, parser, _main = cli.commands(TASK, package, config.HELP, PREDICTOR)
 
 
 def main(argv=None):
-    """`python -m recipes.tagging` with the command-line arguments
-    `argv` (a list of strings; default `sys.argv[1:]`); returns the run's
-    metrics. Bad arguments raise `harness.UsageError` (one line, exit 2
-    from the command line).
-
-    `python -m recipes.tagging predict --model NAME_OR_RUN` tags each line
-    of `--input` (standard input by default) and writes `word/TAG ...`,
-    one line per line."""
-    return cli.main(
-        TASK, PROG, package.__doc__, config.HELP, argv, predictor=PREDICTOR
-    )
+    """`python -m recipes.tagging` with the command-line arguments `argv`
+    (default `sys.argv[1:]`): trains, evaluates and saves a tagger and
+    returns its metrics; `["predict", ...]` writes `word/TAG ...` a
+    line."""
+    return _main(argv)

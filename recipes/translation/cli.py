@@ -7,6 +7,7 @@ import warnings
 
 import recipes.translation as package
 from recipes import cli
+from recipes import encoder_decoder
 from recipes.translation import config
 from recipes.translation.task import TASK
 
@@ -37,15 +38,7 @@ def translate_lines(translator, lines, args):
 
 
 PREDICT_OPTIONS = (
-    (
-        ("--method",),
-        {
-            "default": "beam",
-            "choices": ("beam", "greedy"),
-            "help": "beam search (the run's width and length penalty) or "
-            "greedy decoding (default: beam)",
-        },
-    ),
+    encoder_decoder.PREDICT_METHOD,
     (
         ("--with-source",),
         {
@@ -57,28 +50,6 @@ PREDICT_OPTIONS = (
 )
 
 
-PROG = "python -m recipes.translation"
-
-
-def parser():
-    """The recipe's argument parser (what `--help` shows)."""
-    return cli.parser_for(TASK, PROG, package.__doc__, config.HELP, PREDICTOR)
-
-
-def main(argv=None):
-    """`python -m recipes.translation` with the command-line arguments
-    `argv` (a list of strings; default `sys.argv[1:]`); returns the run's
-    metrics. Bad arguments raise `harness.UsageError` (one line, exit 2
-    from the command line).
-
-    `python -m recipes.translation predict --model RUN` translates each
-    line of `--input` (a sentence; standard input by default), one line
-    per line."""
-    return cli.main(
-        TASK, PROG, package.__doc__, config.HELP, argv, predictor=PREDICTOR
-    )
-
-
 PREDICTOR = cli.Predictor(
     TASK.load,
     translate_lines,
@@ -86,3 +57,14 @@ PREDICTOR = cli.Predictor(
     PREDICT_OPTIONS,
     does="translates sentences (a sentence a line)",
 )
+
+# `main(argv)` trains and evaluates; `main(["predict", ...])` writes each
+# sentence's translation (`--with-source`: after the source), a line each.
+PROG, parser, _main = cli.commands(TASK, package, config.HELP, PREDICTOR)
+
+
+def main(argv=None):
+    """`python -m recipes.translation` with the command-line arguments `argv`
+    (default `sys.argv[1:]`): trains, evaluates and saves a translator and
+    returns its metrics; `["predict", ...]` writes each line's translation."""
+    return _main(argv)

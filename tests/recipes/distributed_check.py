@@ -25,6 +25,9 @@ import sys
 
 import keras
 
+# Every run here: two epochs of a small model, no TensorBoard logs.
+TINY = {"epochs": 2, "units": 8, "embedding_dim": 8, "tensorboard": False}
+
 
 def logical_cpus(count):
     import tensorflow as tf
@@ -59,14 +62,11 @@ def tagging(corpus, out, per_replica=4, one_device=True):
 
     # No dropout: masks drawn per replica differ from one device's.
     common = dict(
+        TINY,
         corpus_dir=corpus,
-        epochs=2,
-        units=8,
-        embedding_dim=8,
         learning_rate=0.01,
         inter_layer_dropout=0.0,
         embedding_dropout=0.0,
-        tensorboard=False,
     )
     out = pathlib.Path(out)
     mirrored = tagging.run(
@@ -116,11 +116,8 @@ def others(corpus, out):
             dataset="csv",
             train_file=str(csv_path),
             output=str(out / "classification"),
-            epochs=2,
-            units=8,
-            embedding_dim=8,
             batch_size=8,
-            tensorboard=False,
+            **TINY,
         ),
         distribute="mirrored",
     )

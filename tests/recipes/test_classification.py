@@ -16,6 +16,7 @@ from recipes import classification
 from recipes import distributed
 from recipes import tagging
 from recipes.data import tfds_data
+from tests.helpers import usage_error
 from tests.recipes.test_tagging import write_corpus
 
 WORDS = {
@@ -199,12 +200,8 @@ def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
         str(tmp_path / "out" / "model.keras"), "--epochs", "0",
         "--output", str(tmp_path / "eval"),
     ]  # fmt: skip
-    with pytest.raises(SystemExit) as exit_info:
-        harness.run_cli(classification.main, argv)
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err.strip()
+    err = usage_error(classification.main, argv, capsys)
     assert "label set mismatch" in err and "'weather'" in err
-    assert len(err.splitlines()) == 1
     # A classifier is no tagger, to inspect or to fine-tune.
     classifier = str(tmp_path / "out" / "model.keras")
     wrong_kind = f"{classifier}: a tagger is needed here, but this model is "
@@ -217,10 +214,8 @@ def test_label_mismatch_with_a_saved_model_exits_2(tmp_path, capsys):
         "--corpus-dir", str(corpus), "--init-from", classifier,
         "--epochs", "0", "--output", str(tmp_path / "tagged"),
     ]  # fmt: skip
-    with pytest.raises(SystemExit) as exit_info:
-        harness.run_cli(tagging.main, argv)
-    assert exit_info.value.code == 2
-    assert capsys.readouterr().err.strip() == f"error: --init-from {wrong_kind}"
+    err = usage_error(tagging.main, argv, capsys)
+    assert err == f"error: --init-from {wrong_kind}"
 
 
 @pytest.mark.every_backend
@@ -261,14 +256,8 @@ def test_cli_errors_exit_2_with_one_line(argv, message, tmp_path, capsys):
     if argv[:2] == ["--cell", "transformer"]:
         argv = [*argv, "--dataset", "csv", "--train-file"]
         argv.append(str(write_csv(tmp_path / "t.csv", rows=30)))
-    with pytest.raises(SystemExit) as exit_info:
-        harness.run_cli(
-            classification.main, [*argv, "--output", str(tmp_path / "o")]
-        )
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert message in err
-    assert len(err.splitlines()) == 1
+    argv = [*argv, "--output", str(tmp_path / "o")]
+    assert message in usage_error(classification.main, argv, capsys)
 
 
 @pytest.mark.parametrize("wide", [False, True])
@@ -297,12 +286,8 @@ def test_a_csv_row_that_would_invent_a_class_exits_2(tmp_path, capsys):
     with path.open("a") as handle:
         handle.write("good movie, really good,pos\nfine,neg\n")
     argv = ["--dataset", "csv", "--train-file", str(path)]
-    with pytest.raises(SystemExit) as exit_info:
-        harness.run_cli(
-            classification.main, [*argv, "--output", str(tmp_path / "o")]
-        )
-    assert exit_info.value.code == 2
-    assert capsys.readouterr().err.strip() == (
+    argv += ["--output", str(tmp_path / "o")]
+    assert usage_error(classification.main, argv, capsys) == (
         f"error: {path}:32: 3 fields, but the header has 2 (['text', "
         "'label']): 'good movie, really good,pos'; quote a value that holds "
         'a comma or a line break ("good movie, really good")'

@@ -18,6 +18,7 @@ from recipes import g2p
 from recipes import models
 from recipes import settings
 from recipes import tagging
+from tests.helpers import usage_error
 
 pytestmark = pytest.mark.every_backend
 
@@ -91,36 +92,15 @@ def test_choices_are_listed_in_help_and_a_typo_fails_when_parsed():
         parser.parse_args(["--merge-mode", "max"])
 
 
-@pytest.mark.parametrize(
-    "argv, message",
-    [
-        (["--cell", "lstn"], "--cell must be one of 'simple_rnn', 'gru'"),
-        (["--units", "abc"], "--units must be an integer; received 'abc'"),
-        (["--units", "0"], "--units must be an integer >= 1; received 0"),
-        (["--dropout", "1"], "--dropout must be a float in [0, 1)"),
-        (["--epochs", "three"], "--epochs must be an integer"),
-        (["--residual", "yes"], "--residual takes no value or one of auto"),
-        (["--train-examples", "-1"], "--train-examples must be >= 0"),
-    ],
-)
-def test_bad_flags_exit_2_with_one_line(argv, message, tmp_path, capsys):
-    with pytest.raises(SystemExit) as info:
-        harness.run_cli(tagging.main, [*argv, "--output", str(tmp_path)])
-    assert info.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert message in err and len(err.splitlines()) == 1, err
+# Bad flags on the command line: tests/recipes/test_tagging.py
+# (test_cli_errors_exit_2_with_one_line).
 
 
 def _config_error(path, tmp_path, capsys):
     """The one stderr line of the tagger run with `--config path`, which
     must exit 2."""
     argv = ["--config", str(path), "--output", str(tmp_path / "out")]
-    with pytest.raises(SystemExit) as info:
-        harness.run_cli(tagging.main, argv)
-    assert info.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1, err
-    return err
+    return usage_error(tagging.main, argv, capsys)
 
 
 @pytest.mark.parametrize(

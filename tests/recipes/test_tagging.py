@@ -19,6 +19,7 @@ from recipes import distributed
 from recipes import results
 from recipes import tagging
 from recipes.data import tfds_data
+from tests.helpers import usage_error
 from tests.recipes.test_loaders import TWT
 
 LEXICON = {
@@ -140,15 +141,18 @@ def test_interrupted_run_resumes_from_the_last_epoch(tmp_path):
         (["--epochs", "0"], "--epochs must be >= 1; received 0"),
         (["--dropout", "1"], "--dropout must be a float in [0, 1); received 1"),
         (["--corpus-dir", "/nonexistent/brown"], "cats.txt"),
+        # The config flags' own checks (recipes.arguments), every recipe's.
+        (["--cell", "lstn"], "--cell must be one of 'simple_rnn', 'gru'"),
+        (["--units", "abc"], "--units must be an integer; received 'abc'"),
+        (["--units", "0"], "--units must be an integer >= 1; received 0"),
+        (["--epochs", "three"], "--epochs must be an integer"),
+        (["--residual", "yes"], "--residual takes no value or one of auto"),
+        (["--train-examples", "-1"], "--train-examples must be >= 0"),
     ],
 )
 def test_cli_errors_exit_2_with_one_line(argv, message, tmp_path, capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        harness.run_cli(tagging.main, [*argv, "--output", str(tmp_path)])
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert message in err
-    assert len(err.splitlines()) == 1
+    argv = [*argv, "--output", str(tmp_path)]
+    assert message in usage_error(tagging.main, argv, capsys)
 
 
 def test_config_file_sets_options_and_flags_win(tmp_path):
@@ -434,12 +438,14 @@ def test_saved_tagger_tags_raw_text_in_a_new_process(tmp_path):
     assert len(fixed["top_outputs"]) == sum(
         len(s.split()) for s in zoo.tasks.tagger.CHECK_SENTENCES
     )
-    # In one line, as NLTK's pos_tag: one sentence, raw or tokenised.
-    pairs = presets.pos_tag("the dog runs.", preset=tmp_path / "t")
+    # In one line, as NLTK's pos_tag: one sentence, raw or tokenised (the
+    # run's tagger, loaded by its recipe).
+    run = tagging.load(tmp_path / "t")
+    pairs = zoo.pos_tag("the dog runs.", preset=run)
     assert [w for w, _ in pairs] == ["the", "dog", "runs", "."]
-    assert presets.pos_tag(["the", "dog", "runs", "."], tmp_path / "t") == pairs
+    assert zoo.pos_tag(["the", "dog", "runs", "."], run) == pairs
     with pytest.raises(TypeError, match="`tokens` must be"):
-        presets.pos_tag(None, tmp_path / "t")
+        zoo.pos_tag(None, run)
     env = {**os.environ, "KERAS_BACKEND": keras.backend.backend()}
     predict = [sys.executable, "-m", "recipes.tagging", "predict"]
     result = subprocess.run(
@@ -509,10 +515,7 @@ def test_run_directory_refuses_other_runs_and_keeps_finished_ones(
         str(tagger), "--epochs", "0", "--output", str(tmp_path / "cls"),
     ]  # fmt: skip
     capsys.readouterr()
-    with pytest.raises(SystemExit) as info:
-        harness.run_cli(classification.main, argv)
-    assert info.value.code == 2
-    assert capsys.readouterr().err.strip() == (
+    assert usage_error(classification.main, argv, capsys) == (
         f"error: --init-from {tagger}: a classifier is needed here, but this "
         "model is a tagger (saved by recipes.tagging)"
     )
@@ -535,11 +538,7 @@ def test_run_directory_refuses_other_runs_and_keeps_finished_ones(
 def test_more_cli_errors_exit_2(argv, message, tmp_path, capsys):
     corpus = write_corpus(tmp_path / "corpus")
     argv = [*argv, "--corpus-dir", str(corpus), "--output", str(tmp_path / "o")]
-    with pytest.raises(SystemExit) as exit_info:
-        harness.run_cli(tagging.main, argv)
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert message in err and len(err.splitlines()) == 1
+    assert message in usage_error(tagging.main, argv, capsys)
 
 
 def test_a_registered_backbone_by_name_with_flags_overriding(tmp_path):
@@ -658,15 +657,10 @@ def test_init_from_refuses_pieces_of_words_marked_otherwise(tmp_path, capsys):
     ):
         model = tmp_path / trained / "out" / "model.keras"
         argv = [*common, "--init-from", str(model), "--epochs", "0", given]
-        with pytest.raises(SystemExit) as exit_info:
-            harness.run_cli(
-                tagging.main, [*argv, "--output", str(tmp_path / "x")]
-            )
-        assert exit_info.value.code == 2
-        err = capsys.readouterr().err.strip()
+        argv += ["--output", str(tmp_path / "x")]
+        err = usage_error(tagging.main, argv, capsys)
         assert f"--init-from {model}: that tagger was trained on" in err
         assert err.endswith(f"{fix} to give it the tokens it reads")
-        assert len(err.splitlines()) == 1
         # The tokens it was trained on are taken.
         metrics = tagging.run(
             tagging.Config(

@@ -9,12 +9,12 @@ import random
 import numpy as np
 import pytest
 
-import harness
 import zoo
 from harness import extras
 from recipes import encoder_decoder
 from recipes import translation
 from recipes.data import cache
+from tests.helpers import usage_error
 
 pytest.importorskip("sentencepiece")
 pytest.importorskip("sacrebleu")
@@ -121,12 +121,7 @@ def test_a_run_on_files_scores_saves_and_translates(corpus, tmp_path):
 
 
 def one_line_exit_2(capsys, argv):
-    with pytest.raises(SystemExit) as info:
-        harness.run_cli(translation.main, argv)
-    err = capsys.readouterr().err.strip()
-    assert info.value.code == 2, err
-    assert len(err.splitlines()) == 1, err
-    return err
+    return usage_error(translation.main, argv, capsys)
 
 
 def test_bad_input_is_one_line_and_exit_2(corpus, tmp_path, capsys):

@@ -26,6 +26,8 @@ import tuning
 from harness import flags
 from harness import processes
 from harness import rundir
+from tests.helpers import run_python
+from tests.helpers import usage_error
 from tests.recipes.test_tagging import tiny_config
 from tests.recipes.test_tagging import write_corpus
 from tuning import distributed
@@ -56,14 +58,7 @@ def tiny_args(tmp_path, *extra, trials=2, epochs=2):
 
 
 def run_cli(args, **kwargs):
-    return subprocess.run(
-        [sys.executable, "-m", "tuning.search", *args],
-        env=ENV,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        **kwargs,
-    )
+    return run_python(["-m", "tuning.search", *args], env=ENV, **kwargs)
 
 
 def read_trials(project):
@@ -237,14 +232,7 @@ def test_a_worker_stops_when_the_chief_is_unreachable(tmp_path):
         "distributed.chief_watchdog(1.0, interval=0.2); time.sleep(60)"
     )
     start = time.monotonic()
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = run_python(["-c", code], env=env, timeout=120)
     assert result.returncode == 3
     assert "has not answered for 1 s" in result.stderr
     assert time.monotonic() - start < 60
@@ -297,22 +285,14 @@ def test_a_chief_that_fails_stops_the_launch(tmp_path, monkeypatch):
     ],
 )
 def test_bad_input_exits_2_with_one_line(extra, message, tmp_path, capsys):
-    with pytest.raises(SystemExit) as info:
-        harness.run_cli(search.main, tiny_args(tmp_path, *extra))
-    assert info.value.code == 2
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), lines
-    assert message in lines[0], lines[0]
+    err = usage_error(search.main, tiny_args(tmp_path, *extra), capsys)
+    assert err.startswith("error: ") and message in err, err
 
 
 def test_a_directory_that_is_a_file_is_named(tmp_path, capsys):
     (tmp_path / "taken").write_text("a file")
     args = tiny_args(tmp_path, "--directory", str(tmp_path / "taken" / "x"))
-    with pytest.raises(SystemExit) as info:
-        harness.run_cli(search.main, args)
-    assert info.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert err == (
+    assert usage_error(search.main, args, capsys) == (
         f"error: --directory {tmp_path / 'taken' / 'x'}: "
         f"{tmp_path / 'taken'} is a file, not a folder; name a folder for "
         "the search projects"
@@ -446,12 +426,10 @@ def test_a_second_search_on_a_running_project_exits_2(tmp_path, capsys):
     project = tmp_path / "runs" / "pos"
     holder = rundir.FolderLock(project, flag="--project-name").acquire()
     try:
-        with pytest.raises(SystemExit) as info:
-            harness.run_cli(search.main, tiny_args(tmp_path))
+        err = usage_error(search.main, tiny_args(tmp_path), capsys)
     finally:
         holder.release()
-    assert info.value.code == 2
-    assert capsys.readouterr().err.strip() == (
+    assert err == (
         f"error: --project-name {project}: job {os.getpid()} on "
         f"{socket.gethostname()} is running in this folder; wait for it or "
         "choose another --project-name"

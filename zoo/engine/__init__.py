@@ -1,19 +1,20 @@
 """A compile-free NumPy float32 forward pass of the zoo's task models.
 
     tagger = zoo.Tagger.from_preset("pos_en_universal")
-    forward = zoo.engine.compile(tagger)
+    forward = zoo.engine.function(tagger)
     probabilities = forward(tagger.encode([["The", "cat", "sat"]]))
     g2p = zoo.Transcriber.from_preset("g2p_en_cmudict")
-    decode = zoo.engine.decoder(g2p, "beam", start_id=2, end_id=3,
+    decode = zoo.engine.decoder(g2p.backbone, "beam", start_id=2, end_id=3,
                                 max_length=40, beam_width=5)
     ids, scores = decode(g2p.source_batch(["keras"]))
 
-`compile(model)` reads a model's graph from its public `get_config()`
-(layers, their calls and the masks Keras records) and its weights from
-its variables, once, and returns a function `inputs -> NumPy outputs`
-with the model's inputs (what `zoo.inference_function` takes): a
-tagger's or a classifier's probabilities (or CRF emissions), a
-`zoo.Seq2Seq`'s teacher-forced probabilities. `decoder(model, method,
+`function(model)` reads a model's graph from Keras's functional config
+(`zoo.walk.graph_config`: layers, their calls and the masks Keras
+records) and its weights from its variables, once, and returns a
+function `inputs -> NumPy outputs` with the model's inputs (what
+`zoo.inference_function` takes): a tagger's or a classifier's
+probabilities (or CRF emissions), a `zoo.Seq2Seq`'s teacher-forced
+probabilities. `decoder(model, method,
 **options)` returns `source_ids -> (ids, scores)`, what
 `zoo.seq2seq.greedy_decode` and `beam_search` return for the same
 options, as NumPy arrays. `supports(model)` says whether the engine runs
@@ -40,7 +41,7 @@ at every real step; values at padded steps may differ. Dropout is off;
 a mixed-precision model runs in float32.
 
 Weights are read when a model is compiled: after training it further,
-call the compiled function's `refresh()` (or compile again). A task
+call the function's `refresh()` (or make it again). A task
 model's NumPy runner does that for you whenever a weight changes. A compiled
 function keeps no state between calls and may be shared by threads.
 NumPy's BLAS picks its own threads; on a busy machine
@@ -57,7 +58,7 @@ from zoo.engine.seq2seq import Seq2SeqPlan
 from zoo.seq2seq import Seq2Seq
 from zoo.seq2seq import decoding as seq2seq_decoding
 
-__all__ = ["compile", "crf_decoder", "decoder", "supports", "unsupported"]
+__all__ = ["crf_decoder", "decoder", "function", "supports", "unsupported"]
 
 
 def _check_model(model):
@@ -108,7 +109,7 @@ def _build(model):
 
 
 class Compiled:
-    """A model's NumPy forward pass (`compile`); `refresh()` reads the
+    """A model's NumPy forward pass (`function`); `refresh()` reads the
     model's weights again."""
 
     def __init__(self, model):
@@ -124,7 +125,7 @@ class Compiled:
         return self
 
 
-def compile(model):  # noqa: A001 - the engine's verb, as keras.Model's
+def function(model):
     """`model(inputs, training=False)` in NumPy (see the module).
 
     Args:
@@ -146,8 +147,8 @@ def compile(model):  # noqa: A001 - the engine's verb, as keras.Model's
 
 
 def supports(model):
-    """Whether `compile(model)` runs `model` (it reads the weights to
-    find out: call `compile` itself where you will use the result)."""
+    """Whether `function(model)` runs `model` (it reads the weights to
+    find out: call `function` itself where you will use the result)."""
     _check_model(model)
     try:
         _build(model)
@@ -183,7 +184,7 @@ def unsupported(model):
     forms without reading a weight (one sentence), or None. A layer
     inside any other (a stack's recurrent layers, a character encoder's
     convolutions) is its container's to run; the layers of a functional
-    graph are each the engine's. `compile` may still refuse a layer
+    graph are each the engine's. `function` may still refuse a layer
     option (an activation, a quantized kernel) that no class declares.
     """
     _check_model(model)

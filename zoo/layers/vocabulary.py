@@ -147,9 +147,10 @@ class TokenVocabulary(_PassThrough):
 class LabelNames(_PassThrough):
     """Passes class probabilities through and keeps the class names.
 
-    The last layer of a tagger or classifier, so that a saved `.keras`
-    file says what its outputs mean: `model.get_layer("labels").labels[i]`
-    names output column `i`.
+    What a tagger's or classifier's preprocessor keeps its label names in
+    (`zoo.tasks.TaggerPreprocessor`): `labels[i]` names output column
+    `i`; as the last layer of a model of your own, it says the same in
+    its saved file.
 
     Args:
         labels: list of distinct strings, one per output column.

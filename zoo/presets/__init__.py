@@ -18,7 +18,7 @@ A preset is keras-hub's folder layout:
 This module is the registry: what a preset is is written into its
 `metadata.json` when it is saved (`save_preset`, or a task model's
 `save_to_preset`) and read back when it is loaded; nothing is guessed
-from the model's layers. `from_preset` takes a shipped name (`list()`)
+from the model's layers. `from_preset` takes a shipped name (`names()`)
 or a preset folder of your own, checks the checksums before it reads a
 byte of the model, builds the recorded class with `safe_mode=True` and
 loads the weights, on any backend. A recipe's run folder is no preset:
@@ -44,7 +44,7 @@ Example:
 ```python
 import zoo
 
-zoo.presets.list()  # the shipped names
+zoo.presets.names()  # the shipped names
 tagger = zoo.tasks.Tagger.from_preset("pos_en_universal")
 tagger.tag(["The cat sat on the mat ."])
 bilm = zoo.presets.from_preset("en_bilm")  # the recorded class: a BiLM
@@ -107,7 +107,7 @@ class PresetError(ValueError):
     than the one asked for. The message is one line that says which."""
 
 
-def list():  # noqa: A001 - keras-hub's name for it
+def names():
     """The names of the presets that ship with the package, sorted."""
     return sorted(
         p.name
@@ -126,7 +126,7 @@ def sha256(path):
 
 
 def _shipped():
-    return ", ".join(list()) or "none"
+    return ", ".join(names()) or "none"
 
 
 def _shown(value, limit=80):
@@ -379,7 +379,7 @@ def from_preset(preset, kind=None, cls=None):
     `safe_mode=True`.
 
     Args:
-        preset: a name from `list()` or a preset folder (`save_preset`).
+        preset: a name from `names()` or a preset folder (`save_preset`).
         kind: when given, the kind expected (one of `KINDS`); a preset of
             another kind is refused before its model is read.
         cls: when given, the class expected (a preset of this class or a
@@ -849,7 +849,7 @@ __all__ = [
     "check_metadata",
     "check_target",
     "from_preset",
-    "list",
+    "names",
     "class_name",
     "build_from_config",
     "load_weights",

@@ -55,6 +55,7 @@ class BiLM(Words, Task, keras.Model):
     """
 
     preset_kind = "language_model"
+    preprocessor_class = preprocessors.BiLMPreprocessor
 
     def __init__(
         self,
@@ -68,9 +69,7 @@ class BiLM(Words, Task, keras.Model):
         **kwargs,
     ):
         kwargs.pop("dtype", None)
-        preprocessor = preprocessors.check(
-            "preprocessor", preprocessor, preprocessors.BiLMPreprocessor
-        )
+        preprocessor = self.checked_preprocessor(preprocessor)
         if isinstance(backbone, dict):
             backbone = keras.saving.deserialize_keras_object(backbone)
         size = preprocessor.characters.vocabulary_size

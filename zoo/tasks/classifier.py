@@ -40,6 +40,7 @@ class TextClassifier(Words, Task, keras.Model):
     """
 
     preset_kind = "classifier"
+    preprocessor_class = preprocessors.TextClassifierPreprocessor
 
     def __init__(
         self,
@@ -55,11 +56,7 @@ class TextClassifier(Words, Task, keras.Model):
         **kwargs,
     ):
         kwargs.pop("dtype", None)
-        preprocessor = preprocessors.check(
-            "preprocessor",
-            preprocessor,
-            preprocessors.TextClassifierPreprocessor,
-        )
+        preprocessor = self.checked_preprocessor(preprocessor)
         if isinstance(wide, dict):
             wide = keras.saving.deserialize_keras_object(wide)
         inputs, outputs = heads.classifier_graph(

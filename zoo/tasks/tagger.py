@@ -147,6 +147,7 @@ class Tagger(SentenceTagging, Words, Task, keras.Model):
     """
 
     preset_kind = "tagger"
+    preprocessor_class = preprocessors.TaggerPreprocessor
 
     def __init__(
         self,
@@ -160,9 +161,7 @@ class Tagger(SentenceTagging, Words, Task, keras.Model):
         **kwargs,
     ):
         kwargs.pop("dtype", None)
-        preprocessor = preprocessors.check(
-            "preprocessor", preprocessor, preprocessors.TaggerPreprocessor
-        )
+        preprocessor = self.checked_preprocessor(preprocessor)
         inputs, outputs, crf = heads.tagger_graph(
             backbone,
             len(preprocessor.labels),

@@ -49,6 +49,7 @@ from zoo import presets
 from zoo import validation as v
 from zoo.kernels import dispatch
 from zoo.tasks import convert
+from zoo.tasks import preprocessors
 
 # Re-entrant: a runner's check makes the function it checks.
 _LOCK = threading.RLock()
@@ -149,7 +150,7 @@ class Task:
     @classmethod
     def from_preset(cls, preset, *, runner="auto", **kwargs):
         """Loads a preset of this class (or a subclass): a shipped name
-        (`zoo.presets.list()`) or a preset folder; checksums first, then
+        (`zoo.presets.names()`) or a preset folder; checksums first, then
         `safe_mode=True`. `runner` is how raw text is served (`RUNNERS`;
         see `set_runner`); `kwargs` are the class's `from_preset`
         options (a `Transcriber`'s decoding settings)."""
@@ -210,6 +211,17 @@ class Task:
     # its `preprocessor` (raw text to the model's inputs, outputs to
     # names: `zoo.tasks.preprocessors`) are attributes, set by
     # `set_parts` in each task's constructor; Keras tracks and saves both.
+
+    # The class of this task's preprocessor (`zoo.tasks.preprocessors`).
+    preprocessor_class = None
+
+    @classmethod
+    def checked_preprocessor(cls, preprocessor):
+        """`preprocessor` (or its serialized config) if it is a
+        `preprocessor_class`; else a `TypeError` naming the argument."""
+        return preprocessors.check(
+            "preprocessor", preprocessor, cls.preprocessor_class
+        )
 
     def set_parts(self, backbone, preprocessor):
         """Keeps the two parts as `backbone` and `preprocessor`."""
@@ -342,8 +354,8 @@ class Task:
 
     def numpy_function(self):
         """The NumPy runner's forward pass of the current weights
-        (`zoo.engine.compile`)."""
-        return self.fresh_function("engine", lambda: engine.compile(self))
+        (`zoo.engine.function`)."""
+        return self.fresh_function("engine", lambda: engine.function(self))
 
     def numpy_check(self):
         """Makes (and keeps) what the NumPy runner serves this model with;

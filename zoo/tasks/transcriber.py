@@ -75,7 +75,8 @@ class Transcriber(Task, keras.Model):
             preprocessor's (its weights are the transcriber's).
         preprocessor: a `zoo.tasks.TranscriberPreprocessor` (the source
             and target symbols; see it for the ids).
-        beam_width, length_penalty: beam search's settings.
+        beam_width, length_penalty: beam search's settings (None: the
+            class's `decoding_defaults`, `DECODING`'s, as for the next two).
         max_source_length: longer words are cut (with a warning).
         max_target_length: decoding stops after this many symbols.
         name: the model's name.
@@ -94,32 +95,38 @@ class Transcriber(Task, keras.Model):
 
     preset_kind = "seq2seq"
     preprocessor_class = preprocessors.TranscriberPreprocessor
+    # The decoding settings an argument left None takes.
+    decoding_defaults = DECODING
 
     def __init__(
         self,
         backbone,
         preprocessor,
         *,
-        beam_width=DECODING["beam_width"],
-        length_penalty=DECODING["length_penalty"],
-        max_source_length=DECODING["max_source_length"],
-        max_target_length=DECODING["max_target_length"],
+        beam_width=None,
+        length_penalty=None,
+        max_source_length=None,
+        max_target_length=None,
         name=None,
         **kwargs,
     ):
         kwargs.pop("dtype", None)
         super().__init__(name=name, **kwargs)
-        preprocessor = preprocessors.check(
-            "preprocessor", preprocessor, self.preprocessor_class
-        )
+        preprocessor = self.checked_preprocessor(preprocessor)
         self.set_parts(_backbone(backbone, preprocessor), preprocessor)
         # Built with its backbone (a `zoo.Seq2Seq` builds its layers).
         self.built = self.backbone.built
+        given = {
+            "beam_width": beam_width,
+            "length_penalty": length_penalty,
+            "max_source_length": max_source_length,
+            "max_target_length": max_target_length,
+        }
         self.configure(
-            beam_width=beam_width,
-            length_penalty=length_penalty,
-            max_source_length=max_source_length,
-            max_target_length=max_target_length,
+            **{
+                key: self.decoding_defaults[key] if value is None else value
+                for key, value in given.items()
+            }
         )
 
     def call(self, inputs, training=None):
@@ -195,7 +202,7 @@ class Transcriber(Task, keras.Model):
         """The NumPy runner's teacher-forced forward pass of the backbone
         (current weights)."""
         return self.fresh_function(
-            "engine", lambda: engine.compile(self.backbone)
+            "engine", lambda: engine.function(self.backbone)
         )
 
     def _id_checks(self):

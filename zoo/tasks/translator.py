@@ -42,6 +42,8 @@ class Translator(Transcriber):
         max_target_length: decoding stops after this many pieces.
         name: the model's name.
 
+    A decoding setting left None is `DECODING`'s (pieces, not letters).
+
     Example:
     ```python
     translator = zoo.tasks.Translator.from_preset("my_translator")
@@ -51,27 +53,7 @@ class Translator(Transcriber):
     """
 
     preprocessor_class = preprocessors.TranslatorPreprocessor
-
-    def __init__(
-        self,
-        backbone,
-        preprocessor,
-        *,
-        beam_width=DECODING["beam_width"],
-        length_penalty=DECODING["length_penalty"],
-        max_source_length=DECODING["max_source_length"],
-        max_target_length=DECODING["max_target_length"],
-        **kwargs,
-    ):
-        super().__init__(
-            backbone,
-            preprocessor,
-            beam_width=beam_width,
-            length_penalty=length_penalty,
-            max_source_length=max_source_length,
-            max_target_length=max_target_length,
-            **kwargs,
-        )
+    decoding_defaults = DECODING
 
     @property
     def source_subwords(self):
