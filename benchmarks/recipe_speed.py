@@ -5,7 +5,7 @@
 Trains each recipe's *default model* (the one `python -m recipes.tagging
 --pretrained none` and `python -m recipes.g2p` build; the tagger's
 default biLM is timed on its own by `benchmarks/bilm_speed.py`) for a
-fixed number of steps on its own batches (`recipes.task.Task`: the same
+fixed number of steps on its own batches (`recipes.task.Recipe`: the same
 data pipeline the recipe feeds `fit`, here on the `--quick` subset of
 the data so that loading is fast; the model and batch size are the
 defaults), once per backend in a fresh process each (Keras fixes its

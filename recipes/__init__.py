@@ -12,11 +12,11 @@
 
 Layout: one package per recipe (`tagging`, `classification`, `g2p`,
 `translation`, `language_model`), each with `config` (its settings and
-help), `task` (its `recipes.task.Task`, `run` and `load`), `cli`
+help), `task` (its `recipes.task.Recipe`, `run` and `load`), `cli`
 (`main`) and `__main__`; each trains and exports a `zoo.tasks` model.
 No recipe package imports another (`recipes.seq2seq`, the G2P recipe's
 earlier name, only forwards to `recipes.g2p`). What they share is in
-modules here: `task` (the base `Task`), `settings` (the config fields
+modules here: `task` (the base `Recipe`), `settings` (the config fields
 and flags), `models` (backbones, saved models, labels), `training` (the
 loop), `checkpoints` (the backup), `distributed` (`--distribute`),
 `pipeline` (batches), `encoder_decoder` (the sequence-to-sequence

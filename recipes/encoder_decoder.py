@@ -4,7 +4,7 @@ decoding's settings and their help (`DecoderOptions`, `DECODER_HELP`),
 their checks (`check`), `predict --method` (`PREDICT_METHOD`), the
 `zoo.build_seq2seq` model built from a config (`build_model`), the
 teacher-forced batches (`collate`), and `EncoderDecoderTask`, the
-`recipes.task.Task` base of both recipes (the model, the loss and
+`recipes.task.Recipe` base of both recipes (the model, the loss and
 `load`).
 
 A recipe subclasses `EncoderDecoderTask` with its data (`prepare`,
@@ -26,7 +26,7 @@ from recipes import models
 from recipes import pipeline
 from recipes import settings
 from recipes.data import cmudict
-from recipes.task import Task
+from recipes.task import Recipe
 from zoo.seq2seq import layers as seq2seq_layers
 
 # The library's (`zoo.build_seq2seq`), "none" for no attention.
@@ -164,8 +164,8 @@ def build_model(config, source_size, target_size):
         raise harness.UsageError(str(error).splitlines()[0]) from None
 
 
-class EncoderDecoderTask(Task):
-    """A sequence-to-sequence recipe's `Task`: `build_model`'s
+class EncoderDecoderTask(Recipe):
+    """A sequence-to-sequence recipe's `Recipe`: `build_model`'s
     encoder-decoder over token ids, trained with teacher forcing
     (`collate`) on the cross-entropy of the next target id, and loaded
     as the recipe's `task_class` (a `zoo.tasks.Transcriber`) with its

@@ -1,12 +1,15 @@
-"""`Task`: what a recipe declares (its data, model, objective and
+"""`Recipe`: what a recipe declares (its data, model, objective and
 evaluation); `recipes.training.train_and_evaluate` does the rest, and
-`tuning` searches over the same tasks.
+`tuning` searches over the same recipes.
 
     metrics = recipes.tagging.TASK.run(config)
 
-A recipe is a `Task`: its data, vocabulary and labels (`prepare`), its
-model from a zoo backbone and a `zoo.heads` head (`build`), its loss and
-metrics (declared once), its batches, its evaluation and examples.
+A recipe is a `Recipe` (each package's `TASK`, e.g. a `TaggingTask`): its
+data, vocabulary and labels (`prepare`), its model, a `zoo.tasks` model
+built from a zoo backbone and a preprocessor (`build`), its loss and
+metrics (declared once), its batches, its evaluation and examples. (A
+`zoo.tasks.Task` is the trained model; a `Recipe` is the job that
+trains one.)
 """
 
 import dataclasses
@@ -32,7 +35,7 @@ class Stage:
     run: typing.Callable
 
 
-class Task:
+class Recipe:
     """What a recipe declares; `train_and_evaluate` does the rest.
 
     Subclasses set `name`, `Config`, `curve_metric` and implement the

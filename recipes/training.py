@@ -2,7 +2,7 @@
 
     metrics = training.train_and_evaluate(tagging.TASK, config)
 
-A recipe is a `recipes.task.Task`; this module owns everything around
+A recipe is a `recipes.task.Recipe`; this module owns everything around
 it, in the order of the flax examples' `train_and_evaluate(config,
 workdir)`:
 

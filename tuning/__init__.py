@@ -2,7 +2,7 @@
 
 `tuning.StackedRNNHyperModel` declares depth, width, cell and
 regularisation as hyperparameters (`tuning.space`) and builds each trial
-through a recipe's task (`recipes.task.Task`: its model, loss and
+through a recipe's task (`recipes.task.Recipe`: its model, loss and
 metrics), so a search trains what the recipe trains; `python -m
 tuning.search` runs a search over a recipe's task and data, resumes it,
 runs it on several workers, and writes a table, plots and the best model.

@@ -14,7 +14,7 @@ from recipes import g2p
 from recipes import settings
 from recipes import tagging
 from recipes import translation
-from recipes.task import Task
+from recipes.task import Recipe
 from tuning import space
 from zoo import validation
 
@@ -44,7 +44,7 @@ _COUNTED = tuple(
 
 def defaults(task="tagging"):
     """`{name: value}`: the baseline of every name a search of `task` (a
-    recipe name or a `recipes.task.Task`) may vary, its `Config`'s
+    recipe name or a `recipes.task.Recipe`) may vary, its `Config`'s
     defaults: what `build(keras_tuner.HyperParameters())` trains."""
     config = _task(task).Config()
     return {n: getattr(config, n) for n in _searchable(type(config))}
@@ -54,7 +54,7 @@ class StackedRNNHyperModel(kt.HyperModel):
     """A recipe's model whose depth, width, cell and regularisation are
     tuned.
 
-    Every trial is the model a recipe trains (`recipes.task.Task`): its
+    Every trial is the model a recipe trains (`recipes.task.Recipe`): its
     `model_for` the problem's facts (arrays), or its `build` from the
     recipe's prepared data (`state`, what `python -m tuning.search`
     passes), compiled with the task's own loss, metrics and optimizer
@@ -98,7 +98,7 @@ class StackedRNNHyperModel(kt.HyperModel):
             softmax over the pooled sequence, trained on one-hot classes),
             `"seq2seq"` (`zoo.build_seq2seq` with teacher forcing: x is
             `(source ids, decoder input ids)`), `"translation"` (the same
-            over subword pieces), or a `recipes.task.Task`.
+            over subword pieces), or a `recipes.task.Recipe`.
         num_outputs: number of tags, classes or target ids (not with
             `state`).
         vocabulary_size: size of the token vocabulary (id 0 is padding);
@@ -452,8 +452,8 @@ class StackedRNNHyperModel(kt.HyperModel):
 
 
 def _task(task):
-    """A `recipes.task.Task`: `task` itself, or the recipe's by name."""
-    if isinstance(task, Task):
+    """A `recipes.task.Recipe`: `task` itself, or the recipe's by name."""
+    if isinstance(task, Recipe):
         return task
     validation.check_choice("task", task, TASKS)
     return RECIPES[task].TASK

@@ -50,7 +50,7 @@ from harness import flags
 from harness import rundir
 from recipes import arguments
 from recipes import distributed as recipe_distribution
-from recipes.task import Task
+from recipes.task import Recipe
 from tuning import distributed
 from tuning import report
 from tuning import space
@@ -566,7 +566,7 @@ class Problem:
     (`tuning.StackedRNNHyperModel` with the task and its `state`)."""
 
     task: str
-    recipe: Task
+    recipe: Recipe
     config: typing.Any
     state: typing.Any  # what recipe.prepare(config) returned
     description: str

@@ -34,7 +34,7 @@ resumes from its last finished epoch when the same command is run again;
 a finished one is not retrained.
 """
 
-# The modules: `config` (settings and help), `task` (the `Task`, `run`,
+# The modules: `config` (settings and help), `task` (the `Recipe`, `run`,
 # `load`, `classify`), `finetune` (ULMFiT's stage and optimizer), `cli`
 # (`main`). Loaded on first use (`recipes.lazy`).
 from recipes import lazy

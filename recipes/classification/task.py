@@ -1,4 +1,4 @@
-"""The classification recipe's `Task`: BBC News, tweets, Brown genres
+"""The classification recipe's `Recipe`: BBC News, tweets, Brown genres
 or your files in, a `zoo.tasks.TextClassifier` out."""
 
 import dataclasses
@@ -22,7 +22,7 @@ from recipes.classification.config import QUICK_EXAMPLES
 from recipes.classification.config import USER_EXAMPLES
 from recipes.classification.config import Config
 from recipes.data import datasets
-from recipes.task import Task
+from recipes.task import Recipe
 
 # The layer of the wide part's logits (`zoo.heads.sequence_classifier`).
 WIDE = "wide_logits"
@@ -81,14 +81,14 @@ class State:
     trained_rows: int = None  # ids with a trained embedding row
 
 
-class ClassificationTask(Task):
+class ClassificationTask(Recipe):
     """Text classification: one softmax per text, accuracy and macro F1."""
 
     name = "classification"
     Config = Config
     task_class = zoo.tasks.TextClassifier
     curve_metric = "macro_f1"
-    DATA_FILES = (*Task.DATA_FILES, "pretrained", "word_vectors")
+    DATA_FILES = (*Recipe.DATA_FILES, "pretrained", "word_vectors")
 
     def check(self, config):
         datasets.check_name(config.dataset, datasets.CLASSIFICATION)
@@ -384,8 +384,8 @@ class ClassificationTask(Task):
 
 
 TASK = ClassificationTask()
-# Train, evaluate and save a run (`recipes.task.Task.run`); a task model
-# of a run folder or a preset (`recipes.task.Task.load`).
+# Train, evaluate and save a run (`recipes.task.Recipe.run`); a task model
+# of a run folder or a preset (`recipes.task.Recipe.load`).
 run = TASK.run
 load = TASK.load
 

@@ -43,7 +43,7 @@ interrupted run resumes from its last finished epoch when the same command
 is run again; a finished one is not retrained.
 """
 
-# The modules: `config` (settings and help), `task` (the `Task`, `run`,
+# The modules: `config` (settings and help), `task` (the `Recipe`, `run`,
 # `load`, the data and the model), `cli` (`main`, `predict`). Loaded on
 # first use (`recipes.lazy`).
 from recipes import lazy

@@ -1,4 +1,4 @@
-"""The G2P recipe's `Task`: CMUdict in, a `zoo.tasks.Transcriber` out
+"""The G2P recipe's `Recipe`: CMUdict in, a `zoo.tasks.Transcriber` out
 (`TASK.run(config)`, or `run`)."""
 
 import dataclasses
@@ -221,7 +221,7 @@ class G2PTask(encoder_decoder.EncoderDecoderTask):
 
 
 TASK = G2PTask()
-# Train, evaluate and save a run (`recipes.task.Task.run`); a task model
+# Train, evaluate and save a run (`recipes.task.Recipe.run`); a task model
 # of a run folder or a preset (`G2PTask.load`).
 run = TASK.run
 load = TASK.load

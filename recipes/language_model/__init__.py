@@ -35,7 +35,7 @@ The model is a `zoo.tasks.BiLM`: use it in another model with
 `python -m recipes.presets export PATH NAME` makes it a preset.
 """
 
-# The modules: `config` (settings and help), `task` (the `Task`, `run`,
+# The modules: `config` (settings and help), `task` (the `Recipe`, `run`,
 # `load`), `batches` (`ShardedBatches`), `cli` (`main`). Loaded on first
 # use (`recipes.lazy`).
 from recipes import lazy

@@ -1,4 +1,4 @@
-"""The language-model recipe's `Task`: unlabelled text in, a
+"""The language-model recipe's `Recipe`: unlabelled text in, a
 `zoo.tasks.BiLM` out (`TASK.run(config)`, or `run`)."""
 
 import dataclasses
@@ -22,7 +22,7 @@ from recipes.language_model.config import EXAMPLE
 from recipes.language_model.config import QUICK_SENTENCES
 from recipes.language_model.config import Config
 from recipes.language_model.config import source_names
-from recipes.task import Task
+from recipes.task import Recipe
 
 
 @dataclasses.dataclass
@@ -34,7 +34,7 @@ class State:
     init_model: keras.Model = None
 
 
-class LanguageModelTask(Task):
+class LanguageModelTask(Recipe):
     """A bidirectional language model: per-word negative log-likelihood,
     perplexity."""
 
@@ -308,7 +308,7 @@ def _dev_perplexity(logs):
 
 
 TASK = LanguageModelTask()
-# Train, evaluate and save a run (`recipes.task.Task.run`); a task model
-# of a run folder or a preset (`recipes.task.Task.load`).
+# Train, evaluate and save a run (`recipes.task.Recipe.run`); a task model
+# of a run folder or a preset (`recipes.task.Recipe.load`).
 run = TASK.run
 load = TASK.load

@@ -37,7 +37,7 @@ retrained. `--init-from model.keras` trains on from a saved tagger, or
 with `--epochs 0` only evaluates it on the dataset's test split.
 """
 
-# The modules: `config` (settings and help), `task` (the `Task`, `run`,
+# The modules: `config` (settings and help), `task` (the `Recipe`, `run`,
 # `load`), `cli` (`main`, `predict`). Loaded on first use (`recipes.lazy`).
 from recipes import lazy
 

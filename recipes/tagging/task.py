@@ -1,4 +1,4 @@
-"""The tagging recipe's `Task`: Brown, Turkish UD, WNUT-16 or your
+"""The tagging recipe's `Recipe`: Brown, Turkish UD, WNUT-16 or your
 files in, a `zoo.tasks.Tagger` out (`TASK.run(config)`, or `run`)."""
 
 import dataclasses
@@ -27,7 +27,7 @@ from recipes.tagging.config import Config
 from recipes.tagging.features import build as build_features
 from recipes.tagging.features import check_init_pieces
 from recipes.tagging.features import refuse_with_init
-from recipes.task import Task
+from recipes.task import Recipe
 
 
 class SpanF1(keras.callbacks.Callback):
@@ -86,14 +86,14 @@ def _example(config):
     return [token.strip(conllu.PIECE_MARK) for token in TURKISH_EXAMPLE]
 
 
-class TaggingTask(Task):
+class TaggingTask(Recipe):
     """Sequence tagging: a softmax per token, accuracy (and span F1)."""
 
     name = "tagging"
     Config = Config
     task_class = zoo.tasks.Tagger
     DATA_FILES = (
-        *Task.DATA_FILES,
+        *Recipe.DATA_FILES,
         "pretrained",
         "word_vectors",
         "gazetteer",
@@ -248,7 +248,7 @@ class TaggingTask(Task):
         return zoo.tasks.Tagger(backbone, preprocessor, head=head)
 
     def stack_input_width(self, config, state=None):
-        """`Task`'s (the embedding, the biLM, the word vectors), and the
+        """`Recipe`'s (the embedding, the biLM, the word vectors), and the
         character encoder's beside it when the tagger reads characters."""
         width = super().stack_input_width(config, state)
         if state is not None and state.features is not None:
@@ -379,8 +379,8 @@ class TaggingTask(Task):
 
 
 TASK = TaggingTask()
-# Train, evaluate and save a run (`recipes.task.Task.run`); a task model
-# of a run folder or a preset (`recipes.task.Task.load`).
+# Train, evaluate and save a run (`recipes.task.Recipe.run`); a task model
+# of a run folder or a preset (`recipes.task.Recipe.load`).
 run = TASK.run
 load = TASK.load
 

@@ -1,4 +1,4 @@
-"""The translation recipe's `Task`: parallel text in, a
+"""The translation recipe's `Recipe`: parallel text in, a
 `zoo.tasks.Translator` out (`TASK.run(config)`, or `run`)."""
 
 import dataclasses
@@ -299,7 +299,7 @@ def _sample_indices(count):
 
 
 TASK = TranslationTask()
-# Train, evaluate and save a run (`recipes.task.Task.run`); a translator
+# Train, evaluate and save a run (`recipes.task.Recipe.run`); a translator
 # of a run folder or a preset folder (`TranslationTask.load`).
 run = TASK.run
 load = TASK.load
