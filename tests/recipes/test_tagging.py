@@ -443,9 +443,9 @@ def test_saved_tagger_tags_raw_text_in_a_new_process(tmp_path):
     run = tagging.load(tmp_path / "t")
     pairs = zoo.pos_tag("the dog runs.", preset=run)
     assert [w for w, _ in pairs] == ["the", "dog", "runs", "."]
-    assert zoo.pos_tag(["the", "dog", "runs", "."], run) == pairs
+    assert zoo.pos_tag(["the", "dog", "runs", "."], preset=run) == pairs
     with pytest.raises(TypeError, match="`tokens` must be"):
-        zoo.pos_tag(None, run)
+        zoo.pos_tag(None, preset=run)
     env = {**os.environ, "KERAS_BACKEND": keras.backend.backend()}
     predict = [sys.executable, "-m", "recipes.tagging", "predict"]
     result = subprocess.run(

@@ -1,0 +1,46 @@
+"""`zoo.pos_tag` and `zoo.pos_tag_sents` take NLTK's arguments (`tagset`,
+`lang`) and return NLTK's shapes, so a script swaps the import; what the
+presets cannot answer in is refused in one line naming the argument."""
+
+import pytest
+
+import zoo
+
+
+def test_nltks_arguments_and_shapes():
+    sentence = ["The", "cat", "sat", "on", "the", "mat", "."]
+    tagged = zoo.pos_tag(sentence)
+    assert [w for w, _ in tagged] == sentence
+    assert all(isinstance(pair, tuple) and len(pair) == 2 for pair in tagged)
+    # NLTK's positional order: tokens, tagset, lang.
+    assert zoo.pos_tag(sentence, "universal", "eng") == tagged
+    assert zoo.pos_tag(sentence, tagset="universal") == tagged
+    assert zoo.pos_tag_sents([sentence, ["A", "dog"]], None, "eng")[0] == (
+        tagged
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"tagset": "en-ptb"}, r"`tagset` must be one of \[None, 'univ"),
+        ({"tagset": "ptb"}, r"received 'ptb'"),
+        ({"lang": "rus"}, r"`lang` must be one of \['eng'\].*'rus'"),
+    ],
+)
+def test_what_the_presets_cannot_answer_in_is_named(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        zoo.pos_tag("The cat sat .", **kwargs)
+    with pytest.raises(ValueError, match=message):
+        zoo.pos_tag_sents(["The cat sat ."], **kwargs)
+
+
+def test_the_universal_view_needs_a_universal_tagger():
+    vocabulary = zoo.layers.TokenVocabulary(["the", "cat"])
+    tagger = zoo.tasks.Tagger(
+        zoo.stacked_lstm(1, 4, vocabulary_size=vocabulary.vocabulary_size),
+        zoo.tasks.TaggerPreprocessor(vocabulary, ["", "B-PER", "O"]),
+    )
+    assert len(zoo.pos_tag(["the", "cat"], preset=tagger)) == 2
+    with pytest.raises(ValueError, match="not the 12 universal tags"):
+        zoo.pos_tag(["the", "cat"], tagset="universal", preset=tagger)
