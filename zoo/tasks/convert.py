@@ -26,6 +26,7 @@ from zoo import presets
 from zoo.seq2seq import Seq2Seq
 from zoo.tasks import conventions as conventions_lib
 from zoo.tasks import preprocessors
+from zoo.walk import optional_layer
 
 FORMAT_2 = 2
 # The head layers a format-2 tagger or classifier may have, by name: their
@@ -114,11 +115,6 @@ def _converted(cls, config, weights):
     return model
 
 
-def _optional(model, name):
-    names = {layer.name for layer in model.layers}
-    return model.get_layer(name) if name in names else None
-
-
 def _copy(layer):
     """A new layer of `layer`'s config (a vocabulary: data, no weights)."""
     if layer is None:
@@ -135,7 +131,7 @@ def _backbone(old):
 
 
 def _dropout(old):
-    layer = _optional(old, "head_dropout")
+    layer = optional_layer(old, "head_dropout")
     return 0.0 if layer is None else float(layer.rate)
 
 
@@ -144,8 +140,8 @@ def _tagger(cls, old):
     preprocessor = preprocessors.TaggerPreprocessor(
         _copy(old.get_layer("vocabulary")),
         labels,
-        characters=_copy(_optional(old, "characters")),
-        token_features=_copy(_optional(old, "token_features")),
+        characters=_copy(optional_layer(old, "characters")),
+        token_features=_copy(optional_layer(old, "token_features")),
         # Format 2 read text by a corpus's conventions whenever the labels
         # were that corpus's tag set (Brown's 12 universal tags).
         conventions=conventions_lib.for_labels(labels),
@@ -153,7 +149,7 @@ def _tagger(cls, old):
     return cls(
         _backbone(old),
         preprocessor,
-        head="crf" if _optional(old, "crf") is not None else "softmax",
+        head="crf" if optional_layer(old, "crf") is not None else "softmax",
         dropout=_dropout(old),
         name=old.name,
     )
@@ -163,9 +159,9 @@ def _classifier(cls, old):
     preprocessor = preprocessors.TextClassifierPreprocessor(
         _copy(old.get_layer("vocabulary")),
         list(old.get_layer("labels").labels),
-        characters=_copy(_optional(old, "characters")),
+        characters=_copy(optional_layer(old, "characters")),
     )
-    pooling = _optional(old, "pooling")
+    pooling = optional_layer(old, "pooling")
     wide = [x for x in old.layers if type(x).__name__ == "TfIdf"]
     return cls(
         _backbone(old),
