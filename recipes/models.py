@@ -323,18 +323,30 @@ def check_label_set(data_labels, model_labels, path):
 
 
 def resolve_labels(
-    config, seen, held_out, description, what="labels", kind=None
+    config,
+    seen,
+    held_out,
+    description,
+    what="labels",
+    kind=None,
+    keep_unseen=False,
 ):
     """`(saved model or None, labels)` for a run.
 
     With `--init-from`, the saved model and its labels, which must cover
     every label in the data. Otherwise no model and the training labels,
-    sorted; a dev/test label never seen in training is an error.
+    sorted; a dev/test label never seen in training is an error, or with
+    `keep_unseen` a label kept (said on one line) that the model never
+    learns and so scores as an error wherever it occurs.
     """
     if config.init_from:
         model, labels = load_init_model(config.init_from, kind=kind)
         check_label_set(seen | held_out, labels, config.init_from)
         return model, labels
+    if held_out - seen and keep_unseen:
+        print(f"{what} only in dev/test, kept (never learned): "
+              f"{sorted(held_out - seen)}")  # fmt: skip
+        seen = seen | held_out
     if held_out - seen:
         raise harness.UsageError(
             f"{what} {sorted(held_out - seen)} occur in dev/test but not in "

@@ -23,6 +23,25 @@ def token_accuracy(sentences, predicted):
     return sum(p == t for p, t in pairs) / max(len(pairs), 1)
 
 
+def accuracy_by_tagset(sentences, predicted, tagger):
+    """`{str(tagset): accuracy}` in each view of the tags `tagger` answers
+    in (`zoo.tasks.Tagger.views`: with `"en_ud"`, `None` UD's 17 tags,
+    `universal` the 12, `ptb` Penn Treebank's), `predicted` and the gold
+    tags both being its labels; `{}` for a tagger whose one view is its
+    labels as they are."""
+    views = tagger.views()
+    if list(views) == [None] and views[None] == list(tagger.labels):
+        return {}
+    scores = {}
+    for name, view in views.items():
+        tag = dict(zip(tagger.labels, view))
+        gold = [(words, [tag[t] for t in tags]) for words, tags in sentences]
+        scores[str(name)] = token_accuracy(
+            gold, [[tag[t] for t in tags] for tags in predicted]
+        )
+    return scores
+
+
 def span_scores(sentences, predicted):
     """Entity span `{"precision", "recall", "f1"}` of the BIO tags
     `predicted` against `sentences` (`(words, tags)`), by seqeval."""

@@ -234,9 +234,10 @@ STACK_HELP = {
     "tensorboard": "write TensorBoard logs to OUTPUT/tensorboard",
     "unroll": "not in the recipes, which pad each batch to its own length "
     "(Keras unrolls a fixed number of timesteps)",
-    "train_file": "your training file (--dataset conllu, columns or csv)",
-    "dev_file": "your validation file; default: 10%% cut from train",
-    "test_file": "your test file; default: 10%% cut from train",
+    "train_file": "your training file, or several separated by commas "
+    "(--dataset conllu, columns or csv)",
+    "dev_file": "your validation file(s); default: 10%% cut from train",
+    "test_file": "your test file(s); default: 10%% cut from train",
     "tfds_data_dir": "a TensorFlow Datasets data_dir (--dataset tfds:NAME)",
 }
 

@@ -70,17 +70,22 @@ class Recipe:
         `prepare` loaded (its `state.data`'s, or `state`'s, `train`, `dev`
         and `test`), which a package corpus's other version or split
         changes too."""
-        named = {name: getattr(config, name, "") for name in self.DATA_FILES}
         data = getattr(state, "data", state)
         return {
-            "files": {
-                f"--{name.replace('_', '-')} {path}": files.fingerprint(path)
-                for name, value in named.items()
-                for path in _named_files(value)
-            },
+            "files": self.data_files(config),
             "examples": files.digest(
                 [getattr(data, part, None) for part in ("train", "dev", "test")]
             ),
+        }
+
+    def data_files(self, config):
+        """`{"--flag path": {"bytes": ..., "sha256": ...}}` for each file
+        in `DATA_FILES` the config names (a preset records them)."""
+        named = {name: getattr(config, name, "") for name in self.DATA_FILES}
+        return {
+            f"--{name.replace('_', '-')} {path}": files.fingerprint(path)
+            for name, value in named.items()
+            for path in _named_files(value)
         }
 
     def write(self, output, state):

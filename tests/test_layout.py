@@ -31,7 +31,7 @@ ALLOWED = {
 PROJECT = set(ALLOWED)
 # Imported where they are used: a Keras backend's own API, or a package
 # of an optional extra (matplotlib, PyYAML, seqeval, TensorFlow Datasets,
-# the classical baselines and threadpoolctl, pyarrow for --word-vectors,
+# the classical baselines and threadpoolctl, spaCy, pyarrow for --word-vectors,
 # sentencepiece and sacrebleu for translation), and the standard
 # library's `resource`.
 OPTIONAL = {
@@ -55,6 +55,7 @@ OPTIONAL = {
     "sentencepiece",
     "sacrebleu",
     "threadpoolctl",
+    "spacy",
 }
 # Scripts whose parent process never imports Keras: each child process
 # chooses its backend (KERAS_BACKEND) first, then imports Keras and what

@@ -74,31 +74,96 @@ _EMOJI = (
     rf"(?:[\U0001f1e6-\U0001f1ff]{{2}}|{_PICTOGRAPH}"
     rf"(?:\u200d{_PICTOGRAPH})*|[#*0-9]\ufe0f?\u20e3)"
 )
+
+
+def _combining_marks():
+    """Every combining mark (Unicode's category M: an accent written apart,
+    Devanagari's vowel signs and virama, Hebrew's points) as the body of
+    a character class: part of a word, though Python's `\\w` leaves them
+    out (`हिन्दी` is one word, not six). Those of the first two planes and
+    the variation selectors after them."""
+    ranges = []
+    for code in range(0x20000):
+        if unicodedata.category(chr(code)).startswith("M"):
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    ranges.append([0xE0100, 0xE01EF])
+    return "".join(
+        chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in ranges
+    )
+
+
+# A word's character: `\w` or a combining mark.
+_LETTER = rf"[\w{_combining_marks()}]"
 _ABBREVIATIONS = "|".join(
     "Mr Mrs Ms Messrs Dr St Jr Sr Co Corp Inc Ltd Bros Gen Gov Sen Rep Rev "
-    "Prof Capt Col Lt Sgt Maj Mt Ft Ave Blvd vs etc Jan Feb Mar Apr Jun Jul "
-    "Aug Sep Sept Oct Nov Dec".split()
+    "Prof Capt Col Lt Sgt Maj Mt Ft Ave Blvd vs etc al approx Assoc Dept "
+    "dept Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mon Tue Tues "
+    "Wed Thu Thur Thurs Fri".split()
 )
-# A URL (to its last character that is not sentence punctuation), an
-# e-mail address, a @mention, #hashtag or $cashtag, an HTML entity as
-# tweets carry them (`&amp;`), an emoji, an initialism
-# (`U.S.`), a title or abbreviation written with its period as the
-# treebanks keep it (`Mr.`, `Dr.`, `Inc.`, `Jan.`, `No. 5`), a number with
-# thousands separators (`1,000,000.5`), a word
-# (letters, digits, `_`; inner `'`, `’`, `.`, `-` kept: `don't`, `3.5`,
-# `well-known`) or a run of one punctuation character (`...`).
+# Where a path or a dot file may begin: the start, after whitespace, an
+# opening bracket or a quote (a path also after `=`: `PATH=/usr/bin`; a
+# command-line flag after whitespace or a bracket only: `"--is`).
+_STARTS = r"(?<![^\s(\[{\"'“‘`])"
+# One name of a path: letters, digits and `_ ~ + % @ -`, with inner (or
+# one leading) dots (`.bashrc`, `foo.tar.gz`), never a last dot (a
+# sentence's period).
+_NAME = r"\.?[\w~+%@\-]+(?:\.[\w~+%@\-]+)*"
+# ... and one ending in a file's extension (`y.txt`, `foo.tar.gz`,
+# `foo.c`; not the `r.t` of `w/r.t`).
+_FILE = (
+    r"(?:[\w~+%@\-]+(?:\.[\w~+%@\-]+)*\.[^\W\d_]\w+"
+    r"|[\w~+%@\-]{2,}(?:\.[\w~+%@\-]+)*\.[^\W\d_])"
+)
+# Not after a character of a path's name (so that a long run of them is
+# read once, not once from each of its characters).
+_NOT_IN_A_NAME = r"(?<![\w~+%@\-./\\])"
+# A sentence's punctuation after a URL or a flag's value, to the space.
+_TRAILING = r"(?=[.,;:!?)\]>\"'’”]*(?:\s|$))"
 _WORD_OR_PUNCTUATION = re.compile(
-    r"(?i:https?://|www\.)\S+?(?=[.,;:!?)\]\"'’”]*(?:\s|$))"  # URL
-    r"|[\w.+\-]+@\w[\w\-]*(?:\.\w[\w\-]*)+"  # e-mail address
-    r"|[@#]\w+|\$[^\W\d_]\w*"  # @mention, #hashtag, $cashtag
+    # URL (any scheme, `www.`, `mailto:`) and e-mail address (`root@host`)
+    rf"(?<![\w+.\-])(?i:[a-z][a-z\d+.\-]*://|www\.|mailto:)\S+?{_TRAILING}"
+    r"|(?<![\w.+\-])[\w.+\-]+@\w[\w\-]*(?:\.\w[\w\-]*)*"
+    # dates and times: 2024-12-07T10:30:00Z, 10:30, 10:30:15, the `5` of
+    # `5pm` (then `pm`), 12/07/2024, 2024/12/07 (2024-12-07 and
+    # 07.12.2024 are words)
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+\-]\d\d:?\d\d)?"
+    r"(?!\w)"
+    r"|\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?(?!\d)"
+    r"|\d{1,2}(?=(?i:[ap]\.?m)(?!\w))"
+    r"|(?:\d{1,2}/\d{1,2}/(?:\d{4}|\d\d)|\d{4}/\d\d?/\d\d?)(?![\w/])"
+    # paths: C:\Users\me, \\server\share, /etc/issue, ./configure,
+    # ~/.bashrc, ../x/y.txt, src/zoo/text.py, github.com/keras-team/keras
+    rf"|\b[A-Za-z]:[\\/](?:{_NAME}(?:[\\/]{_NAME})*[\\/]?)?"
+    rf"|\\\\{_NAME}(?:\\{_NAME})+"
+    rf"|(?:{_STARTS}|(?<==))(?:~|\.\.?)?(?:/{_NAME})+/?"
+    rf"|{_NOT_IN_A_NAME}(?:{_NAME}/)+{_FILE}(?![\w/\-]|\.\w)"
+    rf"|{_NOT_IN_A_NAME}(?:\w[\w\-]*\.)+(?-i:[a-z]{{2,}})(?:/{_NAME})+/?"
+    # command-line flags: --system, --foo=bar, -v, -j4; a dot file or an
+    # extension (`.bashrc`, `.doc`)
+    r"|(?<![^\s(\[{`])(?:--[a-z\d]\w*(?:-\w+)*|-[A-Za-z]\d*(?![\w\-]))"
+    rf"(?:=\S*?{_TRAILING})?"
+    rf"|{_STARTS}\.[^\W\d_][\w\-]*(?:\.\w+)*"
+    r"|(?<!\w)@\w+|#(?!\d+(?!\w))\w+|\$[^\W\d_]\w*"  # @mention, #tag, $tag
     r"|&(?:amp|lt|gt|quot|apos|nbsp|#\d+|#x[\dA-Fa-f]+);"  # HTML entity
     rf"|{_EMOJI}"  # emoji
-    r"|(?:[^\W\d_]\.){2,}"  # initialism
+    # emoticon (`:)`, `;-)`, `:D`), not inside a word or a URL
+    r"|(?<![\w:;=])[:;=][\-'’^]?(?:[()\[\]|\\/*]+|[DPpOo])(?![\w])"
+    # initialism: U.S., S.O.B, U.S.'s
+    r"|(?:[^\W\d_]\.){2,}(?:[^\W\d_](?![\w.])|['’]s(?!\w))?"
     rf"|\b(?:{_ABBREVIATIONS})\.(?:['’]s)?(?!\w)"  # Mr., Inc.'s
     r"|\bNo\.(?=\s*\d)"  # No. 5
+    r"|\b[A-Z]\.(?=\s+[A-Z][a-z])"  # a name's initial: George W. Bush
+    r"|(?<![\w'’])['’]\d\d(?:s)?(?![\w'’])"  # a year: '67, the '90s
+    r"|\b[A-Z]{1,3}&[A-Z]{1,3}(?:['’]s)?\b"  # AT&T, R&D, A&M's
     r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\w)"  # 1,000,000.5
-    r"|\w+(?:['’.\-]\w+)*"  # word
-    r"|([^\w\s])\1*"  # punctuation
+    # a word: letters, digits, `_` and combining marks; inner `'`, `’`,
+    # `.`, `-` kept (`don't`, `3.5`, `well-known`, `setup.py`, `v1.2.3`)
+    rf"|\w{_LETTER}*(?:['’.\-]{_LETTER}+)*"
+    r"|(?:\.(?=[!?])|[!?])[.!?]*"  # ?!, .?, !!!? (an ellipsis apart)
+    r"|([^\w\s])\1*"  # a run of one other punctuation character
 )
 
 
@@ -110,10 +175,31 @@ def tokenize(
 
     `split_punctuation=True` also splits a string's punctuation from its
     words, as treebanks tokenise (`"butter!"` -> `butter`, `!`; `don't`,
-    `3.5`, `1,000`, `well-known` and `...` stay whole), and keeps whole
-    what a reader sees as one: a URL, an e-mail address, a `@mention`, a
-    `#hashtag`, an emoji (a ZWJ sequence, a flag, a skin tone). A list is
-    never re-split.
+    `3.5`, `1,000`, `well-known`, `state-of-the-art`, `...` and `?!`
+    stay whole), and keeps whole what a reader sees as one, its
+    sentence's punctuation split off its end (`See /etc/issue.` ->
+    `See`, `/etc/issue`, `.`; `(v1.2)` -> `(`, `v1.2`, `)`):
+
+    - a URL (any scheme, `www.`, `mailto:`), an e-mail address (also
+      `root@localhost`), a `@mention`, a `#hashtag` (`#1` is `#`, `1`), a
+      `$cashtag`, an HTML entity, an emoji (a ZWJ sequence, a flag, a skin
+      tone), an emoticon (`:)`, `;-)`, `:D`);
+    - a path (`/etc/issue`, `./configure`, `~/.bashrc`, `../x/y.txt`,
+      `C:\\Users\\me`, `src/zoo/text.py`, `github.com/keras-team/keras`; a
+      relative one ends in a file's extension or starts with a domain, so
+      `and/or` is `and`, `/`, `or`), a file name (`setup.py`, `.bashrc`),
+      a version (`v1.2.3`, `1.0-rc1`), a command-line flag (`--system`,
+      `-v`, `-j4`, `--foo=bar` with its value);
+    - a date (`2024-12-07`, `12/07/2024`, `07.12.2024`,
+      `2024-12-07T10:30:00Z`), a time (`10:30`, `10:30:15`; `3:30pm` is
+      `3:30`, `pm` and `5pm` is `5`, `pm`, as UD English writes them), a
+      year's `'90s`;
+    - an initialism (`U.S.`), a title or abbreviation with its period
+      (`Mr.`, `etc.`, `et al.`), a name's initial before a capitalised
+      name (`George W. Bush`), `AT&T`;
+    - a word with its combining marks (`हिन्दी`, `עִבְרִית`).
+
+    A list is never re-split.
     """
     if isinstance(text, str) and split_punctuation:
         tokens = [

@@ -24,8 +24,14 @@ import re
 
 from harness.errors import shorten
 from recipes.data.errors import DataError
+from zoo.tasks import conventions
 
-COLUMNS = {"upos": 3, "xpos": 4, "deprel": 7, "head-direction": 6}
+COLUMNS = {
+    "upos": 3, "xpos": 4, "ud": 3, "deprel": 7, "head-direction": 6,
+}  # fmt: skip
+# Between UPOS and XPOS in a "ud" tag (`PRON|PRP$`), as the taggers'
+# conventions read it apart (`zoo.languages.en.ud`).
+UD_JOIN = conventions.LABEL_JOIN
 _RANGE = re.compile(r"[0-9]+-[0-9]+")
 _EMPTY = re.compile(r"[0-9]+\.[0-9]+")
 _ID = re.compile(r"[0-9]+")
@@ -110,8 +116,10 @@ def read_conllu(path, column="upos", mark_pieces=False):
     """The sentences of a CoNLL-U file as `(words, tags)` tuples.
 
     `column` is "upos" (universal tags), "xpos" (language-specific tags),
-    "deprel" (the universal dependency relation, its subtype after `:`
-    dropped: `obl:tmod` is `obl`) or "head-direction" (where the word's
+    "ud" (both, joined by `UD_JOIN`: `PRON|PRP$`; a token without an
+    XPOS is refused), "deprel" (the universal dependency relation, its
+    subtype after `:` dropped: `obl:tmod` is `obl`) or "head-direction"
+    (where the word's
     head is: "left" of it, "right" of it, or "root"). With `mark_pieces`,
     the pieces of one written word are marked (`mark_word_pieces`): a
     token with `SpaceAfter=No` in MISC is joined to the next, and so are
@@ -170,7 +178,16 @@ def read_conllu(path, column="upos", mark_pieces=False):
                     f"{column.upper()} tag {shorten(tag)} holds whitespace "
                     "(CoNLL-U fields are separated by single tabs)"
                 )
-            if column == "head-direction":
+            if column == "ud":
+                xpos = fields[COLUMNS["xpos"]]
+                if not xpos or xpos == "_" or _SPACE.search(xpos):
+                    raise DataError(
+                        f"{path}:{number}: token {shorten(form)} has no "
+                        f"XPOS tag ({shorten(xpos)}); --tagset ud reads "
+                        "UPOS and XPOS"
+                    )
+                tag = f"{tag}{UD_JOIN}{xpos}"
+            elif column == "head-direction":
                 tag = _direction(path, number, token_id, tag)
             elif column == "deprel":
                 tag = tag.split(":")[0]

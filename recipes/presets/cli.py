@@ -28,6 +28,29 @@ def _size(folder):
     return sum(p.stat().st_size for p in pathlib.Path(folder).rglob("*"))
 
 
+def _sources(path):
+    """The list of dicts in the JSON file `path` (None without one); one
+    line naming `--sources` otherwise."""
+    if not path:
+        return None
+    try:
+        found = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise harness.UsageError(
+            f"--sources {path}: not a readable JSON file ({error})"
+        ) from None
+    if not (
+        isinstance(found, list)
+        and found
+        and all(isinstance(x, dict) for x in found)
+    ):
+        raise harness.UsageError(
+            f"--sources {path}: must hold a non-empty JSON list of dicts "
+            "(one per source)"
+        )
+    return found
+
+
 def parser():
     """The command line: `list`, `show PRESET`, `export RUN NAME`."""
     parser = flags.ArgumentParser(
@@ -82,6 +105,12 @@ def parser():
         "--trained-at",
         help="the commit the run was trained at, recorded beside the "
         "exporting checkout's (git describe) in metadata.json",
+    )
+    out.add_argument(
+        "--sources",
+        help="a JSON file: a list of the training data's sources (each a "
+        "dict: name, version, licence, where it came from, sha256, what "
+        "may be shipped), recorded in metadata.json",
     )
     assets = verbs.add_parser(
         "assets",
@@ -139,6 +168,7 @@ def main(argv=None):
         max_loss=args.max_float16_loss,
         overwrite=args.overwrite,
         trained_at=args.trained_at,
+        sources=_sources(args.sources),
     )
     folder = pathlib.Path(args.dest) / args.name
     print(

@@ -139,10 +139,15 @@ def export(
     max_loss=0.1,
     overwrite=False,
     trained_at=None,
+    sources=None,
 ):
     """Writes run `run` as the preset `dest/name`; returns its metadata.
     `trained_at`: the code version the run was trained at, when known
-    (recorded beside this checkout's, `code_version`).
+    (recorded beside this checkout's, `code_version`). `sources`: what
+    the training data are, for the metadata's `sources` (a list of
+    dicts: each source's name, version, licence, where it came from,
+    SHA-256, what may be shipped), beside the sizes and SHA-256 of the
+    data files the run names (`data_files`).
 
     One export at a time per preset name: the name is locked for the
     whole export (`harness.rundir.FolderLock` on `dest/.NAME.lock`), and
@@ -162,7 +167,9 @@ def export(
     ).acquire()
     try:
         _check_target(folder, overwrite)  # again, under the lock
-        return _export(run, folder, float16, max_loss, overwrite, trained_at)
+        return _export(
+            run, folder, float16, max_loss, overwrite, trained_at, sources
+        )
     finally:
         lock.release(remove=made)  # a --dest made here, if left empty
 
@@ -184,7 +191,9 @@ def _check_target(folder, overwrite):
         raise harness.UsageError(f"--dest: {error}") from None
 
 
-def _export(run, folder, float16, max_loss, overwrite, trained_at):
+def _export(
+    run, folder, float16, max_loss, overwrite, trained_at, sources=None
+):
     run = pathlib.Path(run)
     for needed in ("config.json", "metrics.json", "model.keras"):
         if not (run / needed).is_file():
@@ -220,7 +229,11 @@ def _export(run, folder, float16, max_loss, overwrite, trained_at):
         "printed": task.summary(metrics),
         "code_version": code_version(),
         **({"trained_at": trained_at} if trained_at else {}),
+        **({"sources": sources} if sources else {}),
     }
+    data_files = task.data_files(config)
+    if data_files:
+        metadata["data_files"] = data_files
     if float16:
         print(f"scoring {run}'s test split in float32 and float16 ...")
         state = task.prepare(config)

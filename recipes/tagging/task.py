@@ -14,15 +14,12 @@ from recipes import models
 from recipes import pipeline
 from recipes import scoring
 from recipes import settings
-from recipes.data import conllu
 from recipes.data import datasets
 from recipes.data import gazetteers
 from recipes.tagging.config import BOUNDARIES
-from recipes.tagging.config import EXAMPLE
 from recipes.tagging.config import HEADS
 from recipes.tagging.config import QUICK_SENTENCES
 from recipes.tagging.config import TAGSETS
-from recipes.tagging.config import TURKISH_EXAMPLE
 from recipes.tagging.config import Config
 from recipes.tagging.features import build as build_features
 from recipes.tagging.features import check_init_pieces
@@ -76,16 +73,6 @@ class State:
     features: zoo.layers.TokenFeatures = None  # --gazetteer, --word-shape
 
 
-def _example(config):
-    """The sentence a run tags at its end: Turkish for `turkish-ud` (its
-    pieces of words marked as the data are), English otherwise."""
-    if config.dataset != "turkish-ud":
-        return EXAMPLE
-    if config.mark_pieces:
-        return TURKISH_EXAMPLE
-    return [token.strip(conllu.PIECE_MARK) for token in TURKISH_EXAMPLE]
-
-
 class TaggingTask(Recipe):
     """Sequence tagging: a softmax per token, accuracy (and span F1)."""
 
@@ -102,6 +89,7 @@ class TaggingTask(Recipe):
     def check(self, config):
         datasets.check_name(config.dataset, datasets.TAGGING)
         flags.check_choice("tagset", config.tagset, TAGSETS)
+        datasets.check_tagset(config)
         arguments.check_training(config)
         flags.check_range("min_count", config.min_count, low=1)
         flags.check_choice("head", config.head, HEADS)
@@ -116,9 +104,12 @@ class TaggingTask(Recipe):
         held_out = {
             t for part in (data.dev, data.test) for _, ts in part for t in ts
         }
+        # A joined tag is a pair, and a treebank's rare pairs (EWT's dev:
+        # `AUX|GW`, `DET|NNP`) need not be in train.
         model, labels = models.resolve_labels(
-            config, seen, held_out, data.description, what="tags", kind="tagger"
-        )
+            config, seen, held_out, data.description, what="tags",
+            kind="tagger", keep_unseen=config.tagset == "ud",
+        )  # fmt: skip
         entities = datasets.is_bio(data.train)
         bilm, spelling = models.pretrained_bilm(config, model, "tagger")
         matrix = trained_rows = None
@@ -241,9 +232,9 @@ class TaggingTask(Recipe):
             labels,
             characters=characters,
             token_features=token_features,
-            # A tagger of a corpus's tag set reads text by its conventions
-            # (Brown's 12 universal tags: `"en_brown"`).
-            conventions=zoo.tasks.conventions.for_labels(labels),
+            # A tagger reads text by its corpus's conventions (Brown's 12
+            # universal tags: `"en_brown"`; UD English: `"en_ud"`).
+            conventions=config.text_conventions(),
         )
         return zoo.tasks.Tagger(backbone, preprocessor, head=head)
 
@@ -355,7 +346,10 @@ class TaggingTask(Recipe):
         if state.entities:
             spans = scoring.span_scores(test, predicted)
             metrics.update({f"test_{k}": v for k, v in spans.items()})
-        example = reloaded.tag([_example(config)])[0]
+        by_tagset = scoring.accuracy_by_tagset(test, predicted, reloaded)
+        if by_tagset:
+            metrics["test_accuracy_by_tagset"] = by_tagset
+        example = reloaded.tag([config.example()])[0]
         metrics["example"] = [f"{w}/{t}" for w, t in example]
         return metrics
 
@@ -368,6 +362,10 @@ class TaggingTask(Recipe):
         lines = [
             f"test accuracy: {metrics['test_accuracy']:.4f} ({tokens} tokens)"
         ]
+        for name, accuracy in metrics.get(
+            "test_accuracy_by_tagset", {}
+        ).items():
+            lines.append(f"test accuracy, tagset={name}: {accuracy:.4f}")
         if "test_f1" in metrics:
             lines.append(
                 f"test entity F1: {metrics['test_f1']:.4f} (precision "

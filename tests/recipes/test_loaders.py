@@ -246,11 +246,43 @@ def test_read_conllu_reads_words_and_tags(tmp_path):
         ["right", "root", "left"],
         ["root", "left", "left"],
     ]
-    with pytest.raises(ValueError, match="'upos', 'xpos', 'deprel'"):
+    joined = read_conllu(path, column="ud")
+    assert joined[0][1] == ["NOUN|NN", "VERB|VB", "PUNCT|."]
+    with pytest.raises(ValueError, match="'upos', 'xpos', 'ud', 'deprel'"):
         read_conllu(path, column="feats")
     path.write_text("1\tEvde\tev\tNOUN\tNN\t_\tx\tobl\t_\t_\n")
     with pytest.raises(DataError, match=r"tiny.conllu:1: token 1's HEAD 'x'"):
         read_conllu(path, column="head-direction")
+
+
+def test_read_conllu_ud_needs_both_tags(tmp_path):
+    path = tmp_path / "no_xpos.conllu"
+    path.write_text("1\tEvde\tev\tNOUN\t_\t_\t0\troot\t_\t_\n")
+    assert read_conllu(path) == [(["Evde"], ["NOUN"])]
+    with pytest.raises(DataError, match=r"no_xpos.conllu:1: .*no XPOS tag"):
+        read_conllu(path, column="ud")
+
+
+@pytest.mark.parametrize(
+    "dataset, tagset, allowed",
+    [
+        ("brown", "xpos", "universal, brown, upos, ud"),
+        ("conllu", "brown", "universal, upos, xpos, ud"),
+        ("wnut16", "ud", "universal"),
+    ],
+)
+def test_a_tagset_the_data_do_not_offer_is_named(dataset, tagset, allowed):
+    config = tagging_config.Config(dataset=dataset, tagset=tagset)
+    with pytest.raises(DataError, match=f"--tagset {tagset} .* {allowed}$"):
+        datasets.check_tagset(config)
+
+
+def test_named_conventions_read_treebanks_unmarked():
+    config = tagging_config.Config(dataset="conllu", conventions="en_ud")
+    with pytest.raises(DataError, match="en_ud reads .* --no-mark-pieces$"):
+        datasets.check_tagset(config)
+    config.mark_pieces = False
+    datasets.check_tagset(config)
 
 
 def test_mark_word_pieces_marks_the_joined_sides_only():

@@ -53,12 +53,22 @@ import numpy as np
 
 from zoo import walk
 from zoo.engine import graph as graph_lib
+from zoo.engine import threads
 from zoo.engine.layers import CRFLayer
 from zoo.engine.seq2seq import Seq2SeqPlan
 from zoo.seq2seq import Seq2Seq
 from zoo.seq2seq import decoding as seq2seq_decoding
 
-__all__ = ["crf_decoder", "decoder", "function", "supports", "unsupported"]
+__all__ = [
+    "crf_decoder",
+    "decoder",
+    "function",
+    "set_threads",
+    "supports",
+    "unsupported",
+]
+
+set_threads = threads.set_threads
 
 
 def _check_model(model):
@@ -117,7 +127,8 @@ class Compiled:
         self._forward = _build(model)
 
     def __call__(self, inputs):
-        return self._forward(inputs)
+        with threads.limited(_rows(inputs)):
+            return self._forward(inputs)
 
     def refresh(self):
         """Reads the model's graph and weights again (after training)."""
@@ -125,8 +136,31 @@ class Compiled:
         return self
 
 
+def _rows(inputs):
+    """The batch size of a call's inputs (its first array's rows)."""
+    while isinstance(inputs, (list, tuple, dict)):
+        if not inputs:
+            return 0
+        inputs = (
+            next(iter(inputs.values()))
+            if isinstance(inputs, dict)
+            else inputs[0]
+        )
+    return int(np.shape(inputs)[0]) if np.ndim(inputs) else 1
+
+
+class NumpyDecoder(seq2seq_decoding.Decoder):
+    """The engine's decoder: BLAS threads set per call
+    (`zoo.engine.threads`)."""
+
+    def __call__(self, source_ids):
+        with threads.limited(_rows(source_ids)):
+            return super().__call__(source_ids)
+
+
 def function(model):
-    """`model(inputs, training=False)` in NumPy (see the module).
+    """`model(inputs, training=False)` in NumPy (see the module); its
+    calls run with the BLAS threads `zoo.engine.threads` sets.
 
     Args:
         model: a functional `keras.Model` of the zoo's layers (a
@@ -221,9 +255,7 @@ def decoder(model, method="greedy", **options):
             f"{type(model).__name__}."
         )
     options = seq2seq_decoding.check_options(model, method, options)
-    return seq2seq_decoding.Decoder(
-        model, method, lambda: Seq2SeqPlan(model), options
-    )
+    return NumpyDecoder(model, method, lambda: Seq2SeqPlan(model), options)
 
 
 def crf_decoder(crf):

@@ -55,16 +55,58 @@ def best_tags(outputs, real, decode=None):
     return decode(outputs, real)
 
 
+# `SentenceTagging.views` made, by conventions' name and labels.
+_VIEWS = {}
+
+
 class SentenceTagging:
     """What a `Tagger` and a `zoo.tasks.TaggerEnsemble` share: tags for
-    lists of words (`predict_tags`) and for raw text (`tag`), from a
-    class's `labels` and `batch_tag_ids(sentences)`."""
+    lists of words (`predict_tags`) and for raw text (`tag`), in any of
+    the views of the tags the training corpus's conventions offer
+    (`tagsets`), from a class's `labels`, `text_conventions()` and
+    `batch_tag_ids(sentences)`."""
+
+    def tagsets(self):
+        """The `tagset` values `tag` takes: None (the tags as trained),
+        and the views the training corpus's conventions offer for these
+        labels (`zoo.tasks.conventions.Conventions.tagsets`: with
+        `"en_ud"`, UD's 17 tags, `"universal"`, and `"ptb"` where the
+        tagger was trained on Penn Treebank tags too)."""
+        return tuple(self.views())
+
+    def views(self):
+        """`{tagset: [tag of each output column]}` for each of
+        `tagsets()` (column 0, the padding, as it is); made once per
+        labels and conventions."""
+        conventions = self.text_conventions()
+        key = (conventions and conventions.name, tuple(self.labels))
+        if key not in _VIEWS:
+            _VIEWS[key] = (
+                {None: list(self.labels)}
+                if conventions is None
+                else conventions.views(list(self.labels))
+            )
+        return _VIEWS[key]
+
+    def _view(self, tagset):
+        """The tag of each output column in `tagset`'s view, or a
+        `ValueError` naming the views this tagger has."""
+        views = self.views()
+        if tagset not in views:
+            raise ValueError(
+                f"`tagset` must be one of {list(views)} for the tagger "
+                f"{getattr(self, 'name', type(self).__name__)!r}; "
+                f"received {tagset!r}."
+            )
+        return views[tagset]
 
     def predict_tags(self, sentences, batch_size=64):
-        """Tags for lists of words, batched by length (little padding), at
-        most `batch_size` sentences and `batch_size * PADDED_WORDS` padded
-        words a batch: a very long sentence goes alone, not padded into
-        by 63 short ones (a 20,000-word line among them took 7 GB)."""
+        """The labels as trained (`labels`: a joined label `PRON|PRP$` as
+        it is; `tag` answers in views of them) for lists of words,
+        batched by length (little padding), at most `batch_size`
+        sentences and `batch_size * PADDED_WORDS` padded words a batch:
+        a very long sentence goes alone, not padded into by 63 short
+        ones (a 20,000-word line among them took 7 GB)."""
         labels = self.labels
         result = [None] * len(sentences)
         lengths = [len(s) for s in sentences]
@@ -74,25 +116,39 @@ class SentenceTagging:
                 result[i] = [labels[j] for j in row[: len(sentences[i])]]
         return result
 
-    def tag(self, sentences, batch_size=64):
+    def split(self, text):
+        """Raw text as the training corpus splits it into words: its
+        conventions' `split` (`"en_ud"`: UD English's tokens, `don't` ->
+        `do` `n't`), else `zoo.text.tokenize` with
+        `split_punctuation=True` (`"Pass the butter!"` -> `Pass`, `the`,
+        `butter`, `!`; a URL, an e-mail address, a `@mention`, a
+        `#hashtag` and an emoji stay whole)."""
+        conventions = self.text_conventions()
+        if conventions is not None and conventions.split is not None:
+            return conventions.split(text)
+        return text_lib.tokenize(text, lowercase=False, split_punctuation=True)
+
+    def tag(self, sentences, batch_size=64, tagset=None):
         """`[[(word, tag), ...], ...]`, one list per sentence.
 
         A sentence is a list of words (used as they are) or a raw string,
-        split into words and punctuation by `zoo.text.tokenize` with
-        `split_punctuation=True` (`"Pass the butter!"` -> `Pass`, `the`,
-        `butter`, `!`), as the training corpora are tokenised; a URL, an
-        e-mail address, a `@mention`, a `#hashtag` and an emoji stay
-        whole. Where the preprocessor names the training corpus's
-        conventions (`zoo.tasks.conventions`; `"en_brown"` for the
+        split into words as the training corpus splits them (`split`).
+        Where the preprocessor names the training corpus's conventions
+        (`zoo.tasks.conventions`; `"en_ud"` and `"en_brown"` for the
         shipped English taggers), the model reads each word in the
         corpus's spelling and what the corpus never shows takes its tag
         by rule (with `"en_brown"`: a URL, an address or an emoji `X`, a
-        mention or hashtag `NOUN`, a number `NUM`). A word that is not a
-        non-empty string is refused, naming it.
+        mention or hashtag `NOUN`, a number `NUM`). `tagset` picks the
+        view of the tags (`tagsets()`: None, the tags as trained;
+        `"universal"`, the 12 universal tags; `"ptb"`, Penn Treebank's,
+        where the tagger has them); any other is refused, naming those
+        it has. A word that is not a non-empty string is refused, naming
+        it.
         """
         check_list("sentences", sentences, "a list of sentences")
+        view = self._view(tagset)
         words = [
-            text_lib.tokenize(s, lowercase=False, split_punctuation=True)
+            self.split(s)
             if isinstance(s, str)
             else checked_words(s, f"sentences[{i}]")
             for i, s in enumerate(sentences)
@@ -105,8 +161,12 @@ class SentenceTagging:
         # noun, a mark), so the words around it keep their context.
         forms = [conventions.forms(w) for w in words]
         tags = self.predict_tags(forms, batch_size)
+        in_view = dict(zip(self.labels, view))
         tags = [
-            [conventions.rule(word) or tag for word, tag in zip(w, t)]
+            [
+                in_view.get(label, label)
+                for label in (conventions.rule(x) or y for x, y in zip(w, t))
+            ]
             for w, t in zip(words, tags)
         ]
         return [list(zip(w, t)) for w, t in zip(words, tags)]
@@ -224,10 +284,10 @@ class Tagger(SentenceTagging, Words, Task, keras.Model):
         """The best tag column of each word of a batch of sentences."""
         return self.tag_ids(self.encode(sentences))
 
-    def run_text(self, inputs, batch_size=64):
+    def run_text(self, inputs, batch_size=64, tagset=None):
         if isinstance(inputs, str):
-            return self.tag([inputs], batch_size)[0]
-        return self.tag(inputs, batch_size)
+            return self.tag([inputs], batch_size, tagset)[0]
+        return self.tag(inputs, batch_size, tagset)
 
     def fixed_outputs(self, sentences=CHECK_SENTENCES):
         """The tags of `sentences` and each token's highest output (a

@@ -98,6 +98,14 @@ def model_forms(words):
     return forms
 
 
+def universal(label):
+    """The 12-tag view of a label: the label itself, a universal tag; a
+    `KeyError` for any other (a tagger of Brown's full tag set)."""
+    if label not in UNIVERSAL:
+        raise KeyError(label)
+    return label
+
+
 BROWN = conventions.register(
     conventions.Conventions(
         name="en_brown",
@@ -105,5 +113,6 @@ BROWN = conventions.register(
         rule=universal_rule,
         description="the Brown corpus (1961) mapped to the 12 universal tags",
         labels=UNIVERSAL,
+        tagsets={"universal": universal},
     )
 )
