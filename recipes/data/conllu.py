@@ -218,3 +218,29 @@ def _direction(path, number, token_id, head):
         )
     head, token = int(head), int(token_id)
     return "root" if head == 0 else ("left" if head < token else "right")
+
+
+def write_conllu(sentences, path):
+    """Writes `(words, tags)` sentences to `path` as CoNLL-U (ids, FORM,
+    and UPOS, or UPOS and XPOS where a tag joins them, `PRON|PRP$`; the
+    other fields `_`), which `read_conllu` reads back (`column="ud"`)."""
+    lines = []
+    for words, tags in sentences:
+        for i, (word, tag) in enumerate(zip(words, tags), 1):
+            upos, _, xpos = tag.partition(UD_JOIN)
+            fields = [str(i), word, "_", upos, xpos or "_"] + ["_"] * 5
+            lines.append("\t".join(fields))
+        lines.append("")
+    pathlib.Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def write_splits(folder, parts):
+    """`write_conllu` of the train, dev and test sentences `parts` as
+    `folder/{train,dev,test}.conllu` (the folder made if need be);
+    returns the paths."""
+    folder = pathlib.Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"{name}.conllu" for name in ("train", "dev", "test")]
+    for path, sentences in zip(paths, parts):
+        write_conllu(sentences, path)
+    return paths

@@ -21,6 +21,7 @@ from recipes.data.columns import check_bio
 from recipes.data.columns import read_columns
 from recipes.data.conllu import mark_word_pieces
 from recipes.data.conllu import read_conllu
+from recipes.data.conllu import write_splits
 from recipes.data.errors import DataError
 from recipes.data.splits import split_groups
 from recipes.data.splits import split_items
@@ -253,6 +254,19 @@ def test_read_conllu_reads_words_and_tags(tmp_path):
     path.write_text("1\tEvde\tev\tNOUN\tNN\t_\tx\tobl\t_\t_\n")
     with pytest.raises(DataError, match=r"tiny.conllu:1: token 1's HEAD 'x'"):
         read_conllu(path, column="head-direction")
+
+
+def test_written_conllu_reads_back(tmp_path):
+    joined = [(["I", "'m", "here"], ["PRON|PRP", "AUX|VBP", "ADV|RB"])]
+    plain = [(["Evde", "."], ["NOUN", "PUNCT"])]
+    paths = write_splits(tmp_path / "splits", [joined, plain, joined])
+    assert [p.name for p in paths] == [
+        "train.conllu",
+        "dev.conllu",
+        "test.conllu",
+    ]
+    assert read_conllu(paths[0], column="ud") == joined
+    assert read_conllu(paths[1]) == plain
 
 
 def test_read_conllu_ud_needs_both_tags(tmp_path):

@@ -285,7 +285,11 @@ class G2p:
             return [None] * len(tokens)
         tagger = self._tagger or shared(Tagger, self._tagger_name)
         self._tagger = tagger
-        return [tag for _, tag in tagger.tag([tokens])[0]]
+        # The heteronym table's tags are the 12 universal ones: a UD
+        # tagger's view of them (`zoo.languages.en.ud`).
+        return [
+            tag for _, tag in tagger.tag([tokens], tagset="universal")[0]
+        ]
 
     def _predict(self, words):
         """`{network form: phones}` for `words`, each decoded once (and
