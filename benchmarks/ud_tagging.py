@@ -125,6 +125,19 @@ def treebank_file(folder, flag, part):
     return found[0]
 
 
+def brown_ud_file(folder, part):
+    """`folder/<part>.conllu` of Brown in UD's conventions, or a
+    `UsageError` saying how to write it."""
+    path = pathlib.Path(folder) / f"{part}.conllu"
+    if not path.is_file():
+        raise harness.UsageError(
+            f"--brown-ud {folder}: no {part}.conllu in it; write Brown in "
+            f"UD's conventions with `python -m recipes.data.brown_ud "
+            f"--write {folder}`"
+        )
+    return path
+
+
 def read_treebank(path, limit=None):
     """`[(words, {"upos": tags, "universal": tags, "ptb": tags}), ...]`
     of a CoNLL-U file (its first `limit` sentences)."""
@@ -270,8 +283,9 @@ def spacy_sm():
     )
 
 
-def perceptron(train):
-    """NLTK's averaged perceptron, one trained on UPOS, one on XPOS."""
+def perceptron(train, data="EWT train"):
+    """NLTK's averaged perceptron, one trained on UPOS, one on XPOS, on
+    `train` (`data` says what it is)."""
     if nltk is None:
         print("NLTK is not installed (pip install nltk): left out")
         return None
@@ -298,7 +312,7 @@ def perceptron(train):
 
     return Contender(
         "nltk_perceptron",
-        f"NLTK {nltk.__version__} perceptron (EWT train)",
+        f"NLTK {nltk.__version__} perceptron ({data})",
         tag,
         taggers["upos"].tag_sents,
         taggers["upos"].tag,
@@ -534,6 +548,13 @@ def parse_args(argv):
         "--gum", help="folder of a UD_English-GUM checkout (its test file)"
     )
     parser.add_argument(
+        "--brown-ud",
+        help="folder of Brown in UD's conventions (python -m "
+        "recipes.data.brown_ud --write DIR): its test file is a third test "
+        "set, and its train file NLTK's beside EWT's (what pos_en_ud_fast "
+        "was trained on)",
+    )
+    parser.add_argument(
         "--preset",
         action="append",
         help=f"a tagger preset to measure (repeatable; default {UD_PRESET}, "
@@ -605,7 +626,10 @@ def main(argv=None):
         name: treebank_file(folder, flag, "test")
         for name, (flag, folder) in folders.items()
     }
-    train_file = treebank_file(args.ewt, "--ewt", "train")
+    train_files = [treebank_file(args.ewt, "--ewt", "train")]
+    if args.brown_ud:
+        files["Brown (UD)"] = brown_ud_file(args.brown_ud, "test")
+        train_files.append(brown_ud_file(args.brown_ud, "train"))
     command, versions, output = _common.print_header(
         argv, "ud_tagging", args.quick or bool(args.limit)
     )
@@ -613,10 +637,11 @@ def main(argv=None):
     tests = {
         name: read_treebank(path, args.limit) for name, path in files.items()
     }
-    train = read_treebank(train_file)
+    train = [item for path in train_files for item in read_treebank(path)]
+    data = "EWT + Brown (UD) train" if args.brown_ud else "EWT train"
     contenders = [ours(name) for name in presets(args)]
     names = [c.name for c in contenders]
-    contenders += [c for c in (spacy_sm(), perceptron(train)) if c]
+    contenders += [c for c in (spacy_sm(), perceptron(train, data)) if c]
     threads = threads_in_use()
     asked = f"--threads {args.threads}" if args.threads else "defaults"
     print(f"threads ({asked}): {threads}; spaCy's blis: 1 (no threads)")
@@ -650,7 +675,7 @@ def main(argv=None):
             "threads": {"requested": args.threads or None, "in_use": threads},
             "data": {
                 "test": {t: str(p) for t, p in files.items()},
-                "train (NLTK)": str(train_file),
+                "train (NLTK)": [str(path) for path in train_files],
                 "limit": args.limit or None,
                 "tokens": tokens,
                 "sentences": {t: len(s) for t, s in tests.items()},

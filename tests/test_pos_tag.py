@@ -5,6 +5,7 @@ presets cannot answer in is refused in one line naming the argument."""
 import pytest
 
 import zoo
+from zoo.languages.en import ud
 
 
 def test_nltks_arguments_and_shapes():
@@ -12,9 +13,14 @@ def test_nltks_arguments_and_shapes():
     tagged = zoo.pos_tag(sentence)
     assert [w for w, _ in tagged] == sentence
     assert all(isinstance(pair, tuple) and len(pair) == 2 for pair in tagged)
-    # NLTK's positional order: tokens, tagset, lang.
-    assert zoo.pos_tag(sentence, "universal", "eng") == tagged
-    assert zoo.pos_tag(sentence, tagset="universal") == tagged
+    # The default preset answers UD's 17 tags, and the 12 universal ones
+    # and Penn Treebank's as asked, in NLTK's order: tokens, tagset, lang.
+    assert {t for _, t in tagged} <= ud.UPOS
+    universal = [(w, ud.UPOS_TO_UNIVERSAL[t]) for w, t in tagged]
+    assert zoo.pos_tag(sentence, "universal", "eng") == universal
+    assert zoo.pos_tag(sentence, tagset="universal") == universal
+    ptb = zoo.pos_tag(sentence, "ptb")
+    assert [t for _, t in ptb][:2] == ["DT", "NN"]
     assert zoo.pos_tag_sents([sentence, ["A", "dog"]], None, "eng")[0] == (
         tagged
     )
@@ -24,7 +30,7 @@ def test_nltks_arguments_and_shapes():
     "kwargs, message",
     [
         ({"tagset": "en-ptb"}, r"`tagset` must be one of \[None, 'univ"),
-        ({"tagset": "ptb"}, r"received 'ptb'"),
+        ({"tagset": "brown"}, r"'ptb'\] for the tagger .* received 'brown'"),
         ({"lang": "rus"}, r"`lang` must be one of \['eng'\].*'rus'"),
     ],
 )

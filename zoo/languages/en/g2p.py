@@ -44,6 +44,7 @@ from zoo import presets
 from zoo import text as text_lib
 from zoo.languages.en import lexicon as lexicon_lib
 from zoo.languages.en import verbalize as verbalize_lib
+from zoo.languages.en.tagging import TAGGER
 from zoo.tasks.tagger import Tagger
 from zoo.tasks.tagger import checked_words
 from zoo.tasks.task import shared
@@ -97,7 +98,8 @@ class G2p:
             `{"keras": "K EH1 R AH0 S"}`, a list of those for several)
             or a file in CMUdict's format.
         tagger: the tagger preset for homographs (a name, a folder, a
-            `zoo.Tagger`), or None to take the dictionary's first
+            `zoo.Tagger`; by default `zoo.languages.en.TAGGER`, read in
+            its 12-tag view), or None to take the dictionary's first
             pronunciation; loaded on the first sentence with a
             heteronym.
         numbers: read numbers, money and abbreviations out.
@@ -119,7 +121,7 @@ class G2p:
         preset=TRANSCRIBER,
         method="beam",
         lexicon=None,
-        tagger="pos_en_universal_fast",
+        tagger=TAGGER,
         numbers=True,
     ):
         check_method(method)
