@@ -289,9 +289,7 @@ class G2p:
         self._tagger = tagger
         # The heteronym table's tags are the 12 universal ones: a UD
         # tagger's view of them (`zoo.languages.en.ud`).
-        return [
-            tag for _, tag in tagger.tag([tokens], tagset="universal")[0]
-        ]
+        return [tag for _, tag in tagger.tag([tokens], tagset="universal")[0]]
 
     def _predict(self, words):
         """`{network form: phones}` for `words`, each decoded once (and
