@@ -4,7 +4,9 @@ presets cannot answer in is refused in one line naming the argument."""
 
 import pytest
 
+import harness
 import zoo
+from recipes.tagging import cli as tagging_cli
 from zoo.languages.en import ud
 
 
@@ -50,3 +52,20 @@ def test_the_universal_view_needs_a_universal_tagger():
     assert len(zoo.pos_tag(["the", "cat"], preset=tagger)) == 2
     with pytest.raises(ValueError, match=r"one of \[None\] for the tagger"):
         zoo.pos_tag(["the", "cat"], tagset="universal", preset=tagger)
+
+
+def test_predict_answers_in_the_view_asked(tmp_path, capsys):
+    text = tmp_path / "in.txt"
+    text.write_text("I don't know.\n")
+    predict = ["predict", "--model", "pos_en_ud_fast", "--input", str(text)]
+    tagging_cli.main(predict + ["--tagset", "ptb"])
+    assert capsys.readouterr().out.split() == [
+        "I/PRP", "do/VBP", "n't/RB", "know/VB", "./."
+    ]  # fmt: skip
+    # One line (`harness.run_cli` prints it and exits 2).
+    with pytest.raises(harness.UsageError) as error:
+        tagging_cli.main(predict + ["--tagset", "brown"])
+    assert str(error.value) == (
+        "--tagset brown: the model answers in universal, ptb (or no "
+        "--tagset: its own)"
+    )

@@ -21,15 +21,31 @@ PREDICT_OPTIONS = (
         ("--separator",),
         {"default": "/", "help": "between a word and its tag (default: /)"},
     ),
+    (
+        ("--tagset",),
+        {
+            "help": "the view of the tags, where the model has it: "
+            "'universal' (the 12 universal tags) or 'ptb' (Penn Treebank "
+            "tags; pos_en_ud_fast); default: the model's own (UD's 17 "
+            "for pos_en_ud_fast)",
+        },
+    ),
 )
 
 
 def tag_lines(tagger, lines, args):
-    """`word/TAG ...` for each line: raw text, or `--tokenized` words."""
+    """`word/TAG ...` for each line: raw text, or `--tokenized` words; in
+    the view `--tagset` names (one line naming the model's otherwise)."""
+    if args.tagset not in tagger.tagsets():
+        views = ", ".join(str(x) for x in tagger.tagsets() if x)
+        raise harness.UsageError(
+            f"--tagset {args.tagset}: the model answers in "
+            f"{views or 'its own tags only'} (or no --tagset: its own)"
+        )
     sentences = [line.split() if args.tokenized else line for line in lines]
     return [
         " ".join(f"{word}{args.separator}{tag}" for word, tag in pairs)
-        for pairs in tagger.tag(sentences)
+        for pairs in tagger.tag(sentences, tagset=args.tagset)
     ]
 
 
