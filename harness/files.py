@@ -83,6 +83,15 @@ def write_rows(rows, folder, name, columns=()):
     write_json(folder / f"{name}.json", rows)
 
 
+def split_paths(value):
+    """The paths a file flag names: `value` itself when it is a file or
+    holds no comma, else each of its comma-separated parts (stripped,
+    empty ones dropped): `--train-file a.conllu,b.conllu`."""
+    if os.path.isfile(value) or "," not in value:
+        return [value]
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
 def fingerprint(path):
     """`{"bytes": size, "sha256": hex digest}` of the file at `path`."""
     digest = hashlib.sha256()

@@ -254,7 +254,5 @@ def _named_files(value):
     each comma-separated part that is one (`--gazetteer a.tsv,b.tsv`)."""
     if not value:
         return []
-    if os.path.isfile(value):
-        return [value]
-    parts = (part.strip() for part in str(value).split(","))
-    return [part for part in parts if os.path.isfile(part)]
+    paths = files.split_paths(str(value))
+    return [path for path in paths if os.path.isfile(path)]

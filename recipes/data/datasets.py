@@ -8,11 +8,11 @@ test set. `--dataset tfds:NAME` reads a TensorFlow Datasets dataset.
 """
 
 import dataclasses
-import os
 import pathlib
 import random
 import re
 
+from harness import files
 from harness.errors import shorten
 from recipes.data import brown
 from recipes.data import columns
@@ -127,14 +127,11 @@ def _user_files(config, reader):
 
 def _read_files(value, reader):
     """The items of the file `value`, or of each of its comma-separated
-    files in turn (a path that is itself a file is never split)."""
-    if os.path.isfile(value) or "," not in value:
-        return reader(pathlib.Path(value))
+    files in turn (`harness.files.split_paths`)."""
     return [
         item
-        for part in value.split(",")
-        if part.strip()
-        for item in reader(pathlib.Path(part.strip()))
+        for path in files.split_paths(value)
+        for item in reader(pathlib.Path(path))
     ]
 
 
@@ -189,8 +186,8 @@ def check_tagset(config):
             f"--tagset {tagset} is not offered by --dataset {name}: it "
             f"takes {', '.join(allowed)}"
         )
-    split = getattr(config, "conventions", "none") not in ("auto", "none")
-    if split and name in TREEBANKS and config.mark_pieces:
+    named = getattr(config, "conventions", "none") not in ("auto", "none")
+    if named and name in TREEBANKS and config.mark_pieces:
         # A tagger that reads raw text by its conventions' split (en_ud:
         # `do` `n't`) never sees the marks of `bileş+ +en`.
         raise DataError(
